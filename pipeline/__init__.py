@@ -1,0 +1,1 @@
+"""Retrieval Lab's engine: graph backends, embedders, rerankers, retrieval, evaluation. No Streamlit."""

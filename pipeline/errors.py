@@ -1,0 +1,25 @@
+"""Errors whose message is meant for the person using the tool: one line, what failed, what to do."""
+
+
+class RetrievalLabError(Exception):
+    """Base class: `str(error)` is shown as it is in the CLI and the dashboard."""
+
+
+class BackendUnavailable(RetrievalLabError):
+    """The graph backend could not be started or reached."""
+
+
+class UnknownDeal(RetrievalLabError):
+    """No deal with that group_id exists in the backend."""
+
+
+class EmbedderMismatch(RetrievalLabError):
+    """The deal was built with another embedder than the one configured."""
+
+
+class InvalidInput(RetrievalLabError):
+    """User input was rejected before anything was written or queried."""
+
+
+class DataFileError(RetrievalLabError):
+    """An input file (BEIR corpus, queries, qrels, demo data) is malformed."""

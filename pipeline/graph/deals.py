@@ -1,0 +1,136 @@
+"""The deal registry: one `RetrievalLabDeal` node per deal, inside the deal's own graph.
+
+It records what built the deal (source, content hash) and which embedder made its vectors, so that a
+query with another embedder is refused instead of returning nonsense. Graphiti's searches only match
+`Entity`, `Episodic` and `RELATES_TO`, so this node never shows up in retrieval.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from pipeline.embedders.base import EmbedderInfo
+from pipeline.errors import EmbedderMismatch, InvalidInput, UnknownDeal
+from pipeline.graph.backend import GraphBackend
+
+GROUP_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # graphiti's own rule, with a length cap
+# Merge records are their own relationship type, not RELATES_TO facts, so no search can return them.
+MERGE_RELATION = "IS_DUPLICATE_OF"
+
+
+@dataclass(frozen=True)
+class DealInfo:
+    group_id: str
+    name: str
+    description: str
+    source: str  # "demo" or "beir:<folder name>"
+    embedder_model: str
+    embedder_dim: int
+    content_hash: str
+    created_at: str
+
+    @property
+    def embedder(self) -> EmbedderInfo:
+        return EmbedderInfo(self.embedder_model, self.embedder_dim)
+
+
+@dataclass(frozen=True)
+class DealCounts:
+    facts: int
+    current_facts: int
+    superseded_facts: int
+    entities: int
+    episodes: int
+    merges: int
+
+
+def validate_group_id(group_id: str) -> str:
+    if not isinstance(group_id, str) or not GROUP_ID_PATTERN.match(group_id):
+        raise InvalidInput(f"Deal name {group_id!r} is not valid: use 1-64 letters, digits, '-' or '_'.")
+    return group_id
+
+
+async def register_deal(backend: GraphBackend, info: DealInfo) -> None:
+    await backend.query(
+        info.group_id,
+        "MERGE (d:RetrievalLabDeal {group_id: $g}) SET d += $props",
+        g=info.group_id,
+        props={k: v for k, v in info.__dict__.items() if k != "group_id"},
+    )
+
+
+async def get_deal(backend: GraphBackend, group_id: str) -> DealInfo | None:
+    validate_group_id(group_id)
+    if backend.kind == "falkordb" and group_id not in await backend.graph_names():
+        return None  # never create a graph just by asking about it
+    rows = await backend.query(
+        group_id, "MATCH (d:RetrievalLabDeal {group_id: $g}) RETURN properties(d) AS d", g=group_id
+    )
+    if not rows:
+        return None
+    props = rows[0]["d"]
+    return DealInfo(**{name: props.get(name) for name in DealInfo.__dataclass_fields__})
+
+
+async def list_deals(backend: GraphBackend) -> list[DealInfo]:
+    if backend.kind == "falkordb":
+        names = [n for n in await backend.graph_names() if GROUP_ID_PATTERN.match(n)]
+    else:
+        rows = await backend.query("", "MATCH (d:RetrievalLabDeal) RETURN d.group_id AS g")
+        names = [r["g"] for r in rows]
+    deals = [await get_deal(backend, name) for name in sorted(names)]
+    return [d for d in deals if d is not None]
+
+
+async def require_deal(backend: GraphBackend, group_id: str, embedder: EmbedderInfo) -> DealInfo:
+    """The deal, or a clear error: unknown deal, or built with another embedder."""
+    deal = await get_deal(backend, group_id)
+    if deal is None:
+        known = ", ".join(d.group_id for d in await list_deals(backend)) or "none"
+        raise UnknownDeal(f"No deal named {group_id!r} in the {backend.label}. Known deals: {known}.")
+    if deal.embedder != embedder:
+        raise EmbedderMismatch(
+            f"Deal {group_id!r} was built with {deal.embedder.describe()}, but the configured embedder "
+            f"is {embedder.describe()}. Set RETRIEVAL_LAB_EMBEDDER to match, or rebuild the deal."
+        )
+    return deal
+
+
+async def deal_counts(backend: GraphBackend, group_id: str) -> DealCounts:
+    facts = await backend.query(
+        group_id,
+        """
+        MATCH (:Entity)-[e:RELATES_TO {group_id: $g}]->(:Entity)
+        RETURN e.invalid_at IS NULL AS current, count(e) AS n
+        """,
+        g=group_id,
+    )
+    merges = await backend.query(
+        group_id,
+        f"MATCH (:Entity {{group_id: $g}})-[m:{MERGE_RELATION}]->(:Entity) RETURN count(m) AS n",
+        g=group_id,
+    )
+    nodes = await backend.query(
+        group_id,
+        """
+        MATCH (n {group_id: $g}) WHERE n:Entity OR n:Episodic
+        RETURN n:Entity AS entity, count(n) AS n
+        """,
+        g=group_id,
+    )
+    current = sum(r["n"] for r in facts if r["current"])
+    total = sum(r["n"] for r in facts)
+    return DealCounts(
+        facts=total,
+        current_facts=current,
+        superseded_facts=total - current,
+        entities=sum(r["n"] for r in nodes if r["entity"]),
+        episodes=sum(r["n"] for r in nodes if not r["entity"]),
+        merges=merges[0]["n"] if merges else 0,
+    )
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

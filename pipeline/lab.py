@@ -1,0 +1,30 @@
+"""A `Lab` bundles what every command needs: settings, the graph backend, the embedder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline.embedders import LabEmbedder, make_embedder
+from pipeline.graph.backend import GraphBackend, connect
+from pipeline.graph.deals import DealInfo, require_deal
+from pipeline.settings import Settings, get_settings
+
+
+@dataclass
+class Lab:
+    settings: Settings
+    backend: GraphBackend
+    embedder: LabEmbedder
+
+    @classmethod
+    async def open(cls, settings: Settings | None = None) -> Lab:
+        settings = settings or get_settings()
+        backend = await connect(settings)
+        return cls(settings=settings, backend=backend, embedder=make_embedder(settings))
+
+    async def deal(self, group_id: str) -> DealInfo:
+        """The deal, checked: it exists and was built with the configured embedder."""
+        return await require_deal(self.backend, group_id, self.embedder.info)
+
+    async def close(self) -> None:
+        await self.backend.close()

@@ -1,0 +1,219 @@
+"""Write a whole deal (episodes, entities, facts) through graphiti's own models, without an LLM.
+
+Used by the demo seed and the BEIR importer. Ids are deterministic (uuid5 of deal + key), so writing
+the same input twice gives the same graph. Vectors come from our embedder in batches; graphiti's
+`add_nodes_and_edges_bulk` saves them. Citation metadata that graphiti's `EpisodicNode` does not
+persist (document, page, chunk, channel, confidence) is set as extra properties on the episode node.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from graphiti_core.edges import EntityEdge, EpisodicEdge
+from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode
+from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
+
+from pipeline.embedders.base import LabEmbedder
+from pipeline.graph.backend import GraphBackend
+
+NAMESPACE = uuid.UUID("6f1c0a52-1b8e-4c1e-9a55-2f1f2e6b7d10")
+CHANNEL_CONFIDENCE = {"document": 0.85, "qa_response": 0.95, "analyst_chat": 0.90}
+WRITE_BATCH = 500
+
+Progress = Callable[[int, int], None]  # (done, total)
+
+
+def stable_uuid(group_id: str, kind: str, key: str) -> str:
+    return str(uuid.uuid5(NAMESPACE, f"{group_id}:{kind}:{key}"))
+
+
+def parse_time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    key: str
+    name: str
+    content: str
+    channel: str  # document / qa_response / analyst_chat
+    valid_at: datetime
+    doc_id: str = ""
+    doc_name: str = ""
+    page: int | None = None
+    chunk: int | None = None
+    author: str = ""
+
+    @property
+    def source_description(self) -> str:
+        if self.channel == "document":
+            parts = [f"From: {self.doc_name}"]
+            if self.page is not None:
+                parts.append(f"Page {self.page}")
+            if self.chunk is not None:
+                parts.append(f"Chunk {self.chunk}")
+            return " | ".join(parts)
+        label = "Q&A response" if self.channel == "qa_response" else "Analyst chat"
+        return f"{label} | {self.author}" if self.author else label
+
+    @property
+    def citation_props(self) -> dict[str, Any]:
+        props: dict[str, Any] = {
+            "rl_key": self.key,
+            "channel": self.channel,
+            "confidence": CHANNEL_CONFIDENCE.get(self.channel, 0.85),
+            "doc_id": self.doc_id,
+            "doc_name": self.doc_name,
+            "author": self.author,
+        }
+        if self.page is not None:
+            props["page"] = self.page
+        if self.chunk is not None:
+            props["chunk"] = self.chunk
+        return props
+
+
+@dataclass(frozen=True)
+class EntitySpec:
+    key: str
+    name: str
+    labels: tuple[str, ...] = ()
+    summary: str = ""
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FactSpec:
+    key: str
+    source: str  # entity keys
+    target: str
+    relation: str
+    fact: str
+    episodes: tuple[str, ...]
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    expired_at: datetime | None = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DealContent:
+    episodes: Sequence[EpisodeSpec]
+    entities: Sequence[EntitySpec]
+    facts: Sequence[FactSpec]
+
+
+def _batches(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+async def write_deal(
+    backend: GraphBackend,
+    group_id: str,
+    content: DealContent,
+    embedder: LabEmbedder,
+    progress: Progress | None = None,
+) -> None:
+    """Embed and save everything; `progress(done, total)` is called after each batch of facts."""
+    driver = backend.driver(group_id)
+    await driver.build_indices_and_constraints()
+    created = datetime.now(UTC)
+
+    def ep_uuid(key: str) -> str:
+        return stable_uuid(group_id, "episode", key)
+
+    def ent_uuid(key: str) -> str:
+        return stable_uuid(group_id, "entity", key)
+
+    name_vectors = await embedder.embed_documents([e.name for e in content.entities])
+    entity_nodes = [
+        EntityNode(
+            uuid=ent_uuid(spec.key),
+            name=spec.name,
+            group_id=group_id,
+            labels=list(spec.labels),
+            summary=spec.summary,
+            name_embedding=vector,
+            attributes={"rl_key": spec.key, **spec.attributes},
+            created_at=created,
+        )
+        for spec, vector in zip(content.entities, name_vectors, strict=True)
+    ]
+
+    facts_by_episode: dict[str, list[FactSpec]] = {}
+    for fact in content.facts:
+        for key in fact.episodes:
+            facts_by_episode.setdefault(key, []).append(fact)
+
+    episode_nodes = [
+        EpisodicNode(
+            uuid=ep_uuid(spec.key),
+            name=spec.name,
+            group_id=group_id,
+            source=EpisodeType.message if spec.channel == "analyst_chat" else EpisodeType.text,
+            source_description=spec.source_description,
+            content=spec.content,
+            valid_at=spec.valid_at,
+            created_at=created,
+            entity_edges=[stable_uuid(group_id, "fact", f.key) for f in facts_by_episode.get(spec.key, [])],
+        )
+        for spec in content.episodes
+    ]
+    mentions = {
+        (spec.key, entity_key)
+        for spec in content.episodes
+        for fact in facts_by_episode.get(spec.key, [])
+        for entity_key in (fact.source, fact.target)
+    }
+    episodic_edges = [
+        EpisodicEdge(
+            uuid=stable_uuid(group_id, "mention", f"{ep}->{ent}"),
+            source_node_uuid=ep_uuid(ep),
+            target_node_uuid=ent_uuid(ent),
+            group_id=group_id,
+            created_at=created,
+        )
+        for ep, ent in sorted(mentions)
+    ]
+    await add_nodes_and_edges_bulk(driver, episode_nodes, episodic_edges, entity_nodes, [], embedder)
+    for batch in _batches(content.episodes, WRITE_BATCH):
+        await backend.query(
+            group_id,
+            "UNWIND $rows AS r MATCH (n:Episodic {uuid: r.uuid}) SET n += r.props",
+            rows=[{"uuid": ep_uuid(s.key), "props": s.citation_props} for s in batch],
+        )
+
+    done = 0
+    for batch in _batches(content.facts, WRITE_BATCH):
+        vectors = await embedder.embed_documents([f.fact for f in batch])
+        edges = [
+            EntityEdge(
+                uuid=stable_uuid(group_id, "fact", spec.key),
+                group_id=group_id,
+                source_node_uuid=ent_uuid(spec.source),
+                target_node_uuid=ent_uuid(spec.target),
+                name=spec.relation,
+                fact=spec.fact,
+                fact_embedding=vector,
+                episodes=[ep_uuid(k) for k in spec.episodes],
+                valid_at=spec.valid_at,
+                invalid_at=spec.invalid_at,
+                expired_at=spec.expired_at,
+                reference_time=spec.valid_at,
+                created_at=created,
+                attributes={"rl_key": spec.key, **spec.attributes},
+            )
+            for spec, vector in zip(batch, vectors, strict=True)
+        ]
+        await add_nodes_and_edges_bulk(driver, [], [], [], edges, embedder)
+        done += len(batch)
+        if progress:
+            progress(done, len(content.facts))

@@ -1,0 +1,90 @@
+"""One settings object, read from the environment and `.streamlit/secrets.toml`.
+
+Environment variables win over the secrets file. The Neo4j and Voyage variables keep their usual
+names (`NEO4J_URI`, `VOYAGE_API_KEY`, ...); everything else is prefixed `RETRIEVAL_LAB_`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SECRETS_FILE = PROJECT_ROOT / ".streamlit" / "secrets.toml"
+
+LOCAL_EMBEDDER = "local-minilm-l6-v2-int8"
+VOYAGE_EMBEDDER = "voyage-finance-2"
+
+
+def _alias(*names: str) -> AliasChoices:
+    return AliasChoices(*names)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="RETRIEVAL_LAB_", extra="ignore", populate_by_name=True)
+
+    # graph backend: the embedded FalkorDB unless NEO4J_URI is set
+    neo4j_uri: str | None = Field(None, validation_alias=_alias("NEO4J_URI", "neo4j_uri"))
+    neo4j_user: str = Field("neo4j", validation_alias=_alias("NEO4J_USER", "neo4j_user"))
+    neo4j_password: SecretStr | None = Field(None, validation_alias=_alias("NEO4J_PASSWORD", "neo4j_password"))
+    neo4j_database: str = Field("neo4j", validation_alias=_alias("NEO4J_DATABASE", "neo4j_database"))
+    connect_timeout_s: float = 5.0
+
+    # Voyage: the key switches on the Voyage reranker (and, with embedder=auto, the Voyage embedder)
+    voyage_api_key: SecretStr | None = Field(None, validation_alias=_alias("VOYAGE_API_KEY", "voyage_api_key"))
+    voyage_base_url: str | None = Field(None, validation_alias=_alias("VOYAGE_BASE_URL", "voyage_base_url"))
+    voyage_timeout_s: float = 10.0
+    voyage_max_retries: int = 3
+
+    embedder: Literal["auto", "local", "voyage"] = "auto"
+    rerank_model: str = "rerank-2.5"
+    # dollars per million tokens, from Voyage's public price list; update here when it changes
+    rerank_prices_per_mtok: dict[str, float] = {"rerank-2.5": 0.05, "rerank-2.5-lite": 0.02}
+
+    default_candidates: int = Field(50, ge=1, le=500)
+    default_top_k: int = Field(10, ge=1, le=100)
+    data_dir: Path = PROJECT_ROOT / ".data"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (
+            init_settings,
+            env_settings,
+            TomlConfigSettingsSource(settings_cls, toml_file=SECRETS_FILE),
+        )
+
+    @property
+    def graph_backend(self) -> Literal["falkordb", "neo4j"]:
+        return "neo4j" if self.neo4j_uri else "falkordb"
+
+    @property
+    def embedder_name(self) -> str:
+        if self.embedder == "voyage" or (self.embedder == "auto" and self.voyage_api_key):
+            return VOYAGE_EMBEDDER
+        return LOCAL_EMBEDDER
+
+    @property
+    def resolved_data_dir(self) -> Path:
+        path = self.data_dir if self.data_dir.is_absolute() else PROJECT_ROOT / self.data_dir
+        return path.resolve()
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,56 @@
+"""Shared fixtures: one real embedded FalkorDB per test session, in a temporary data directory."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
+os.environ["HF_HUB_OFFLINE"] = "1"
+# never let a developer's own keys or Neo4j switch the tests onto a network service
+for _name in ("VOYAGE_API_KEY", "NEO4J_URI", "NEO4J_PASSWORD"):
+    os.environ.pop(_name, None)
+
+# the dashboard under test (AppTest, browser) reads its settings from the environment: point it at the
+# same throwaway data directory, so it shares the session's embedded server and never touches .data/
+SESSION_DATA_DIR = Path(tempfile.mkdtemp(prefix="retrieval-lab-test-"))
+os.environ["RETRIEVAL_LAB_DATA_DIR"] = str(SESSION_DATA_DIR)
+os.environ["RETRIEVAL_LAB_EMBEDDER"] = "local"
+
+from pipeline.lab import Lab  # noqa: E402
+from pipeline.settings import Settings  # noqa: E402
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def make_settings(data_dir: Path, **overrides: object) -> Settings:
+    return Settings(data_dir=data_dir, embedder="local", **overrides)
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Iterator[Path]:
+    yield SESSION_DATA_DIR
+    shutil.rmtree(SESSION_DATA_DIR, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+async def lab(data_dir: Path) -> AsyncIterator[Lab]:
+    lab = await Lab.open(make_settings(data_dir))
+    yield lab
+    await lab.close()
+    if lab.backend.embedded:
+        lab.backend.embedded.stop()
+
+
+@pytest.fixture(scope="session")
+async def demo(lab: Lab) -> str:
+    """The demo deal, seeded once per session; returns its group_id."""
+    from pipeline.demo.seed import seed_demo
+
+    await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir)
+    return "demo"

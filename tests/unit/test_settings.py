@@ -1,0 +1,47 @@
+import os
+from pathlib import Path
+
+import pytest
+
+from pipeline import settings as settings_module
+from pipeline.settings import LOCAL_EMBEDDER, VOYAGE_EMBEDDER, Settings
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    for name in list(os.environ):
+        if name.startswith(("RETRIEVAL_LAB_", "NEO4J_", "VOYAGE_")):
+            monkeypatch.delenv(name)
+    secrets = tmp_path / "secrets.toml"
+    monkeypatch.setattr(settings_module, "SECRETS_FILE", secrets)
+    return secrets
+
+
+def test_defaults_are_offline(clean_env: Path) -> None:
+    s = Settings()
+    assert s.graph_backend == "falkordb"
+    assert s.embedder_name == LOCAL_EMBEDDER
+    assert (s.default_candidates, s.default_top_k, s.rerank_model) == (50, 10, "rerank-2.5")
+    assert s.resolved_data_dir.name == ".data"
+
+
+def test_environment_switches_backend_and_embedder(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEO4J_URI", "bolt://db.example:7687")
+    monkeypatch.setenv("VOYAGE_API_KEY", "vk-test")
+    monkeypatch.setenv("RETRIEVAL_LAB_DEFAULT_TOP_K", "5")
+    s = Settings()
+    assert s.graph_backend == "neo4j"
+    assert s.embedder_name == VOYAGE_EMBEDDER
+    assert s.voyage_api_key is not None and s.voyage_api_key.get_secret_value() == "vk-test"
+    assert s.default_top_k == 5
+    monkeypatch.setenv("RETRIEVAL_LAB_EMBEDDER", "local")
+    assert Settings().embedder_name == LOCAL_EMBEDDER
+
+
+def test_secrets_file_is_read_and_env_wins(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    clean_env.write_text('NEO4J_URI = "bolt://from-secrets:7687"\ndefault_top_k = 7\n')
+    s = Settings()
+    assert s.neo4j_uri == "bolt://from-secrets:7687"
+    assert s.default_top_k == 7
+    monkeypatch.setenv("RETRIEVAL_LAB_DEFAULT_TOP_K", "3")
+    assert Settings().default_top_k == 3
