@@ -1,0 +1,18 @@
+import streamlit as st
+
+from dashboard.compare_view import render_comparison
+from dashboard.guard import page_guard
+from dashboard.query_form import cached_run, query_form
+from dashboard.sidebar import render_sidebar
+
+st.title("Compare")
+st.caption("The same query with and without reranking, side by side: what moved, what came in, what dropped out.")
+
+with page_guard():
+    lab, deal = render_sidebar()
+    if deal is not None:
+        request = query_form("compare", lab, deal.group_id)
+        if request is not None:
+            baseline = cached_run("compare", lab, request, "none")
+            reranked = cached_run("compare", lab, request, request.reranker)
+            render_comparison(lab, baseline, reranked)

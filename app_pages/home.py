@@ -1,0 +1,27 @@
+import streamlit as st
+
+from dashboard.guard import page_guard
+from dashboard.runtime import run
+from dashboard.sidebar import render_sidebar
+from pipeline.graph.deals import deal_counts
+
+st.title("Retrieval Lab")
+st.markdown(
+    "Retrieval Lab shows what a hybrid Graphiti search (BM25 + vectors + graph walk) and a reranker "
+    "actually return for a deal, with citations, superseded facts and entity merges in plain view. "
+    "Use it to tune candidate counts, top-k and rerankers on evidence, and to check what an agent would cite."
+)
+
+with page_guard():
+    lab, deal = render_sidebar()
+    if deal is not None:
+        st.subheader(deal.name)
+        st.caption(deal.description)
+        counts = run(deal_counts(lab.backend, deal.group_id))
+        cols = st.columns(5)
+        cols[0].metric("Facts", counts.facts)
+        cols[1].metric("Current", counts.current_facts)
+        cols[2].metric("Superseded", counts.superseded_facts)
+        cols[3].metric("Entities", counts.entities)
+        cols[4].metric("Episodes", counts.episodes)
+        st.caption(f"{counts.merges} recorded entity merges · built with {deal.embedder.describe()}")

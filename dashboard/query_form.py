@@ -1,0 +1,86 @@
+"""The query controls Compare and Scores share: query, N, k, reranker, example queries.
+
+Every control is bound to the URL (`bind="query-params"`), so a comparison can be shared as a link.
+Runs are kept in session state by their parameters: widget reruns never repeat a retrieval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from dashboard.runtime import run
+from pipeline.lab import Lab
+from pipeline.query_sets import load_query_set
+from pipeline.rerankers import reranker_choices
+from pipeline.retrieval.records import RetrievalRun
+from pipeline.retrieval.retrieve import MAX_CANDIDATES, retrieve
+
+
+@dataclass(frozen=True)
+class Request:
+    query: str
+    group_id: str
+    num_candidates: int
+    top_k: int
+    reranker: str
+
+
+def example_queries(lab: Lab, group_id: str) -> list[str]:
+    query_set = load_query_set(lab.settings.resolved_data_dir, group_id)
+    return [q.text for q in query_set.queries] if query_set else []
+
+
+def _use_example(ns: str) -> None:
+    picked = st.session_state.get(f"{ns}.example")
+    if picked:
+        st.session_state[f"{ns}.q"] = picked
+        st.session_state[f"{ns}.example"] = None
+
+
+def query_form(ns: str, lab: Lab, group_id: str) -> Request | None:
+    """Draw the controls under namespace `ns`; the request once a query is entered."""
+    settings = lab.settings
+    choices = {c.name: c for c in reranker_choices(settings)}
+    examples = example_queries(lab, group_id)
+    if examples:
+        st.selectbox(
+            "Example queries from the labelled set", [None, *examples], key=f"{ns}.example",
+            format_func=lambda q: "Pick one for a one-click demo…" if q is None else q,
+            on_change=_use_example, args=(ns,),
+        )  # fmt: skip
+    query = st.text_input(
+        "Query", key=f"{ns}.q", bind="query-params", max_chars=2000,
+        placeholder="e.g. What was FY2025 revenue after the audit?",
+    )  # fmt: skip
+    cols = st.columns([2, 2, 3])
+    n = cols[0].slider(
+        "Candidates (N)", 5, 100, settings.default_candidates, step=5, key=f"{ns}.n", bind="query-params"
+    )
+    k = cols[1].slider("Top-k", 1, 25, settings.default_top_k, key=f"{ns}.k", bind="query-params")
+    reranker = cols[2].selectbox(
+        "Reranker", [c for c in choices if c != "none"], key=f"{ns}.reranker", bind="query-params",
+        format_func=lambda c: choices[c].label if choices[c].available else f"{choices[c].label} — {choices[c].note}",
+        help="The local re-scorer is not a cross-encoder: it re-scores candidates with the embedding model and BM25.",
+    )  # fmt: skip
+    if not query.strip():
+        st.info("Type a query or pick an example to run it.")
+        return None
+    if k > n:
+        st.warning(f"Top-k ({k}) is larger than N ({n}); showing k = {n}.")
+        k = n
+    return Request(query, group_id, min(n, MAX_CANDIDATES), k, reranker)
+
+
+def cached_run(ns: str, lab: Lab, request: Request, reranker: str) -> RetrievalRun:
+    """The run for these parameters, retrieved once per session."""
+    key = (request.query, request.group_id, request.num_candidates, request.top_k, reranker)
+    cache: dict = st.session_state.setdefault(f"{ns}.runs", {})
+    if key not in cache:
+        if len(cache) > 20:
+            cache.clear()
+        cache[key] = run(
+            retrieve(lab, request.query, request.group_id, request.num_candidates, request.top_k, reranker)
+        )
+    return cache[key]

@@ -1,0 +1,52 @@
+"""The one event loop of the dashboard process, and the clients bound to it.
+
+graphiti and the graph drivers bind to the loop they first ran on, so `asyncio.run` per rerun breaks
+on the second rerun. One loop runs in a daemon thread for the whole process (held by
+`st.cache_resource`); pages hand it coroutines through `run()` and never touch asyncio themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import streamlit as st
+
+from pipeline.errors import RetrievalLabError
+from pipeline.lab import Lab
+
+os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+T = TypeVar("T")
+DEFAULT_TIMEOUT_S = 120.0
+
+
+@st.cache_resource(show_spinner=False)
+def _loop() -> asyncio.AbstractEventLoop:
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, name="retrieval-lab-loop", daemon=True).start()
+    return loop
+
+
+def run(coro: Coroutine[Any, Any, T], timeout: float = DEFAULT_TIMEOUT_S) -> T:
+    """Run a coroutine on the shared loop and wait for its result."""
+    return asyncio.run_coroutine_threadsafe(coro, _loop()).result(timeout)
+
+
+@st.cache_resource(show_spinner="Starting the graph backend…")
+def _lab() -> Lab:
+    return run(Lab.open())
+
+
+def get_lab() -> Lab:
+    """The process-wide Lab; raises RetrievalLabError (one clear line) when the backend is down."""
+    lab = _lab()
+    problem = run(lab.backend.health())
+    if problem:
+        _lab.clear()  # the next call reconnects (and restarts the embedded server if it died)
+        raise RetrievalLabError(problem)
+    return lab

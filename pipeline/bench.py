@@ -1,0 +1,118 @@
+"""`python -m pipeline bench`: per-stage latency of the pipeline over a deal's labelled queries, beside
+stock `graphiti.search_()` with the same hybrid config, so the pipeline's overhead is a measured ratio.
+
+Each query runs once through the pipeline and once through stock graphiti, interleaved, after one
+warm-up query; figures are p50/p95 in milliseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pipeline.errors import InvalidInput
+from pipeline.graphiti_client import graphiti_for
+from pipeline.lab import Lab
+from pipeline.query_sets import load_query_set
+from pipeline.rerankers import make_reranker
+from pipeline.rerankers.base import LabReranker, RerankOutcome
+from pipeline.retrieval.filters import temporal_filter
+from pipeline.retrieval.first_stage import hybrid_config
+from pipeline.retrieval.retrieve import retrieve
+from pipeline.timing import StageTimer
+
+DEFAULT_DEPTHS = (10, 25, 50, 100)
+
+
+class _Unused(LabReranker):
+    """Stock search_ with an RRF config never calls its cross encoder."""
+
+    name = label = description = "unused"
+
+    async def score(self, query: str, passages: Sequence[str], vectors: Any = None) -> RerankOutcome:
+        raise AssertionError("the RRF config does not rerank")
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    candidates: int
+    queries: int
+    stages: dict[str, dict[str, float]]  # stage -> {"p50": ms, "p95": ms}
+    stock_search: dict[str, float]
+    first_stage_ratio: float  # pipeline (embed + hybrid search) p50 / stock search_ p50
+
+
+def _pct(values: list[float]) -> dict[str, float]:
+    return {"p50": float(np.percentile(values, 50)), "p95": float(np.percentile(values, 95))}
+
+
+async def bench(
+    lab: Lab,
+    group_id: str,
+    depths: Sequence[int] = DEFAULT_DEPTHS,
+    top_k: int = 10,
+    reranker: str = "local",
+    limit_queries: int | None = None,
+) -> list[BenchRow]:
+    await lab.deal(group_id)
+    query_set = load_query_set(lab.settings.resolved_data_dir, group_id)
+    if query_set is None:
+        raise InvalidInput(f"Deal {group_id!r} has no labelled query set to benchmark with.")
+    make_reranker(reranker, lab.settings)  # reject an unknown name before any work
+    queries = [q.text for q in query_set.queries][:limit_queries]
+    graphiti = graphiti_for(lab, group_id, _Unused())
+    search_filter = temporal_filter(False, None)
+    await retrieve(lab, queries[0], group_id, max(depths), min(top_k, max(depths)), reranker)  # warm-up
+
+    rows = []
+    for depth in depths:
+        stages: dict[str, list[float]] = {}
+        stock: list[float] = []
+        first_stage: list[float] = []
+        for text in queries:
+            run = await retrieve(lab, text, group_id, depth, min(top_k, depth), reranker)
+            for name, ms in run.timings.stages_ms.items():
+                stages.setdefault(name, []).append(ms)
+            first_stage.append(run.timings.stages_ms["embed_query"] + run.timings.stages_ms["hybrid_search"])
+            timer = StageTimer()
+            with timer.stage("stock"):
+                await graphiti.search_(text, hybrid_config(depth), group_ids=[group_id], search_filter=search_filter)
+            stock.append(timer.ms["stock"])
+        rows.append(
+            BenchRow(
+                candidates=depth,
+                queries=len(queries),
+                stages={name: _pct(values) for name, values in stages.items()},
+                stock_search=_pct(stock),
+                first_stage_ratio=float(np.percentile(first_stage, 50) / np.percentile(stock, 50)),
+            )
+        )
+    return rows
+
+
+def render_bench(rows: list[BenchRow], reranker: str) -> str:
+    names = [
+        "embed_query",
+        "bm25",
+        "cosine",
+        "bfs",
+        "fusion",
+        "hybrid_search",
+        "rerank",
+        "citations",
+        "total",
+    ]
+    header = f"{'N':>4} " + " ".join(f"{n[:13]:>14}" for n in names) + f" {'stock search_':>14} {'ratio':>6}"
+    lines = [f"p50 / p95 in ms, reranker={reranker}", header]
+    for row in rows:
+        cells = [
+            f"{row.stages[n]['p50']:>6.1f}/{row.stages[n]['p95']:<7.1f}" if n in row.stages else f"{'-':>14}"
+            for n in names
+        ]
+        stock = f"{row.stock_search['p50']:>6.1f}/{row.stock_search['p95']:<7.1f}"
+        lines.append(f"{row.candidates:>4} " + " ".join(cells) + f" {stock} {row.first_stage_ratio:>6.2f}")
+    lines.append("ratio = pipeline first stage (embed + hybrid search) p50 / stock graphiti search_() p50")
+    return "\n".join(lines)

@@ -1,0 +1,44 @@
+"""The reranker contract: graphiti's `CrossEncoderClient`, plus scores aligned with the input.
+
+Graphiti's `rank()` returns (passage, score) best first and keys by text, so identical facts collapse;
+the pipeline calls `score()` instead, which keeps one score per candidate in input order and reports
+tokens used. `rank()` is kept so any of ours can be handed to graphiti as its cross encoder.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from graphiti_core.cross_encoder.client import CrossEncoderClient
+
+from pipeline.errors import RetrievalLabError
+
+
+class RerankerFailed(RetrievalLabError):
+    """The reranker could not score; the message says why (the pipeline falls back to first-stage order)."""
+
+
+@dataclass(frozen=True)
+class RerankOutcome:
+    scores: tuple[float, ...]  # one per passage, in input order; higher is better
+    tokens: int = 0  # billed tokens (0 for local rerankers)
+    model: str = ""
+
+
+class LabReranker(CrossEncoderClient):
+    name: str  # the id users pick: "none", "local", "voyage", ...
+    label: str  # short display name that says plainly what it is
+    description: str  # one or two sentences for the UI
+    uses_vectors: bool = False  # True: the pipeline passes the candidates' stored fact embeddings
+
+    @abstractmethod
+    async def score(
+        self, query: str, passages: Sequence[str], vectors: Sequence[Sequence[float]] | None = None
+    ) -> RerankOutcome:
+        """Score every passage. `vectors` are the passages' stored embeddings, when the caller has them."""
+
+    async def rank(self, query: str, passages: list[str]) -> list[tuple[str, float]]:
+        outcome = await self.score(query, passages)
+        return sorted(zip(passages, outcome.scores, strict=True), key=lambda p: p[1], reverse=True)

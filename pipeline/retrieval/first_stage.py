@@ -1,0 +1,91 @@
+"""The first stage: graphiti's hybrid edge search (BM25 + cosine + BFS, fused by RRF), method by method.
+
+`graphiti.search_()` returns only the fused top `limit`, without the per-method lists. We call the
+same graphiti search utilities that its `edge_search` calls, with the same depth (2 x limit per
+method), BFS expanded from the sources of the BM25 and cosine hits, and graphiti's own `rrf`, so the
+candidates are exactly those of `search_()` with `HYBRID_SEARCH` at the same limit (a test checks
+this), while each method's ranks and time are kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from graphiti_core.driver.driver import GraphDriver
+from graphiti_core.edges import EntityEdge
+from graphiti_core.search.search_config import EdgeSearchMethod, SearchConfig
+from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
+from graphiti_core.search.search_filters import SearchFilters
+from graphiti_core.search.search_utils import (
+    edge_bfs_search,
+    edge_fulltext_search,
+    edge_similarity_search,
+    rrf,
+)
+
+from pipeline.timing import StageTimer
+
+# graphiti's hybrid RRF recipe with the graph walk added; copied, never mutated (graphiti mutates recipes)
+HYBRID_SEARCH: SearchConfig = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)
+HYBRID_SEARCH.edge_config.search_methods = [  # type: ignore[union-attr]
+    EdgeSearchMethod.bm25,
+    EdgeSearchMethod.cosine_similarity,
+    EdgeSearchMethod.bfs,
+]
+# graphiti drops cosine hits under 0.6; a reranker needs the pool filled to N, so keep every neighbour
+HYBRID_SEARCH.edge_config.sim_min_score = 0.0  # type: ignore[union-attr]
+
+
+def hybrid_config(limit: int) -> SearchConfig:
+    config = HYBRID_SEARCH.model_copy(deep=True)
+    config.limit = limit
+    return config
+
+
+@dataclass(frozen=True)
+class FirstStage:
+    edges: tuple[EntityEdge, ...]  # fused order, at most `limit`
+    fused_scores: tuple[float, ...]
+    method_ranks: dict[str, dict[str, int]]  # method -> edge uuid -> 1-based rank
+
+
+async def hybrid_search(
+    driver: GraphDriver,
+    query: str,
+    query_vector: list[float],
+    group_id: str,
+    limit: int,
+    search_filter: SearchFilters,
+    timer: StageTimer,
+) -> FirstStage:
+    edge_config = HYBRID_SEARCH.edge_config
+    assert edge_config is not None
+    depth = 2 * limit  # what graphiti's edge_search asks of each method
+    groups = [group_id]
+    bm25, cosine = await asyncio.gather(
+        timer.timed("bm25", edge_fulltext_search(driver, query, search_filter, groups, depth)),
+        timer.timed(
+            "cosine",
+            edge_similarity_search(
+                driver, query_vector, None, None, search_filter, groups, depth, edge_config.sim_min_score
+            ),
+        ),
+    )
+    origins = [edge.source_node_uuid for edge in (*bm25, *cosine)]
+    bfs = await timer.timed(
+        "bfs", edge_bfs_search(driver, origins, edge_config.bfs_max_depth, search_filter, groups, depth)
+    )
+    with timer.stage("fusion"):
+        lists = {"bm25": bm25, "cosine": cosine, "bfs": bfs}
+        by_uuid = {edge.uuid: edge for result in lists.values() for edge in result}
+        fused_uuids, fused_scores = rrf([[e.uuid for e in result] for result in lists.values()])
+        method_ranks: dict[str, dict[str, int]] = {name: {} for name in lists}
+        for name, result in lists.items():
+            for rank, edge in enumerate(result, start=1):
+                method_ranks[name].setdefault(edge.uuid, rank)
+    return FirstStage(
+        edges=tuple(by_uuid[u] for u in fused_uuids[:limit]),
+        fused_scores=tuple(fused_scores[:limit]),
+        method_ranks=method_ranks,
+    )

@@ -1,0 +1,185 @@
+"""`retrieve()`: first stage -> rerank -> top k with citations, every stage timed.
+
+The reranker sees all N candidates (graphiti's own cross-encoder path would see only 2 x limit of
+RRF and collapse identical facts). A reranker failure never fails the run: the first-stage order
+is kept and the run says why (`fallback_reason`).
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+from graphiti_core.edges import EntityEdge
+from graphiti_core.search.search_utils import get_embeddings_for_edges
+
+from pipeline.errors import InvalidInput
+from pipeline.lab import Lab
+from pipeline.rerankers import RerankerFailed, make_reranker
+from pipeline.rerankers.voyage import estimate_cost
+from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
+from pipeline.retrieval.filters import temporal_filter
+from pipeline.retrieval.first_stage import hybrid_search
+from pipeline.retrieval.records import (
+    BUDGETS_MS,
+    METHODS,
+    Candidate,
+    Citation,
+    RankedCandidate,
+    Result,
+    RetrievalRun,
+    Timings,
+    iso,
+)
+from pipeline.timing import StageTimer
+
+MAX_QUERY_CHARS = 2000
+MAX_CANDIDATES = 200
+MAX_TOP_K = 100
+
+
+def validate_request(query: str, num_candidates: int, top_k: int) -> str:
+    """The cleaned query, or InvalidInput saying what to change."""
+    if not isinstance(query, str):
+        raise InvalidInput("The query must be text.")
+    cleaned = " ".join("".join(ch if ch.isprintable() else " " for ch in query).split())
+    if not cleaned:
+        raise InvalidInput("The query is empty: type a question or a few keywords.")
+    if len(cleaned) > MAX_QUERY_CHARS:
+        raise InvalidInput(f"The query is {len(cleaned):,} characters long; the limit is {MAX_QUERY_CHARS:,}.")
+    if not 1 <= num_candidates <= MAX_CANDIDATES:
+        raise InvalidInput(f"Candidates (N) must be between 1 and {MAX_CANDIDATES}; got {num_candidates}.")
+    if not 1 <= top_k <= MAX_TOP_K:
+        raise InvalidInput(f"Top-k must be between 1 and {MAX_TOP_K}; got {top_k}.")
+    if top_k > num_candidates:
+        raise InvalidInput(f"Top-k ({top_k}) cannot exceed the number of candidates N ({num_candidates}).")
+    return cleaned
+
+
+def _candidate(edge: EntityEdge, fused: float, rank: int, method_ranks: dict[str, dict[str, int]]) -> Candidate:
+    return Candidate(
+        uuid=edge.uuid,
+        fact=edge.fact,
+        relation=edge.name,
+        source_uuid=edge.source_node_uuid,
+        target_uuid=edge.target_node_uuid,
+        episodes=tuple(edge.episodes or ()),
+        valid_at=iso(edge.valid_at),
+        invalid_at=iso(edge.invalid_at),
+        expired_at=iso(edge.expired_at),
+        fused_score=fused,
+        first_stage_rank=rank,
+        method_ranks={m: method_ranks[m].get(edge.uuid) for m in METHODS},
+    )
+
+
+def _normalise(scores: list[float]) -> list[float]:
+    low, high = min(scores), max(scores)
+    return [1.0 if high == low else (s - low) / (high - low) for s in scores]
+
+
+async def retrieve(
+    lab: Lab,
+    query: str,
+    group_id: str,
+    num_candidates: int = 50,
+    top_k: int = 10,
+    reranker: str = "none",
+    include_superseded: bool = False,
+    as_of: datetime | None = None,
+    reranker_model: str | None = None,
+) -> RetrievalRun:
+    query = validate_request(query, num_candidates, top_k)
+    ranker = make_reranker(reranker, lab.settings, reranker_model)
+    await lab.deal(group_id)
+    if as_of is not None and as_of.tzinfo is None:
+        as_of = as_of.replace(tzinfo=UTC)
+    started = time.perf_counter()
+    created_at = datetime.now(UTC).isoformat(timespec="seconds")
+    timer = StageTimer()
+    driver = lab.backend.driver(group_id)
+
+    with timer.stage("embed_query"):
+        vector = await lab.embedder.embed_query(query)
+    with timer.stage("hybrid_search"):
+        first = await hybrid_search(
+            driver, query, vector, group_id, num_candidates, temporal_filter(include_superseded, as_of), timer
+        )
+    candidates = tuple(
+        _candidate(edge, score, rank, first.method_ranks)
+        for rank, (edge, score) in enumerate(zip(first.edges, first.fused_scores, strict=True), start=1)
+    )
+
+    scores: list[float] | None = None
+    tokens, fallback, model = 0, None, ""
+    if ranker is not None and candidates:
+        model = getattr(ranker, "model", "") or ranker.name
+        with timer.stage("rerank"):
+            try:
+                vectors = None
+                if ranker.uses_vectors:  # search results carry no embeddings; one query loads them
+                    stored = await get_embeddings_for_edges(driver, list(first.edges))
+                    if all(c.uuid in stored for c in candidates):
+                        vectors = [stored[c.uuid] for c in candidates]
+                outcome = await ranker.score(query, [c.fact for c in candidates], vectors)
+                scores, tokens, model = list(outcome.scores), outcome.tokens, outcome.model or model
+            except RerankerFailed as exc:
+                fallback = str(exc)
+    if scores is not None:
+        order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
+        norm = _normalise(scores)
+        reranked = tuple(
+            RankedCandidate(candidates[i], rank, scores[i], norm[i]) for rank, i in enumerate(order, start=1)
+        )
+    else:
+        reranked = tuple(RankedCandidate(c, c.first_stage_rank, None, None) for c in candidates)
+
+    with timer.stage("citations"):
+        top = reranked[:top_k]
+        episodes = await fetch_episodes(lab.backend, group_id, (u for r in top for u in r.candidate.episodes))
+        results = tuple(
+            Result(
+                ranked=r,
+                citations=tuple(
+                    Citation(
+                        episode_uuid=u,
+                        snippet=best_snippet(r.candidate.fact, episodes[u].get("content") or ""),
+                        episode_valid_at=str(episodes[u].get("valid_at") or "") or None,
+                        relevance_score=r.rerank_score_norm if r.rerank_score_norm is not None else r.score,
+                        retrieved_at=created_at,
+                        **citation_fields(episodes[u]),
+                    )
+                    for u in r.candidate.episodes
+                    if u in episodes
+                ),
+            )
+            for r in top
+        )
+    timer.ms["total"] = (time.perf_counter() - started) * 1000
+    return RetrievalRun(
+        query=query,
+        group_id=group_id,
+        num_candidates=num_candidates,
+        top_k=top_k,
+        reranker=reranker,
+        reranker_model=model,
+        include_superseded=include_superseded,
+        as_of=iso(as_of),
+        candidates=candidates,
+        reranked=reranked,
+        results=results,
+        timings=_timings(timer.ms, tokens, model, lab),
+        rerank_used=scores is not None,
+        fallback_reason=fallback,
+        created_at=created_at,
+    )
+
+
+def _timings(ms: dict[str, float], tokens: int, model: str, lab: Lab) -> Timings:
+    cost = estimate_cost(tokens, model, lab.settings) if tokens else None
+    over = tuple(
+        f"{stage.replace('_', ' ')} took {ms[stage]:.0f} ms (budget {budget:.0f} ms)"
+        for stage, budget in BUDGETS_MS.items()
+        if ms.get(stage, 0.0) > budget
+    )
+    return Timings(stages_ms=dict(ms), rerank_tokens=tokens, rerank_cost_usd=cost, over_budget=over)

@@ -1,0 +1,86 @@
+"""Compare and Scores pages, driven through AppTest on the demo deal."""
+
+from __future__ import annotations
+
+import re
+
+from streamlit.testing.v1 import AppTest
+
+from tests.app.conftest import no_errors
+
+RANK = re.compile(r"^\*\*#\d+\*\*$")
+QUERY = "What was Halcyon's FY2025 revenue?"
+
+
+def open_page(app: AppTest, page: str) -> AppTest:
+    app.run()
+    app.switch_page(page)
+    app.run()
+    no_errors(app)
+    return app
+
+
+def card_ranks(app: AppTest) -> list[str]:
+    return [m.value for m in app.markdown if RANK.match(m.value)]
+
+
+def test_compare_shows_k_cards_on_each_side(app: AppTest) -> None:
+    open_page(app, "app_pages/compare.py")
+    assert not card_ranks(app)  # nothing before a query
+    app.text_input(key="compare.q").input(QUERY).run()
+    no_errors(app)
+    ranks = card_ranks(app)
+    assert len(ranks) == 20  # k = 10 on each side
+    assert ranks[:10] == [f"**#{i}**" for i in range(1, 11)] == ranks[10:]
+    assert [s.value for s in app.subheader] == ["Without reranking", "With reranking"]
+    overlap = next(m for m in app.metric if m.label == "Overlap of the two top-k")
+    assert re.fullmatch(r"\d+ / 10", overlap.value)
+    assert not app.warning
+
+
+def test_changing_n_and_k_changes_what_is_shown(app: AppTest) -> None:
+    open_page(app, "app_pages/compare.py")
+    app.text_input(key="compare.q").input(QUERY).run()
+    before = {m.value for m in app.markdown}
+    app.slider(key="compare.n").set_value(5).run()
+    app.slider(key="compare.k").set_value(3).run()
+    no_errors(app)
+    assert len(card_ranks(app)) == 6
+    after = {m.value for m in app.markdown}
+    assert before != after
+
+
+def test_a_broken_reranker_shows_the_banner_and_first_stage_results(app: AppTest) -> None:
+    open_page(app, "app_pages/compare.py")
+    app.selectbox(key="compare.reranker").set_value("voyage")
+    app.text_input(key="compare.q").input(QUERY).run()
+    no_errors(app)
+    banner = " ".join(w.value for w in app.warning)
+    assert "fell back to first-stage order" in banner and "API key" in banner
+    ranks = card_ranks(app)
+    assert len(ranks) == 20
+
+
+def test_example_query_fills_the_box(app: AppTest) -> None:
+    open_page(app, "app_pages/compare.py")
+    examples = app.selectbox(key="compare.example").options
+    assert len(examples) > 40
+    app.selectbox(key="compare.example").set_value(examples[1]).run()
+    no_errors(app)
+    assert app.text_input(key="compare.q").value == examples[1]
+    assert len(card_ranks(app)) == 20
+
+
+def test_scores_table_lists_every_candidate(app: AppTest) -> None:
+    open_page(app, "app_pages/scores.py")
+    app.text_input(key="scores.q").input(QUERY).run()
+    no_errors(app)
+    frame = app.dataframe[0].value
+    assert len(frame) == 50
+    assert {"fused_score", "bm25_rank", "cosine_rank", "bfs_rank", "rerank_score", "rank_before", "rank_after"} <= set(
+        frame.columns
+    )
+    assert sorted(frame["rank_before"]) == list(range(1, 51))
+    assert frame["in_top_k_after"].sum() == 10
+    assert frame["rerank_score"].notna().all()
+    assert len(app.get("plotly_chart")) == 3

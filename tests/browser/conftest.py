@@ -1,0 +1,98 @@
+"""A real Streamlit server and Debian's chromium, driven by Playwright (no downloaded browser)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, Page, async_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url(demo: str) -> Iterator[str]:
+    port = _free_port()
+    log = (ROOT / "artifacts").resolve()
+    log.mkdir(exist_ok=True)
+    with (log / "streamlit-browser-test.log").open("wb") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=ROOT, env=os.environ.copy(), stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                        if reply.status == 200:
+                            break
+                except OSError:
+                    if server.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(
+                            "streamlit did not start; see artifacts/streamlit-browser-test.log"
+                        ) from None
+                    time.sleep(0.3)
+            yield url
+        finally:
+            server.terminate()
+            server.wait(timeout=20)
+
+
+@pytest.fixture(scope="session")
+async def browser() -> AsyncIterator[Browser]:
+    """Async Playwright, so it shares pytest-asyncio's session loop instead of fighting it."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's chromium is not installed: run scripts/setup.sh --test")
+    async with async_playwright() as pw:
+        chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield chromium
+        await chromium.close()
+
+
+@pytest.fixture
+async def page(browser: Browser) -> AsyncIterator[Page]:
+    page = await browser.new_page(viewport={"width": 1400, "height": 1000})
+    yield page
+    await page.close()
+
+
+async def wait_for_app(page: Page) -> None:
+    """Wait until the app has rendered and its script has finished running."""
+    await page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=60_000)
+    await page.wait_for_timeout(500)  # let the last deltas paint
+
+
+async def screenshot(page: Page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    await page.screenshot(path=str(path), full_page=True)
+    return path

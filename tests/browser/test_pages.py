@@ -1,0 +1,42 @@
+"""Open every page in a real browser: it renders, shows no error, and leaves a screenshot."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Page
+
+from tests.browser.conftest import screenshot, wait_for_app
+
+PAGES = [("", "home"), ("compare", "compare"), ("scores", "scores")]
+
+
+async def assert_no_error(page: Page) -> None:
+    assert await page.locator("[data-testid='stException']").count() == 0
+    assert await page.locator("[data-testid='stAlertContentError']").count() == 0
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("path", "name"), PAGES)
+async def test_page_renders_without_error(app_url: str, page: Page, path: str, name: str) -> None:
+    await page.goto(f"{app_url}/{path}")
+    await wait_for_app(page)
+    shot = await screenshot(page, name)
+    await assert_no_error(page)
+    assert await page.locator("h1").first.is_visible()
+    assert shot.stat().st_size > 10_000
+
+
+@pytest.mark.browser
+async def test_compare_runs_a_query_in_the_browser(app_url: str, page: Page) -> None:
+    await page.goto(f"{app_url}/compare")
+    await wait_for_app(page)
+    box = page.get_by_label("Query")
+    await box.fill("What was Halcyon's FY2025 revenue?")
+    await box.press("Enter")
+    await page.get_by_role("heading", name="With reranking").wait_for(timeout=60_000)
+    await wait_for_app(page)
+    await screenshot(page, "compare-query")
+    await assert_no_error(page)
+    classes = await page.eval_on_selector_all("[class*='st-key-compare']", "els => els.map(e => e.className)")
+    print(classes[:5])
+    assert "compare.q=" in page.url
