@@ -8,6 +8,7 @@ from pipeline.embedders import LabEmbedder, make_embedder
 from pipeline.graph.backend import GraphBackend, connect
 from pipeline.graph.deals import DealInfo, require_deal
 from pipeline.settings import Settings, get_settings
+from pipeline.store import Store, open_store
 
 
 @dataclass
@@ -21,6 +22,11 @@ class Lab:
         settings = settings or get_settings()
         backend = await connect(settings)
         return cls(settings=settings, backend=backend, embedder=make_embedder(settings))
+
+    @property
+    def store(self) -> Store:
+        """The SQLite store (audit log, runs, verdicts) in the data directory."""
+        return open_store(self.settings.resolved_data_dir)
 
     async def deal(self, group_id: str) -> DealInfo:
         """The deal, checked: it exists and was built with the configured embedder."""

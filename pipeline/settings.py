@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     # dollars per million tokens, from Voyage's public price list; update here when it changes
     rerank_prices_per_mtok: dict[str, float] = {"rerank-2.5": 0.05, "rerank-2.5-lite": 0.02}
 
+    # admin actions (correct a fact, merge, undo, reset demo) are off unless this is set and entered
+    admin_secret: SecretStr | None = None
+
     default_candidates: int = Field(50, ge=1, le=500)
     default_top_k: int = Field(10, ge=1, le=100)
     data_dir: Path = PROJECT_ROOT / ".data"

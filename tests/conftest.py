@@ -21,6 +21,8 @@ for _name in ("VOYAGE_API_KEY", "NEO4J_URI", "NEO4J_PASSWORD"):
 SESSION_DATA_DIR = Path(tempfile.mkdtemp(prefix="retrieval-lab-test-"))
 os.environ["RETRIEVAL_LAB_DATA_DIR"] = str(SESSION_DATA_DIR)
 os.environ["RETRIEVAL_LAB_EMBEDDER"] = "local"
+ADMIN_SECRET = "test-admin-secret"
+os.environ["RETRIEVAL_LAB_ADMIN_SECRET"] = ADMIN_SECRET
 
 from pipeline.lab import Lab  # noqa: E402
 from pipeline.settings import Settings  # noqa: E402

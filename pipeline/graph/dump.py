@@ -1,0 +1,37 @@
+"""A canonical dump of one deal's graph (every node and relationship with all properties).
+
+Two dumps compare equal exactly when the deal is the same, so tests prove that an undo restores
+the graph as it was.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pipeline.graph.backend import GraphBackend
+
+
+def _canonical(value: Any) -> Any:
+    return json.loads(json.dumps(value, sort_keys=True, default=str))
+
+
+async def dump_deal(backend: GraphBackend, group_id: str) -> dict[str, list[Any]]:
+    nodes = await backend.query(
+        group_id,
+        "MATCH (n {group_id: $g}) RETURN labels(n) AS labels, properties(n) AS props",
+        g=group_id,
+    )
+    rels = await backend.query(
+        group_id,
+        """
+        MATCH (a {group_id: $g})-[r]->(b)
+        RETURN type(r) AS type, a.uuid AS source, b.uuid AS target, properties(r) AS props
+        """,
+        g=group_id,
+    )
+    node_rows = sorted(
+        (json.dumps(_canonical({"labels": sorted(r["labels"]), "props": r["props"]}), sort_keys=True) for r in nodes)
+    )
+    rel_rows = sorted(json.dumps(_canonical(r), sort_keys=True) for r in rels)
+    return {"nodes": [json.loads(n) for n in node_rows], "relationships": [json.loads(r) for r in rel_rows]}
