@@ -31,7 +31,7 @@ async def dump_deal(backend: GraphBackend, group_id: str) -> dict[str, list[Any]
         g=group_id,
     )
     node_rows = sorted(
-        (json.dumps(_canonical({"labels": sorted(r["labels"]), "props": r["props"]}), sort_keys=True) for r in nodes)
+        json.dumps(_canonical({"labels": sorted(r["labels"]), "props": r["props"]}), sort_keys=True) for r in nodes
     )
     rel_rows = sorted(json.dumps(_canonical(r), sort_keys=True) for r in rels)
     return {"nodes": [json.loads(n) for n in node_rows], "relationships": [json.loads(r) for r in rel_rows]}

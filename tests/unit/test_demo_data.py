@@ -20,8 +20,17 @@ DATA = Path(__file__).resolve().parents[2] / "pipeline/demo/data"
 
 CHANNELS = {"document", "qa_response", "analyst_chat"}
 ENTITY_TYPES = {
-    "Company", "Person", "FinancialMetric", "Product", "Customer", "Risk",
-    "Location", "Contract", "Advisor", "Investor", "Deal",
+    "Company",
+    "Person",
+    "FinancialMetric",
+    "Product",
+    "Customer",
+    "Risk",
+    "Location",
+    "Contract",
+    "Advisor",
+    "Investor",
+    "Deal",
 }
 QUERY_TYPES_MIN = {"factual": 14, "comparative": 10, "exploratory": 10, "entity": 10}
 MERGE_METHODS = {"exact", "fuzzy", "semantic", "manual"}
@@ -35,8 +44,34 @@ CAPWORD = re.compile(r"\b[A-Z][A-Za-z0-9&'-]*")
 WORD = re.compile(r"[A-Za-z0-9&'-]+")
 # Capitalised words that carry no identifying information (sentence starters etc.).
 STOP_CAPS = {
-    "The", "A", "An", "In", "On", "Of", "For", "And", "Or", "Under", "As", "At", "By", "To", "It", "Its",
-    "This", "That", "These", "Both", "All", "No", "Not", "If", "With", "From", "After", "Before",
+    "The",
+    "A",
+    "An",
+    "In",
+    "On",
+    "Of",
+    "For",
+    "And",
+    "Or",
+    "Under",
+    "As",
+    "At",
+    "By",
+    "To",
+    "It",
+    "Its",
+    "This",
+    "That",
+    "These",
+    "Both",
+    "All",
+    "No",
+    "Not",
+    "If",
+    "With",
+    "From",
+    "After",
+    "Before",
 }
 
 
@@ -366,8 +401,15 @@ def test_entity_pairs(deal, entities, canonical):
 
 def test_required_near_misses(deal, entities):
     names = {e["name"] for e in entities.values()}
-    for n in ("Revenue", "Net Revenue", "EBITDA", "Adjusted EBITDA", "Gross Margin", "Gross Profit",
-              "Halcyon Capital Partners"):
+    for n in (
+        "Revenue",
+        "Net Revenue",
+        "EBITDA",
+        "Adjusted EBITDA",
+        "Gross Margin",
+        "Gross Profit",
+        "Halcyon Capital Partners",
+    ):
         assert n in names, n
     surnames = Counter(e["name"].split()[-1] for e in entities.values() if e["type"] == "Person")
     assert any(c >= 2 for c in surnames.values()), "need two different people sharing a surname"
