@@ -5,6 +5,11 @@ from dashboard.runtime import run
 from dashboard.sidebar import render_sidebar
 from pipeline.graph.deals import deal_counts
 
+HOME_LINKS = [
+    ("app_pages/compare.py", "Compare", "one query with and without reranking, side by side"),
+    ("app_pages/scores.py", "Scores", "every candidate's first-stage ranks beside its reranker score"),
+]
+
 st.title("Retrieval Lab")
 st.markdown(
     "Retrieval Lab shows what a hybrid Graphiti search (BM25 + vectors + graph walk) and a reranker "
@@ -25,3 +30,7 @@ with page_guard():
         cols[3].metric("Entities", counts.entities)
         cols[4].metric("Episodes", counts.episodes)
         st.caption(f"{counts.merges} recorded entity merges · built with {deal.embedder.describe()}")
+
+    st.subheader("Where to go")
+    for path, label, blurb in HOME_LINKS:
+        st.page_link(path, label=f"**{label}** — {blurb}")

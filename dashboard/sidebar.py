@@ -1,4 +1,4 @@
-"""The sidebar every page shares: the deal, the backend and its health, the embedder."""
+"""The sidebar every page shares: the deal, the backend and its health, the embedder, the rerankers."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import streamlit as st
 from dashboard.runtime import get_lab, run
 from pipeline.graph.deals import DealInfo, list_deals
 from pipeline.lab import Lab
+from pipeline.rerankers import reranker_choices
 
 DEAL_KEY = "sidebar.deal"
 
@@ -19,15 +20,22 @@ def render_sidebar() -> tuple[Lab, DealInfo | None]:
         deal = None
         if deals:
             by_id = {d.group_id: d for d in deals}
-            wanted = st.query_params.get("deal")
-            if wanted in by_id and DEAL_KEY not in st.session_state:
-                st.session_state[DEAL_KEY] = wanted
-            group_id = st.selectbox("Deal", list(by_id), key=DEAL_KEY, format_func=lambda g: f"{g} — {by_id[g].name}")
+            if st.session_state.get(DEAL_KEY) not in by_id:
+                st.session_state.pop(DEAL_KEY, None)
+            group_id = st.selectbox(
+                "Deal", list(by_id), key=DEAL_KEY, bind="query-params",
+                format_func=lambda g: f"{g} — {by_id[g].name}",
+            )  # fmt: skip
             deal = by_id[group_id]
         else:
             st.warning("No deal loaded yet. Run `python -m pipeline seed-demo`.")
-        st.caption(f"**Graph:** {lab.backend.label}  \n`{lab.backend.location}` · healthy")
+        st.caption(f"**Graph:** {lab.backend.label} · :green[healthy]  \n`{lab.backend.location}`")
         st.caption(f"**Embedder:** {lab.embedder.info.describe()}")
         if deal and deal.embedder != lab.embedder.info:
             st.error(f"This deal was built with {deal.embedder.describe()}; queries are refused.")
+        lines = [
+            f"{':green[●]' if c.available else ':gray[○]'} {c.label}" + ("" if c.available else f" — {c.note}")
+            for c in reranker_choices(lab.settings)
+        ]
+        st.caption("**Rerankers**  \n" + "  \n".join(lines))
     return lab, deal

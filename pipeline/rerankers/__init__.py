@@ -34,15 +34,22 @@ class RerankerChoice:
 
 
 def reranker_choices(settings: Settings) -> list[RerankerChoice]:
+    from pipeline.rerankers.voyage import LAST_FAILURE
+
     voyage_note = (
         f"Voyage {settings.rerank_model} (hosted cross-encoder)"
         if settings.voyage_api_key
         else "no API key (set VOYAGE_API_KEY)"
     )
+    failure = LAST_FAILURE.get(settings.rerank_model)
+    if settings.voyage_api_key and failure:
+        voyage_note = f"unreachable or failing: {failure}"
     return [
         RerankerChoice("none", "No reranking (first-stage order)", True, "RRF fusion of BM25, cosine and BFS"),
         RerankerChoice("local", "Local re-scorer (offline)", True, "bi-encoder + BM25 re-score, not a cross-encoder"),
-        RerankerChoice("voyage", f"Voyage {settings.rerank_model}", bool(settings.voyage_api_key), voyage_note),
+        RerankerChoice(
+            "voyage", f"Voyage {settings.rerank_model}", bool(settings.voyage_api_key) and not failure, voyage_note
+        ),
     ]
 
 

@@ -32,6 +32,9 @@ from pipeline.settings import Settings
 
 log = logging.getLogger(__name__)
 
+# model -> the reason of its last failure in this process (cleared by the next success)
+LAST_FAILURE: dict[str, str] = {}
+
 BACKOFF_INITIAL_S = 0.2
 BACKOFF_MAX_S = 2.0
 BACKOFF_JITTER_S = 0.05
@@ -133,6 +136,16 @@ class VoyageReranker(LabReranker):
     async def score(
         self, query: str, passages: Sequence[str], vectors: Sequence[Sequence[float]] | None = None
     ) -> RerankOutcome:
+        """Score, and remember whether Voyage answered (the sidebar shows a failing service before reuse)."""
+        try:
+            outcome = await self._score(query, passages)
+        except RerankerFailed as exc:
+            LAST_FAILURE[self.model] = str(exc)
+            raise
+        LAST_FAILURE.pop(self.model, None)
+        return outcome
+
+    async def _score(self, query: str, passages: Sequence[str]) -> RerankOutcome:
         documents = list(passages)
         if not documents:
             return RerankOutcome(scores=(), tokens=0, model=self.model)
