@@ -142,6 +142,7 @@ async def import_beir(
 
     await backend.delete_graph(group_id)
     await write_deal(backend, group_id, build_content(passages, datetime.now(UTC)), embedder, progress)
+    await backend.compact()
     save_query_set(data_dir, group_id, queries_file, qrels_file)
     await register_deal(
         backend,

