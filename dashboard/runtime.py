@@ -43,10 +43,14 @@ def _lab() -> Lab:
 
 
 def get_lab() -> Lab:
-    """The process-wide Lab; raises RetrievalLabError (one clear line) when the backend is down."""
+    """The process-wide Lab, reconnected first if its backend stopped answering (the embedded server
+    is restarted); raises RetrievalLabError with one clear line when that is not possible."""
     lab = _lab()
-    problem = run(lab.backend.health())
-    if problem:
-        _lab.clear()  # the next call reconnects (and restarts the embedded server if it died)
-        raise RetrievalLabError(problem)
+    try:
+        recovered = run(lab.recover())
+    except RetrievalLabError:
+        _lab.clear()  # start from scratch on the next rerun
+        raise
+    if recovered:
+        st.toast(f"The graph backend had stopped answering ({recovered}). Nothing acknowledged was lost.")
     return lab

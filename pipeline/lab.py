@@ -32,5 +32,16 @@ class Lab:
         """The deal, checked: it exists and was built with the configured embedder."""
         return await require_deal(self.backend, group_id, self.embedder.info)
 
+    async def recover(self) -> str | None:
+        """If the backend stopped answering, reconnect (restarting the embedded server, whose append-only
+        file keeps everything acknowledged). Returns what happened, None when all was well; raises
+        BackendUnavailable when the backend cannot be brought back."""
+        problem = await self.backend.health()
+        if problem is None:
+            return None
+        await self.backend.close()
+        self.backend = await connect(self.settings)
+        return f"{problem}; reconnected to {self.backend.label}"
+
     async def close(self) -> None:
         await self.backend.close()
