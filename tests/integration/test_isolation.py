@@ -15,22 +15,8 @@ from pipeline.lab import Lab
 from pipeline.loading import stable_uuid
 from pipeline.retrieval.retrieve import retrieve
 
-VOCAB = [
-    "revenue",
-    "ebitda",
-    "margin",
-    "customer",
-    "contract",
-    "churn",
-    "ceo",
-    "cfo",
-    "lawsuit",
-    "headcount",
-    "arr",
-    "pipeline",
-    "debt",
-    "cash",
-]
+VOCAB = ["revenue", "ebitda", "margin", "customer", "contract", "churn", "ceo", "cfo", "lawsuit", "headcount"]
+VOCAB += ["arr", "pipeline", "debt", "cash"]
 DEALS = ("iso_a", "iso_b", "iso_c")
 
 
