@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.runtime import get_lab, run
-from pipeline.graph.deals import DealInfo, list_deals
+from pipeline.graph.deals import DealInfo
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 
@@ -15,7 +15,7 @@ DEAL_KEY = "sidebar.deal"
 def render_sidebar() -> tuple[Lab, DealInfo | None]:
     """Draw the sidebar; return the lab and the selected deal (None when no deal exists yet)."""
     lab = get_lab()
-    deals = run(list_deals(lab.backend))
+    deals = run(lab.deals())
     with st.sidebar:
         deal = None
         if deals:

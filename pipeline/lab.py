@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pipeline.embedders import LabEmbedder, make_embedder
 from pipeline.graph.backend import GraphBackend, connect
-from pipeline.graph.deals import DealInfo, require_deal
+from pipeline.graph.deals import DealInfo, list_deals, require_deal
 from pipeline.settings import Settings, get_settings
 from pipeline.store import Store, open_store
 
@@ -30,7 +30,11 @@ class Lab:
 
     async def deal(self, group_id: str) -> DealInfo:
         """The deal, checked: it exists and was built with the configured embedder."""
-        return await require_deal(self.backend, group_id, self.embedder.info)
+        return await require_deal(self.backend, group_id, self.embedder.info, self.settings.allowed_deals)
+
+    async def deals(self) -> list[DealInfo]:
+        """The deals this deployment may show."""
+        return await list_deals(self.backend, self.settings.allowed_deals)
 
     async def recover(self) -> str | None:
         """If the backend stopped answering, reconnect (restarting the embedded server, whose append-only

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -52,6 +53,8 @@ class Settings(BaseSettings):
 
     # admin actions (correct a fact, merge, undo, reset demo) are off unless this is set and entered
     admin_secret: SecretStr | None = None
+    # deals this deployment may show ("demo,tatqa"); unset = all deals in the backend
+    allowed_deals: Annotated[list[str] | None, NoDecode] = None
 
     default_candidates: int = Field(50, ge=1, le=500)
     default_top_k: int = Field(10, ge=1, le=100)
@@ -71,6 +74,13 @@ class Settings(BaseSettings):
             env_settings,
             TomlConfigSettingsSource(settings_cls, toml_file=SECRETS_FILE),
         )
+
+    @field_validator("allowed_deals", mode="before")
+    @classmethod
+    def _split_deals(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [name.strip() for name in value.split(",") if name.strip()] or None
+        return value
 
     @property
     def graph_backend(self) -> Literal["falkordb", "neo4j"]:

@@ -74,21 +74,27 @@ async def get_deal(backend: GraphBackend, group_id: str) -> DealInfo | None:
     return DealInfo(**{name: props.get(name) for name in DealInfo.__dataclass_fields__})
 
 
-async def list_deals(backend: GraphBackend) -> list[DealInfo]:
+async def list_deals(backend: GraphBackend, allowed: list[str] | None = None) -> list[DealInfo]:
+    """Every registered deal (only those in `allowed`, when a deployment restricts them)."""
     if backend.kind == "falkordb":
         names = [n for n in await backend.graph_names() if GROUP_ID_PATTERN.match(n)]
     else:
         rows = await backend.query("", "MATCH (d:RetrievalLabDeal) RETURN d.group_id AS g")
         names = [r["g"] for r in rows]
+    if allowed is not None:
+        names = [n for n in names if n in allowed]
     deals = [await get_deal(backend, name) for name in sorted(names)]
     return [d for d in deals if d is not None]
 
 
-async def require_deal(backend: GraphBackend, group_id: str, embedder: EmbedderInfo) -> DealInfo:
-    """The deal, or a clear error: unknown deal, or built with another embedder."""
-    deal = await get_deal(backend, group_id)
+async def require_deal(
+    backend: GraphBackend, group_id: str, embedder: EmbedderInfo, allowed: list[str] | None = None
+) -> DealInfo:
+    """The deal, or a clear error: unknown (or not allowed here), or built with another embedder."""
+    validate_group_id(group_id)
+    deal = None if allowed is not None and group_id not in allowed else await get_deal(backend, group_id)
     if deal is None:
-        known = ", ".join(d.group_id for d in await list_deals(backend)) or "none"
+        known = ", ".join(d.group_id for d in await list_deals(backend, allowed)) or "none"
         raise UnknownDeal(f"No deal named {group_id!r} in the {backend.label}. Known deals: {known}.")
     if deal.embedder != embedder:
         raise EmbedderMismatch(

@@ -120,3 +120,13 @@ async def test_unreachable_neo4j_fails_with_one_clear_line(tmp_path: Path) -> No
     assert message.startswith("Neo4j at bolt://127.0.0.1:9:")
     assert "\n" not in message
     assert time.monotonic() - started < 10
+
+
+async def test_a_deployment_allow_list_hides_other_deals(lab: Lab, demo: str) -> None:
+    await import_beir(lab.backend, lab.embedder, lab.settings.resolved_data_dir, MINI, "hidden_deal")
+    restricted = Lab(lab.settings.model_copy(update={"allowed_deals": [demo]}), lab.backend, lab.embedder)
+    assert [d.group_id for d in await restricted.deals()] == [demo]
+    with pytest.raises(UnknownDeal, match="'hidden_deal'.*Known deals: demo"):
+        await restricted.deal("hidden_deal")
+    assert (await restricted.deal(demo)).group_id == demo
+    assert "hidden_deal" in {d.group_id for d in await lab.deals()}

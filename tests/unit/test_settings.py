@@ -45,3 +45,9 @@ def test_secrets_file_is_read_and_env_wins(clean_env: Path, monkeypatch: pytest.
     assert s.default_top_k == 7
     monkeypatch.setenv("RETRIEVAL_LAB_DEFAULT_TOP_K", "3")
     assert Settings().default_top_k == 3
+
+
+def test_allowed_deals_accepts_a_comma_separated_list(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings().allowed_deals is None
+    monkeypatch.setenv("RETRIEVAL_LAB_ALLOWED_DEALS", "demo, tatqa")
+    assert Settings().allowed_deals == ["demo", "tatqa"]
