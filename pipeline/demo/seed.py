@@ -27,6 +27,7 @@ from pipeline.loading import (
 )
 from pipeline.merge_records import MergeRecord, write_merge_record
 from pipeline.query_sets import check_references, read_qrels, read_queries, save_query_set
+from pipeline.store import Store
 
 DATA_DIR = Path(__file__).parent / "data"
 DEAL_FILE = DATA_DIR / "deal.json"
@@ -181,3 +182,12 @@ async def seed_demo(
         ),
     )
     return counts
+
+
+async def reset_demo(
+    backend: GraphBackend, embedder: LabEmbedder, data_dir: Path, store: Store, actor: str, group_id: str = "demo"
+) -> SeedResult:
+    """Admin action: rebuild the demo deal from its bundled data, dropping every change made to it."""
+    result = await seed_demo(backend, embedder, data_dir, group_id, force=True)
+    store.audit(actor, "deal.reset_demo", group_id, group_id, {"facts": result.facts, "merges": result.merges})
+    return result
