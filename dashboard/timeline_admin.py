@@ -1,0 +1,118 @@
+"""Correct a fact and undo a correction (admin only), and the deal's correction history."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.admin import read_only_notice
+from dashboard.runtime import run
+from pipeline.corrections import (
+    CORRECTION_CHANNELS,
+    CorrectionRequest,
+    correct_fact,
+    list_corrections,
+    undo_correction,
+)
+from pipeline.errors import RetrievalLabError
+from pipeline.lab import Lab
+from pipeline.temporal import Timeline
+
+NS = "timeline.fix"
+FLASH = "timeline.flash"
+
+
+def show_flash() -> None:
+    """The outcome of the last admin action, kept across the rerun that refreshes the page."""
+    message = st.session_state.pop(FLASH, None)
+    if message:
+        st.success(message, icon=":material/check_circle:")
+
+
+def _done(message: str) -> None:
+    st.session_state[FLASH] = message
+    for key in (f"{NS}.statement", f"{NS}.source", f"{NS}.author"):
+        st.session_state.pop(key, None)
+    st.rerun()
+
+
+def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str | None) -> None:
+    st.caption(
+        "A correction writes a new fact (same entities and relation) from a Q&A answer or an analyst note, "
+        "and supersedes the current one from the date you give. It is audited and can be undone exactly."
+    )
+    if actor is None:
+        read_only_notice()
+    else:
+        current = {f.uuid: f for f in (tl.facts if tl else ()) if not f.superseded}
+        if not current:
+            st.info("This selection has no current fact to correct.")
+        else:
+            fact_uuid = st.selectbox(
+                "Fact to correct (current facts of this selection)", list(current), key=f"{NS}.fact",
+                format_func=lambda u: f"{current[u].relation} · {current[u].fact}",
+            )  # fmt: skip
+            fact = current[fact_uuid]
+            st.caption(f"Valid since {fact.valid_at.date() if fact.valid_at else 'unknown'} · {fact.citation}")
+            statement = st.text_area("Corrected statement", key=f"{NS}.statement", max_chars=2000, height=80)
+            cols = st.columns(3)
+            channel = cols[0].selectbox(
+                "Source", list(CORRECTION_CHANNELS), key=f"{NS}.channel", format_func=CORRECTION_CHANNELS.__getitem__
+            )
+            author = cols[1].text_input("Who said it", key=f"{NS}.author", placeholder="e.g. Dana Whitfield (CFO)")
+            when = cols[2].date_input("When (valid from)", key=f"{NS}.date", max_value=datetime.now(UTC).date())
+            source = st.text_area(
+                "The answer or note as written (optional)", key=f"{NS}.source", height=80,
+                help="Kept as the new fact's source episode; the statement itself is used when left empty.",
+            )  # fmt: skip
+            if st.button("Correct fact", key=f"{NS}.submit", type="primary", icon=":material/edit:"):
+                request = CorrectionRequest(fact_uuid, statement, channel, author, when, source)
+                try:
+                    record = run(correct_fact(lab, group_id, request, actor))
+                except RetrievalLabError as exc:  # refused: say why here, keep the rest of the page
+                    st.error(str(exc), icon=":material/block:")
+                else:
+                    _done(f"Corrected: “{record.old_fact}” is superseded by “{record.new_fact}” from {when}.")
+    render_history(lab, group_id, actor)
+
+
+def render_history(lab: Lab, group_id: str, actor: str | None) -> None:
+    records = list_corrections(lab.store, group_id)
+    st.markdown("**Corrections in this deal**")
+    if not records:
+        st.caption("No corrections yet.")
+        return
+    frame = pd.DataFrame(
+        [
+            {
+                "id": r.id,
+                "at": r.created_at,
+                "by": r.actor,
+                "old_fact": r.old_fact,
+                "new_fact": r.new_fact,
+                "source": f"{CORRECTION_CHANNELS.get(r.channel, r.channel)} · {r.author}",
+                "valid_from": r.valid_at[:10],
+                "undone": f"{r.undone_at} by {r.undone_by}" if r.undone else "",
+            }
+            for r in records
+        ]
+    )
+    st.dataframe(frame, key="timeline.corrections", hide_index=True, column_config={"id": None})
+    if actor is None:
+        return
+    open_records = {r.id: r for r in records if not r.undone}
+    if not open_records:
+        return
+    picked = st.selectbox(
+        "Correction to undo", list(open_records), key="timeline.undo.pick",
+        format_func=lambda i: f"{open_records[i].created_at[:16]} · {open_records[i].new_fact}",
+    )  # fmt: skip
+    if st.button("Undo correction", key="timeline.undo.submit", icon=":material/undo:"):
+        try:
+            record = run(undo_correction(lab, group_id, picked, actor))
+        except RetrievalLabError as exc:
+            st.error(str(exc), icon=":material/block:")
+        else:
+            _done(f"Undone: “{record.old_fact}” is current again; “{record.new_fact}” was removed.")

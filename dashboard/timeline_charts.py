@@ -1,0 +1,182 @@
+"""Pure functions from temporal records to tables and the Plotly timeline (no Streamlit here)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from datetime import UTC, date, datetime, timedelta
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+
+from pipeline.temporal import AsOfAnswer, FactRow, Supersession, Timeline
+
+CHANNEL_LABELS = {"document": "document", "qa_response": "Q&A response", "analyst_chat": "analyst chat"}
+CHANNEL_COLOURS = {"document": "#2f6fde", "Q&A response": "#2e9e5b", "analyst chat": "#e8a33d"}
+LABEL_CHARS = 70
+
+
+def _day(value: datetime | None) -> str:
+    return value.date().isoformat() if value else "—"
+
+
+def _short(text: str, limit: int = LABEL_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def filter_timeline(
+    tl: Timeline,
+    start: date | None = None,
+    end: date | None = None,
+    channels: Collection[str] | None = None,
+    only_chains: bool = False,
+    now: datetime | None = None,
+) -> Timeline:
+    """Keep facts whose bar overlaps [start, end], from the given channels, and (optionally) only chain members."""
+    now = now or datetime.now(UTC)
+    linked = {u for link in tl.links for u in (link.old, link.new)}
+    lo = datetime(start.year, start.month, start.day, tzinfo=UTC) if start else None
+    hi = datetime(end.year, end.month, end.day, tzinfo=UTC) + timedelta(days=1) if end else None
+
+    def keep(f: FactRow) -> bool:
+        begin, finish = f.starts_at or now, f.invalid_at or now
+        return (
+            (lo is None or finish >= lo)
+            and (hi is None or begin < hi)
+            and (channels is None or f.channel in channels)
+            and (not only_chains or f.uuid in linked)
+        )
+
+    facts = tuple(f for f in tl.facts if keep(f))
+    kept = {f.uuid for f in facts}
+    return Timeline(tl.selection, facts, tuple(x for x in tl.links if x.old in kept and x.new in kept))
+
+
+def timeline_frame(facts: Sequence[FactRow], now: datetime | None = None) -> pd.DataFrame:
+    """One row per fact: the bar (start, end), its status and everything the hover shows."""
+    now = now or datetime.now(UTC)
+    rows = []
+    for f in facts:
+        start = f.starts_at or now
+        end = f.invalid_at or now
+        if end <= start:  # a fact corrected on the day it began: show a one-day sliver
+            end = start + timedelta(days=1)
+        rows.append(
+            {
+                "uuid": f.uuid,
+                "label": _short(f.fact),
+                "start": start,
+                "end": end,
+                "channel": CHANNEL_LABELS.get(f.channel, f.channel),
+                "status": "superseded" if f.superseded else "current",
+                "fact": f.fact,
+                "relation": f.relation,
+                "between": f"{f.source_name} → {f.target_name}",
+                "valid_at": _day(f.valid_at) if f.valid_at else f"unknown (first source {_day(f.episode_at)})",
+                "invalid_at": _day(f.invalid_at) if f.invalid_at else "still valid",
+                "expired_at": f.expired_at.isoformat(timespec="minutes") if f.expired_at else "—",
+                "citation": f.citation,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def timeline_figure(
+    tl: Timeline, now: datetime | None = None, window: tuple[date | None, date | None] | None = None
+) -> go.Figure:
+    """Bars from valid_at to invalid_at (open-ended ones run to today), coloured by source channel,
+    hatched when superseded, with an arrow from each superseded fact to the fact that replaced it."""
+    frame = timeline_frame(tl.facts, now)
+    if frame.empty:
+        return go.Figure()
+    fig = px.timeline(
+        frame, x_start="start", x_end="end", y="uuid", color="channel", pattern_shape="status",
+        color_discrete_map=CHANNEL_COLOURS, pattern_shape_map={"current": "", "superseded": "/"},
+        category_orders={"channel": list(CHANNEL_COLOURS), "status": ["current", "superseded"]},
+        custom_data=["fact", "relation", "between", "valid_at", "invalid_at", "expired_at", "citation"],
+        labels={"channel": "source", "status": "status"},
+    )  # fmt: skip
+    fig.update_traces(
+        hovertemplate=(
+            "<b>%{customdata[0]}</b><br>%{customdata[1]} · %{customdata[2]}<br>"
+            "valid %{customdata[3]} → %{customdata[4]}<br>expired_at %{customdata[5]}<br>"
+            "<i>%{customdata[6]}</i><extra></extra>"
+        )
+    )
+    by_uuid = frame.set_index("uuid")
+    for link in tl.links:
+        old, new = by_uuid.loc[link.old], by_uuid.loc[link.new]
+        fig.add_annotation(
+            x=new["start"], y=link.new, ax=old["end"], ay=link.old, xref="x", yref="y", axref="x", ayref="y",
+            showarrow=True, arrowhead=3, arrowsize=1.2, arrowwidth=1.5,
+            arrowcolor="#8a5cd1" if link.inferred else "#d9534f", text="",
+        )  # fmt: skip
+    fig.update_yaxes(
+        categoryorder="array", categoryarray=list(frame["uuid"]), autorange="reversed",
+        tickmode="array", tickvals=list(frame["uuid"]), ticktext=list(frame["label"]), title=None,
+    )  # fmt: skip
+    fig.update_xaxes(title=None)
+    if window and window[0] and window[1]:  # bars that began earlier are clipped at the left edge
+        fig.update_xaxes(range=[window[0].isoformat(), (window[1] + timedelta(days=1)).isoformat()])
+    fig.update_layout(
+        height=max(320, 26 * len(frame) + 140),
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+    )
+    return fig
+
+
+def as_of_frames(answer: AsOfAnswer) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(what was true then, how each fact changed since) as tables."""
+    then = pd.DataFrame(
+        [
+            {"fact": f.fact, "relation": f.relation, "valid_at": _day(f.valid_at), "source": f.citation}
+            for f in answer.then
+        ],
+        columns=["fact", "relation", "valid_at", "source"],
+    )
+    diff = pd.DataFrame(
+        [
+            {
+                "change": r.status,
+                "fact": r.fact.fact,
+                "relation": r.fact.relation,
+                "valid_at": _day(r.fact.valid_at),
+                "invalid_at": _day(r.fact.invalid_at),
+                "replaced_by": r.replaced_by.fact if r.replaced_by else "",
+            }
+            for r in answer.diff
+        ],
+        columns=["change", "fact", "relation", "valid_at", "invalid_at", "replaced_by"],
+    )
+    return then, diff
+
+
+def supersession_frame(rows: Sequence[Supersession]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "when": _day(r.at),
+                "relation": r.old.relation,
+                "old_fact": r.old.fact,
+                "new_fact": r.new.fact,
+                "source_channel": CHANNEL_LABELS.get(r.new.channel, r.new.channel),
+                "source": r.new.citation,
+                "link": "inferred" if r.inferred else "recorded",
+                "old_uuid": r.old.uuid,
+                "new_uuid": r.new.uuid,
+            }
+            for r in rows
+        ],
+        columns=[
+            "when",
+            "relation",
+            "old_fact",
+            "new_fact",
+            "source_channel",
+            "source",
+            "link",
+            "old_uuid",
+            "new_uuid",
+        ],
+    )

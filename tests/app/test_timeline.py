@@ -1,0 +1,159 @@
+"""The Timeline page through AppTest: chart, as-of diff, supersession list, admin correct + undo."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pipeline.corrections import list_corrections
+from pipeline.demo.seed import DEAL_FILE, seed_demo
+from pipeline.graph.dump import dump_deal
+from pipeline.lab import Lab
+from pipeline.loading import stable_uuid
+from tests.app.conftest import no_errors
+from tests.conftest import ADMIN_SECRET
+
+PAGE = "app_pages/timeline.py"
+OWN_DEAL = "demo_timeline_app"
+SUPERSEDED = sum(1 for f in json.loads(DEAL_FILE.read_text())["facts"] if f.get("supersedes"))
+
+
+def open_page(app: AppTest) -> AppTest:
+    app.run()
+    app.switch_page(PAGE)
+    app.run()
+    no_errors(app)
+    return app
+
+
+def chart(app: AppTest) -> dict:
+    charts = app.get("plotly_chart")
+    assert len(charts) == 1
+    return json.loads(charts[0].proto.spec)
+
+
+def frame_with(app: AppTest, column: str):  # AppTest does not expose a dataframe's key: find it by column
+    frames = [d.value for d in app.dataframe if column in d.value.columns]
+    assert len(frames) == 1, column
+    return frames[0]
+
+
+def metrics(app: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in app.metric}
+
+
+def test_an_entity_timeline_shows_bars_and_supersession_links(app: AppTest) -> None:
+    open_page(app)
+    assert app.title[0].value == "Timeline"
+    app.text_input(key="timeline.entity_search").input("Halcyon Freight").run()
+    no_errors(app)
+    assert "Halcyon Freight Systems" in app.selectbox(key="timeline.entity").format_func(
+        app.selectbox(key="timeline.entity").value
+    )
+    spec = chart(app)
+    channels = {trace["name"].split(",")[0] for trace in spec["data"]}
+    assert {"document", "Q&A response"} <= channels
+    links = spec["layout"]["annotations"]
+    assert len(links) >= 10 and all(a["showarrow"] for a in links)
+    bars = sum(len(trace["y"]) for trace in spec["data"])
+
+    assert app.toggle(key="timeline.only_chains").value is True  # opens on the chains
+    linked = {a["y"] for a in links} | {a["ay"] for a in links}
+    assert {y for trace in spec["data"] for y in trace["y"]} == linked
+
+    app.toggle(key="timeline.only_chains").set_value(False).run()
+    no_errors(app)
+    every = chart(app)
+    assert len(every["layout"]["annotations"]) == len(links)
+    assert sum(len(trace["y"]) for trace in every["data"]) > bars
+
+    app.multiselect(key="timeline.channels").set_value(["document"]).run()
+    no_errors(app)
+    assert {t["name"].split(",")[0] for t in chart(app)["data"]} == {"document"}
+
+
+def test_as_of_a_date_shows_what_changed_since(app: AppTest) -> None:
+    open_page(app)
+    app.segmented_control(key="timeline.mode").set_value("relation").run()
+    app.selectbox(key="timeline.relation").set_value("HAS_ARR").run()
+    app.date_input(key="timeline.as_of").set_value(date(2026, 1, 15)).run()
+    no_errors(app)
+    shown = metrics(app)
+    assert shown["True on 2026-01-15"] == "1"
+    assert (shown["Superseded since"], shown["New since"], shown["Unchanged"]) == ("1", "1", "0")
+    diff = frame_with(app, "change")
+    assert sorted(diff["change"]) == ["new", "superseded"]
+    row = diff[diff["change"] == "superseded"].iloc[0]
+    assert "$5.0 million" in row["fact"] and "$5.3 million" in row["replaced_by"]
+
+
+def test_the_supersession_list_counts_and_measures(app: AppTest) -> None:
+    open_page(app)
+    table = frame_with(app, "new_fact")
+    assert len(table) == SUPERSEDED >= 34
+    assert set(table["link"]) == {"recorded"}
+    shown = metrics(app)
+    assert int(shown["Superseded"]) == SUPERSEDED
+    assert int(shown["Facts"]) == int(shown["Current"]) + int(shown["Superseded"])
+    assert shown["Chains"] == "34"
+    app.button(key="timeline.measure").click().run()
+    no_errors(app)
+    share = metrics(app)["Superseded share of candidates"]
+    assert share.endswith("%") and 0 < float(share[:-1]) < 100
+    assert any("include_superseded=True" in c.value for c in app.caption)
+
+
+def test_without_the_admin_secret_the_page_is_read_only(app: AppTest) -> None:
+    open_page(app)
+    assert any("Read-only" in i.value for i in app.info)
+    with pytest.raises(KeyError):
+        app.button(key="timeline.fix.submit")
+
+
+@pytest.fixture
+async def own_deal(lab: Lab) -> str:
+    await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, group_id=OWN_DEAL)
+    return OWN_DEAL
+
+
+async def test_admin_corrects_a_fact_and_undoes_it(app: AppTest, lab: Lab, own_deal: str) -> None:
+    before = await dump_deal(lab.backend, own_deal)
+    open_page(app)
+    app.selectbox(key="sidebar.deal").set_value(own_deal).run()
+    app.text_input(key="admin.name").input("Ana")
+    app.text_input(key="admin.secret").input(ADMIN_SECRET).run()
+    no_errors(app)
+    app.segmented_control(key="timeline.mode").set_value("relation").run()
+    app.selectbox(key="timeline.relation").set_value("HAS_CASH").run()
+    cash = stable_uuid(own_deal, "fact", "f216")
+    app.selectbox(key="timeline.fix.fact").set_value(cash)
+    app.text_area(key="timeline.fix.statement").input("Halcyon's cash balance was $1.45 million at March 31, 2026.")
+    app.selectbox(key="timeline.fix.channel").set_value("analyst_chat")
+    app.text_input(key="timeline.fix.author").input("Tom Becker")
+    app.date_input(key="timeline.fix.date").set_value(date(2026, 4, 1))
+    app.button(key="timeline.fix.submit").click().run()
+    no_errors(app)
+    assert any("Corrected" in s.value for s in app.success)
+    records = list_corrections(lab.store, own_deal)
+    assert len(records) == 1 and records[0].old_uuid == cash and records[0].actor == "Ana"
+    assert await dump_deal(lab.backend, own_deal) != before
+    assert "$1.45 million" in " ".join(chart(app)["layout"]["yaxis"]["ticktext"])
+
+    # a refused correction says why and writes nothing
+    app.selectbox(key="timeline.fix.fact").set_value(records[0].new_uuid)
+    app.date_input(key="timeline.fix.date").set_value(date(2026, 3, 1))
+    app.text_area(key="timeline.fix.statement").input("Halcyon's cash was $1.5 million.")
+    app.text_input(key="timeline.fix.author").input("Tom Becker")
+    app.button(key="timeline.fix.submit").click().run()
+    assert any("before the fact became valid" in e.value for e in app.error)
+    assert len(list_corrections(lab.store, own_deal)) == 1
+
+    app.button(key="timeline.undo.submit").click().run()
+    no_errors(app)
+    assert any("Undone" in s.value for s in app.success)
+    assert await dump_deal(lab.backend, own_deal) == before
+    actions = [e.action for e in lab.store.audit_log(own_deal, "fact.")]
+    assert actions[:2] == ["fact.undo_correct", "fact.correct"]
