@@ -74,7 +74,9 @@ def query_form(ns: str, lab: Lab, group_id: str) -> Request | None:
 
 
 def cached_run(ns: str, lab: Lab, request: Request, reranker: str) -> RetrievalRun:
-    """The run for these parameters, retrieved once per session."""
+    """The run for these parameters, retrieved once per session and recorded in the run history."""
+    from dashboard.history_view import remember_run
+
     key = (request.query, request.group_id, request.num_candidates, request.top_k, reranker)
     cache: dict = st.session_state.setdefault(f"{ns}.runs", {})
     if key not in cache:
@@ -83,4 +85,5 @@ def cached_run(ns: str, lab: Lab, request: Request, reranker: str) -> RetrievalR
         cache[key] = run(
             retrieve(lab, request.query, request.group_id, request.num_candidates, request.top_k, reranker)
         )
+        remember_run(lab, cache[key], "dashboard")
     return cache[key]

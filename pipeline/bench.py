@@ -22,6 +22,7 @@ from pipeline.rerankers.base import LabReranker, RerankOutcome
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import hybrid_config
 from pipeline.retrieval.retrieve import retrieve
+from pipeline.store.runs import save_run
 from pipeline.timing import StageTimer
 
 DEFAULT_DEPTHS = (10, 25, 50, 100)
@@ -56,7 +57,9 @@ async def bench(
     top_k: int = 10,
     reranker: str = "local",
     limit_queries: int | None = None,
+    record: bool = True,
 ) -> list[BenchRow]:
+    """Per-stage percentiles per depth; each timed run is also recorded in the run history (source "bench")."""
     await lab.deal(group_id)
     query_set = load_query_set(lab.settings.resolved_data_dir, group_id)
     if query_set is None:
@@ -74,6 +77,8 @@ async def bench(
         first_stage: list[float] = []
         for text in queries:
             run = await retrieve(lab, text, group_id, depth, min(top_k, depth), reranker)
+            if record:
+                save_run(lab.store, run, "bench")
             for name, ms in run.timings.stages_ms.items():
                 stages.setdefault(name, []).append(ms)
             first_stage.append(run.timings.stages_ms["embed_query"] + run.timings.stages_ms["hybrid_search"])

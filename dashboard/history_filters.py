@@ -1,0 +1,39 @@
+"""The run filters the Latency and History pages share: deal, reranker, source, date range (and text)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import streamlit as st
+
+from pipeline.store.db import Store
+from pipeline.store.runs import RunFilter, filter_choices
+
+ALL_DEALS = "(all deals)"
+
+
+def run_filter_controls(ns: str, store: Store, sidebar_deal: str | None, text_search: bool = False) -> RunFilter:
+    """Draw the filters under namespace `ns`; the deal starts on the sidebar's deal when it has runs."""
+    choices = filter_choices(store)
+    deals = [ALL_DEALS, *choices.group_ids]
+    if f"{ns}.deal" not in st.session_state:
+        st.session_state[f"{ns}.deal"] = sidebar_deal if sidebar_deal in choices.group_ids else ALL_DEALS
+    elif st.session_state[f"{ns}.deal"] not in deals:
+        st.session_state[f"{ns}.deal"] = ALL_DEALS
+    cols = st.columns([2, 3, 2, 3] + ([3] if text_search else []))
+    deal = cols[0].selectbox("Deal", deals, key=f"{ns}.deal")
+    rerankers = cols[1].multiselect("Reranker", list(choices.rerankers), key=f"{ns}.rerankers", placeholder="all")
+    sources = cols[2].multiselect("Source", list(choices.sources), key=f"{ns}.sources", placeholder="all")
+    today = datetime.now(UTC).date()  # runs recorded later in this session are "today": keep them in range
+    first, last = choices.first_day or today, max(choices.last_day or today, today)
+    picked = cols[3].date_input("Date range (UTC)", value=(first, last), key=f"{ns}.dates", format="YYYY-MM-DD")
+    dates = tuple(picked) if isinstance(picked, list | tuple) else (picked,)
+    text = cols[4].text_input("Query contains", key=f"{ns}.text", max_chars=200) if text_search else ""
+    return RunFilter(
+        group_id=None if deal == ALL_DEALS else deal,
+        rerankers=tuple(rerankers),
+        sources=tuple(sources),
+        text=text,
+        since=dates[0] if dates else None,
+        until=dates[1] if len(dates) > 1 else None,
+    )

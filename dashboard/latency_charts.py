@@ -1,0 +1,152 @@
+"""Plotly figures of stored runs' latencies (pure functions of pipeline.latency aggregates).
+
+Every figure is built from aggregates (percentiles per N or per time bucket, histogram counts), never
+from one trace point per run, so 10,000 runs cost the browser no more than 100. Budgets
+(`BUDGETS_MS`) are drawn as dashed red lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from pipeline.latency import (
+    BUDGETED_STAGES,
+    SEQUENTIAL_STAGES,
+    TimingTable,
+    by_candidates,
+    histogram,
+    histogram_upper,
+    over_time,
+)
+from pipeline.retrieval.records import BUDGETS_MS
+
+STAGE_COLOURS = {"embed_query": "#8c9bb5", "hybrid_search": "#2f6fde", "rerank": "#e8912d", "citations": "#2e9e5b"}
+P50, P95 = "#2f6fde", "#e8912d"
+BUDGET = "#d9534f"
+TITLES = {"hybrid_search": "Hybrid search", "rerank": "Rerank", "total": "End to end"}
+
+
+def _layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
+    fig.update_layout(
+        title=title, height=height, margin={"l": 10, "r": 10, "t": 70, "b": 10}, bargap=0.05,
+        legend={"orientation": "h", "yanchor": "bottom", "y": -0.3, "x": 0},
+    )  # fmt: skip
+    return fig
+
+
+def stacked_stages(medians: Mapping[str, Mapping[str, float]]) -> go.Figure:
+    """One horizontal bar per reranker: the median of each stage in pipeline order, stacked; ◆ the median
+    end to end. The end-to-end budget is a line when the bars come near it, a note in the title otherwise."""
+    names = list(medians)
+    fig = go.Figure()
+    for stage in SEQUENTIAL_STAGES:
+        fig.add_trace(
+            go.Bar(
+                name=stage, y=names, x=[medians[name][stage] for name in names], orientation="h",
+                marker_color=STAGE_COLOURS[stage], hovertemplate="%{y}<br>" + stage + " p50 %{x:.0f} ms<extra></extra>",
+            )
+        )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            name="end to end (p50)", y=names, x=[medians[name]["total"] for name in names], mode="markers",
+            marker={"symbol": "diamond", "size": 12, "color": "#1f2937"},
+            hovertemplate="%{y}<br>end to end p50 %{x:.0f} ms<extra></extra>",
+        )
+    )  # fmt: skip
+    budget = BUDGETS_MS["total"]
+    title = "Median per stage, by reranker"
+    if max((m["total"] for m in medians.values()), default=0.0) >= budget / 4:
+        fig.add_vline(
+            x=budget, line_dash="dash", line_color=BUDGET, annotation_text=f"budget {budget:.0f} ms",
+            annotation_position="top left",
+        )  # fmt: skip
+    else:  # a line far beyond the bars would flatten them; say how far below it they are instead
+        title += f"<br><sup>all far below the end-to-end budget ({budget:,.0f} ms)</sup>"
+    fig.update_layout(barmode="stack", xaxis_title="ms (median of each stage)", yaxis={"autorange": "reversed"})
+    _layout(fig, title, height=260 + 50 * max(len(names), 3))
+    fig.update_layout(legend={"y": -0.3, "yanchor": "top"}, margin={"b": 120})
+    return fig
+
+
+def _three_panels(title: str, x_title: str, y_title: str, shared_y: bool = False) -> go.Figure:
+    fig = make_subplots(
+        rows=1, cols=len(BUDGETED_STAGES), subplot_titles=[TITLES[s] for s in BUDGETED_STAGES],
+        horizontal_spacing=0.06, shared_yaxes=shared_y,
+    )  # fmt: skip
+    fig.update_xaxes(title_text=x_title)
+    fig.update_yaxes(title_text=y_title, col=1)
+    return _layout(fig, title)
+
+
+def _budget(fig: go.Figure, stage: str, col: int, vertical: bool) -> None:
+    budget = BUDGETS_MS[stage]
+    line = {"line_dash": "dash", "line_color": BUDGET, "row": 1, "col": col}
+    text = f"budget {budget:.0f} ms"
+    if vertical:
+        fig.add_vline(x=budget, annotation_text=text, annotation_position="top left", **line)
+    else:
+        fig.add_hline(y=budget, annotation_text=text, annotation_position="top left", **line)
+
+
+def histograms(table: TimingTable, bins: int = 40) -> go.Figure:
+    """Latency histograms of the three budgeted stages, the budget as a vertical line."""
+    fig = _three_panels("Latency histograms", "ms", "runs")
+    for col, stage in enumerate(BUDGETED_STAGES, start=1):
+        values = table.stage(stage)
+        hist = histogram(values, bins, histogram_upper(values, BUDGETS_MS[stage]))
+        if hist.counts.size:
+            edges = hist.edges
+            fig.add_trace(
+                go.Bar(
+                    x=(edges[:-1] + edges[1:]) / 2, y=hist.counts, width=np.diff(edges), marker_color=P50,
+                    name=stage, showlegend=False,
+                    customdata=np.stack([edges[:-1], edges[1:]], axis=1),
+                    hovertemplate="%{customdata[0]:.0f}–%{customdata[1]:.0f} ms: %{y} runs<extra></extra>",
+                ),
+                row=1, col=col,
+            )  # fmt: skip
+            if hist.beyond:
+                axis = "" if col == 1 else str(col)
+                fig.add_annotation(
+                    text=f"+{hist.beyond} slower than {edges[-1]:,.0f} ms", showarrow=False,
+                    xref=f"x{axis} domain", yref=f"y{axis} domain", x=1, y=0.9, xanchor="right",
+                    font={"color": BUDGET},
+                )  # fmt: skip
+        _budget(fig, stage, col, vertical=True)
+    return fig
+
+
+def _percentile_lines(fig: go.Figure, x: np.ndarray, p50: np.ndarray, p95: np.ndarray, col: int) -> None:
+    for name, values, colour in (("p50", p50, P50), ("p95", p95, P95)):
+        fig.add_trace(
+            go.Scatter(
+                x=x, y=values, mode="lines+markers", name=name, line={"color": colour}, legendgroup=name,
+                showlegend=col == 1, hovertemplate=name + " %{y:.0f} ms<extra></extra>",
+            ),
+            row=1, col=col,
+        )  # fmt: skip
+
+
+def latency_by_candidates(table: TimingTable) -> go.Figure:
+    """p50 / p95 against N, one panel per budgeted stage, the budget as a horizontal line."""
+    fig = _three_panels("Latency against N (candidates)", "N", "ms")
+    for col, stage in enumerate(BUDGETED_STAGES, start=1):
+        series = by_candidates(table, stage)
+        _percentile_lines(fig, series.x, series.p50, series.p95, col)
+        _budget(fig, stage, col, vertical=False)
+    return fig
+
+
+def latency_over_time(table: TimingTable) -> go.Figure:
+    """p50 / p95 per time bucket (1 min ... 1 week, whichever gives at most 60 buckets)."""
+    fig = _three_panels("Latency over time", "", "ms")
+    for col, stage in enumerate(BUDGETED_STAGES, start=1):
+        series = over_time(table, stage)
+        when = (series.x * 1000).astype("datetime64[ms]")
+        _percentile_lines(fig, when, series.p50, series.p95, col)
+        _budget(fig, stage, col, vertical=False)
+    return fig

@@ -1,0 +1,104 @@
+"""The Latency & cost page body: percentiles per stage, cost per reranker, and the latency charts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboard import latency_charts
+from pipeline.latency import (
+    StagePercentiles,
+    TimingTable,
+    load_costs,
+    load_timings,
+    median_stages_by_reranker,
+    reranker_rows,
+    stage_percentiles,
+)
+from pipeline.settings import Settings
+from pipeline.store.db import Store
+from pipeline.store.runs import RunFilter
+
+
+@dataclass(frozen=True)
+class LatencyData:
+    """Everything the page shows, computed once per rerun (no Streamlit in here: the benchmark times it)."""
+
+    table: TimingTable
+    stages: list[StagePercentiles]
+    rerankers: list[dict[str, object]]
+    figures: dict[str, go.Figure]
+
+
+def latency_data(store: Store, settings: Settings, flt: RunFilter) -> LatencyData:
+    """Load the filtered runs' timings and costs, aggregate them and build the figures."""
+    table = load_timings(store, flt)
+    figures = {}
+    if len(table):
+        figures = {
+            "stacked": latency_charts.stacked_stages(median_stages_by_reranker(table)),
+            "histograms": latency_charts.histograms(table),
+            "by_n": latency_charts.latency_by_candidates(table),
+            "over_time": latency_charts.latency_over_time(table),
+        }
+    costs = load_costs(store, settings.rerank_prices_per_mtok, flt)
+    return LatencyData(table, stage_percentiles(table), reranker_rows(table, costs), figures)
+
+
+MS = st.column_config.NumberColumn(format="%.1f", width="small")
+
+
+def render_latency(data: LatencyData) -> None:
+    table = data.table
+    total = next(s for s in data.stages if s.stage == "total")
+    over_any = np.zeros(len(table), dtype=bool)
+    for s in data.stages:
+        if s.budget_ms is not None:
+            over_any |= np.nan_to_num(table.stage(s.stage)) > s.budget_ms
+    metrics = st.columns(5)
+    metrics[0].metric("Runs", f"{len(table):,}")
+    metrics[1].metric("End to end p50", f"{total.p50:,.0f} ms")
+    metrics[2].metric("End to end p95", f"{total.p95:,.0f} ms")
+    metrics[3].metric("End to end p99", f"{total.p99:,.0f} ms")
+    metrics[4].metric("Runs over a budget", f"{over_any.mean():.1%}")
+
+    st.subheader("Per-stage percentiles")
+    st.caption("bm25, cosine and bfs run concurrently inside hybrid_search; fusion merges them.")
+    st.dataframe(
+        pd.DataFrame([s.as_row() for s in data.stages]), key="latency.percentiles", hide_index=True,
+        column_config={
+            **{c: MS for c in ("p50 ms", "p95 ms", "p99 ms", "mean ms")},
+            "budget": st.column_config.TextColumn(help="the stage's budget, and the share of runs over it"),
+        },
+    )  # fmt: skip
+
+    st.subheader("Latency and cost per reranker")
+    st.caption(
+        "Voyage tokens at the prices in the settings (`rerank_prices_per_mtok`, dollars per million tokens); "
+        "the local re-scorer and no reranking cost $0."
+    )
+    st.dataframe(
+        pd.DataFrame(data.rerankers), key="latency.costs", hide_index=True,
+        column_config={
+            **{c: st.column_config.NumberColumn(format="%.1f ms") for c in ("p50 total", "p95 total", "p50 rerank",
+                                                                              "p95 rerank")},
+            "runs": st.column_config.NumberColumn(width="small"),
+            "tokens/query": st.column_config.NumberColumn(format="%.0f", width="small"),
+            "$ / M tokens": st.column_config.NumberColumn(format="$%.3f", width="small"),
+            "$ / query": st.column_config.NumberColumn(format="$%.6f", width="small"),
+            "$ / 1k queries": st.column_config.NumberColumn(format="$%.4f", width="small"),
+            "fallbacks": st.column_config.NumberColumn(width="small"),
+        },
+    )  # fmt: skip
+    unpriced = [r["reranker"] for r in data.rerankers if r["$ / M tokens"] is None]
+    if unpriced:
+        st.caption(f":orange[No price set for {', '.join(map(str, unpriced))}]: add it to `rerank_prices_per_mtok`.")
+
+    st.plotly_chart(data.figures["stacked"], key="latency.stacked")
+    st.plotly_chart(data.figures["histograms"], key="latency.histograms")
+    st.plotly_chart(data.figures["by_n"], key="latency.by_n")
+    st.plotly_chart(data.figures["over_time"], key="latency.over_time")

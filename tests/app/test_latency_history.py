@@ -1,0 +1,119 @@
+"""Latency & cost and History pages through AppTest, on runs recorded from real retrievals."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pipeline.lab import Lab
+from pipeline.retrieval.retrieve import retrieve
+from pipeline.store.runs import RunFilter, compare_runs, count_runs, list_runs, load_run, save_run
+from tests.app.conftest import no_errors
+
+QUERY = "What is Halcyon's annual recurring revenue? (history page test)"
+
+
+@pytest.fixture(scope="module")
+async def recorded(lab: Lab, demo: str) -> list[int]:
+    """Three runs on the demo deal, with different N and rerankers."""
+    ids = []
+    for n, k, reranker in ((25, 5, "local"), (10, 5, "none"), (50, 10, "local")):
+        run = await retrieve(lab, f"{QUERY} N={n}", demo, n, k, reranker)
+        ids.append(save_run(lab.store, run, "cli"))
+    return ids
+
+
+def open_page(app: AppTest, page: str) -> AppTest:
+    app.run()
+    app.switch_page(page)
+    app.run()
+    no_errors(app)
+    return app
+
+
+def metric(app: AppTest, label: str) -> str:
+    return next(m.value for m in app.metric if m.label == label)
+
+
+def test_latency_page_shows_percentiles_costs_and_charts(app: AppTest, lab: Lab, recorded: list[int]) -> None:
+    open_page(app, "app_pages/latency.py")
+    assert app.title[0].value == "Latency & cost"
+    assert app.selectbox(key="latency.deal").value == "demo"  # the sidebar's deal
+    demo_runs = count_runs(lab.store, RunFilter(group_id="demo"))
+    assert metric(app, "Runs") == f"{demo_runs:,}"
+    assert len(app.get("plotly_chart")) == 4
+    percentiles = app.dataframe[0].value
+    assert {"embed_query", "hybrid_search", "rerank", "citations", "total"} <= set(percentiles["stage"])
+    total = percentiles.set_index("stage").loc["total"]
+    assert total["runs"] == demo_runs and 0 < total["p50 ms"] <= total["p95 ms"] <= total["p99 ms"]
+    assert total["budget"].startswith("3000 ms · ") and total["budget"].endswith("% over")
+    costs = app.dataframe[1].value.set_index("reranker")
+    assert costs.loc["local", "$ / 1k queries"] == 0.0 and costs.loc["none", "$ / query"] == 0.0
+
+    app.multiselect(key="latency.rerankers").set_value(["none"]).run()
+    no_errors(app)
+    only_none = count_runs(lab.store, RunFilter(group_id="demo", rerankers=("none",)))
+    assert metric(app, "Runs") == f"{only_none:,}"
+    assert list(app.dataframe[1].value["reranker"]) == ["none"]
+    assert "rerank" not in set(app.dataframe[0].value["stage"])  # no run in the selection reranked
+
+
+def test_history_lists_opens_and_compares_runs(app: AppTest, lab: Lab, recorded: list[int]) -> None:
+    open_page(app, "app_pages/history.py")
+    assert app.title[0].value == "History"
+    table = app.dataframe[0].value
+    assert set(recorded) <= set(table["run"])
+    assert table["run"].is_monotonic_decreasing  # newest first
+
+    first, second = recorded[0], recorded[2]
+    app.selectbox(key="history.open").set_value(first).run()
+    no_errors(app)
+    stored = load_run(lab.store, first)
+    assert app.subheader[0].value == f"Run #{first}: {stored.run.query}"
+    assert metric(app, "N / k") == "25 / 5"
+    ranks = [m.value for m in app.markdown if m.value.startswith("**#")]
+    assert ranks == [f"**#{i}**" for i in range(1, 6)]
+    facts = {m.value for m in app.markdown}
+    assert all(r.ranked.candidate.fact in facts for r in stored.run.results)  # shown again, not re-run
+    citations = " ".join(c.value for c in app.caption)
+    assert stored.run.results[0].citations[0].document_name in citations
+
+    app.selectbox(key="history.compare").set_value(second).run()
+    no_errors(app)
+    assert app.subheader[0].value == f"Run #{first} (A) against run #{second} (B)"
+    expected = compare_runs(stored.run, load_run(lab.store, second).run)
+    assert metric(app, "Shared results") == f"{expected.shared} / 10"
+    params = app.dataframe[1].value.set_index("parameter")
+    assert params.loc["N (candidates)", "run A"] == "25" and params.loc["N (candidates)", "run B"] == "50"
+    assert bool(params.loc["N (candidates)", "differs"]) and not bool(params.loc["deal", "differs"])
+    rank_table = app.dataframe[2].value
+    assert len(rank_table) == len(expected.ranks)
+    assert list(rank_table["rank in A"].dropna().astype(int)) == [1, 2, 3, 4, 5]  # A's top 5 first, in order
+
+    app.text_input(key="history.text").input("no run has this text").run()
+    no_errors(app)
+    assert any("No run matches" in i.value for i in app.info)
+
+
+def test_a_compare_page_query_is_recorded_and_shows_in_history(app: AppTest, lab: Lab) -> None:
+    query = "Who are Halcyon's largest customers? (recorded from the dashboard)"
+    open_page(app, "app_pages/compare.py")
+    app.text_input(key="compare.q").input(query).run()
+    no_errors(app)
+    overlap = metric(app, "Overlap of the two top-k")
+    recorded = list_runs(lab.store, RunFilter(text=query, sources=("dashboard",)))
+    assert sorted(r.reranker for r in recorded) == ["local", "none"]
+    app.slider(key="compare.k").set_value(3).run()  # new parameters: two more runs; a rerun alone adds none
+    app.run()
+    assert len(list_runs(lab.store, RunFilter(text=query, sources=("dashboard",)))) == 4
+
+    app.switch_page("app_pages/history.py")
+    app.run()
+    app.text_input(key="history.text").input(query).run()
+    assert len(app.dataframe[0].value) == 4
+    baseline, reranked = recorded[1], recorded[0]  # newest first: the reranked run was recorded last
+    assert (baseline.reranker, reranked.reranker) == ("none", "local")
+    app.selectbox(key="history.open").set_value(baseline.id).run()
+    app.selectbox(key="history.compare").set_value(reranked.id).run()
+    no_errors(app)
+    assert metric(app, "Shared results") == overlap  # the same overlap the Compare page showed

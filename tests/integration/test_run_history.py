@@ -1,0 +1,56 @@
+"""Runs recorded from real retrievals on the demo deal: from the pipeline, the CLI and the bench."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.bench import bench
+from pipeline.cli import main
+from pipeline.lab import Lab
+from pipeline.latency import load_timings, stage_percentiles
+from pipeline.retrieval.retrieve import retrieve
+from pipeline.store.db import Store
+from pipeline.store.runs import RunFilter, list_runs, load_run, save_run
+
+
+async def test_a_real_run_comes_back_exactly_after_a_reopen(lab: Lab, demo: str) -> None:
+    run = await retrieve(lab, "What was Halcyon's FY2025 revenue?", demo, 25, 5, "local")
+    assert run.results and run.results[0].citations  # something worth keeping
+    run_id = save_run(lab.store, run, "dashboard")
+
+    stored = load_run(Store(lab.store.path), run_id)  # a fresh Store and connection on the same file
+    assert stored.run == run
+    assert json.dumps(stored.run.to_dict(), default=str) == json.dumps(run.to_dict(), default=str)
+    assert stored.summary.source == "dashboard" and stored.summary.result_count == 5
+    rows = lab.store.query("SELECT uuid, score FROM run_results WHERE run_id = ? ORDER BY rank", (run_id,))
+    assert [(r["uuid"], r["score"]) for r in rows] == [(r.uuid, r.ranked.score) for r in run.results]
+    stages = {r["stage"]: r["ms"] for r in lab.store.query("SELECT * FROM run_stages WHERE run_id = ?", (run_id,))}
+    assert stages == run.timings.stages_ms
+
+
+def test_cli_query_records_its_run(demo: str, capsys: pytest.CaptureFixture[str]) -> None:
+    query = "Who is Halcyon's CFO? (cli history test)"
+    assert main(["query", query, "--group", demo, "--candidates", "10", "--top-k", "3", "--json"]) == 0
+    out, err = capsys.readouterr()
+    printed = json.loads(out)
+    assert "recorded as run #" in err
+    run_id = int(err.split("recorded as run #")[1].split()[0])
+    from pipeline.settings import get_settings
+    from pipeline.store.db import open_store
+
+    stored = load_run(open_store(get_settings().resolved_data_dir), run_id)
+    assert (stored.summary.source, stored.run.query) == ("cli", query)
+    assert [r.uuid for r in stored.run.results] == [r["uuid"] for r in printed["results"]]
+
+
+async def test_bench_writes_its_runs_to_the_store(lab: Lab, demo: str) -> None:
+    before = {r.id for r in list_runs(lab.store, RunFilter(sources=("bench",)))}
+    rows = await bench(lab, demo, depths=(5, 10), top_k=3, reranker="none", limit_queries=2)
+    new = [r for r in list_runs(lab.store, RunFilter(sources=("bench",))) if r.id not in before]
+    assert len(new) == 4 == sum(row.queries for row in rows)  # 2 queries x 2 depths; the warm-up is not kept
+    assert sorted(r.num_candidates for r in new) == [5, 5, 10, 10]
+    table = load_timings(lab.store, RunFilter(sources=("bench",)))
+    total = next(s for s in stage_percentiles(table) if s.stage == "total")
+    assert total.runs >= 4 and 0 < total.p50 <= total.p95 <= total.p99
