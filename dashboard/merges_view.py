@@ -1,0 +1,328 @@
+"""The Entity merges page: recorded merges, candidate duplicates, precision/recall, admin actions.
+
+Everything is computed by pipeline/merges.py; this module only lays it out. Admin actions run on a
+button click, leave a one-line message in session state, and rerun the page so every table is fresh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.admin import read_only_notice
+from dashboard.merges_charts import precision_recall_chart
+from dashboard.runtime import run
+from pipeline.errors import RetrievalLabError
+from pipeline.lab import Lab
+from pipeline.merges import (
+    DEFAULT_THRESHOLD,
+    W_COSINE,
+    W_SHINGLE,
+    CandidateReport,
+    EntityRef,
+    MergeView,
+    find_candidates,
+    labelled_evaluation,
+    list_entities,
+    list_merges,
+    merge_entities,
+    reject_pair,
+    rejected_pairs,
+    score_entities,
+    undo_merge,
+    undone_merges,
+)
+
+NS = "merges"
+FLASH = f"{NS}.flash"
+THRESHOLD = f"{NS}.threshold"
+
+
+def render_merges_page(lab: Lab, group_id: str, actor: str | None) -> None:
+    merges = run(list_merges(lab, group_id))
+    report = run(find_candidates(lab, group_id))
+    render_recorded(lab, group_id, merges)
+    threshold = render_candidates(lab, group_id, report)
+    render_precision_recall(lab, group_id, threshold)
+    render_admin(lab, group_id, actor, merges, report)
+
+
+# --- recorded merges ---------------------------------------------------------------------------------
+
+
+def merges_frame(views: list[MergeView]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "canonical": v.record.canonical_name,
+                "alias": v.record.alias_name,
+                "method": v.record.method,
+                "score": v.record.score,
+                "merged_at": v.record.merged_at,
+                "merged_by": v.record.merged_by,
+                "facts_brought": len({f.uuid for f in v.facts}),
+                "uuid": v.record.uuid,
+            }
+            for v in views
+        ],
+        columns=["canonical", "alias", "method", "score", "merged_at", "merged_by", "facts_brought", "uuid"],
+    )
+
+
+def brought_frame(views: list[MergeView]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"alias": v.record.alias_name, "canonical": v.record.canonical_name, "relation": f.relation,
+             "fact": f.fact, "alias was": f.side, "other end": f.other, "current": f.current}
+            for v in views
+            for f in v.facts
+        ],
+        columns=["alias", "canonical", "relation", "fact", "alias was", "other end", "current"],
+    )  # fmt: skip
+
+
+def render_recorded(lab: Lab, group_id: str, all_merges: list[MergeView]) -> None:
+    st.subheader("Recorded merges")
+    search = st.text_input(
+        "Search merges", key=f"{NS}.search", placeholder="entity name, method, who, or words of a fact"
+    )
+    views = [v for v in all_merges if v.matches(search)]
+    canonicals = len({v.record.canonical_uuid for v in all_merges})
+    st.caption(
+        f"{len(all_merges)} merges into {canonicals} canonical entities"
+        + (f" · {len(views)} match “{search.strip()}”" if search.strip() else "")
+        + ". A merged alias keeps its node and name; its facts now hang on the canonical entity."
+    )
+    st.dataframe(
+        merges_frame(views), key=f"{NS}.table", hide_index=True,
+        column_config={"score": st.column_config.NumberColumn(format="%.2f"), "uuid": None},
+    )  # fmt: skip
+    st.markdown("**Facts each alias brought** (now on the canonical entity; undo puts them back)")
+    st.dataframe(
+        brought_frame(views), key=f"{NS}.brought", hide_index=True,
+        column_config={"fact": st.column_config.TextColumn(width="large")},
+    )  # fmt: skip
+    undone = undone_merges(lab, group_id)
+    if undone:
+        with st.expander(f"Undone merges ({len(undone)})"):
+            st.dataframe(
+                pd.DataFrame(undone)[["canonical_name", "alias_name", "method", "score", "merged_by", "undone_by",
+                                      "undone_at"]],
+                key=f"{NS}.undone", hide_index=True,
+            )  # fmt: skip
+
+
+# --- candidates ----------------------------------------------------------------------------------------
+
+
+CANDIDATE_COLUMNS = ["canonical (suggested)", "alias", "score", "auto_merge", "name_match", "shingle_jaccard",
+                     "name_cosine"]  # fmt: skip
+
+
+def candidates_frame(report: CandidateReport, threshold: float) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "canonical (suggested)": c.canonical.name,
+                "alias": c.alias.name,
+                "score": c.score,
+                "auto_merge": c.auto_merges_at(threshold),
+                "name_match": c.signals.name_match,
+                "shingle_jaccard": c.signals.shingle,
+                "name_cosine": c.signals.cosine,
+            }
+            for c in report.candidates
+        ],
+        columns=CANDIDATE_COLUMNS,
+    )
+
+
+def render_candidates(lab: Lab, group_id: str, report: CandidateReport) -> float:
+    st.subheader("Candidate duplicates")
+    st.caption(
+        "Pairs that look like the same entity. Signals: **name match** (graphiti's exact normalised name = 1.0; "
+        "same name without punctuation, spaces and legal forms like Inc/LLC = 0.9), **shingle Jaccard** "
+        "(graphiti's 3-character shingles), **name cosine** (stored `name_embedding`). "
+        f"**score = max(name match, {W_SHINGLE} × shingle + {W_COSINE} × cosine)**. "
+        "Already-merged aliases and rejected pairs are left out."
+    )
+    threshold = st.slider(
+        "Auto-merge threshold", 0.5, 1.0, DEFAULT_THRESHOLD, step=0.01, key=THRESHOLD,
+        help="Pairs scoring at or above it would be merged automatically.",
+    )  # fmt: skip
+    frame = candidates_frame(report, threshold)
+    left, mid, right = st.columns(3)
+    left.metric(f"Would auto-merge at {threshold:.2f}", f"{int(frame['auto_merge'].sum())} / {len(frame)}")
+    mid.metric("Pairs scored", f"{report.pairs_scored:,}")
+    right.metric("Rejected pairs hidden", report.rejected_hidden)
+    st.dataframe(
+        frame, key=f"{NS}.candidates", hide_index=True,
+        column_config={
+            "canonical (suggested)": st.column_config.TextColumn(width="medium"),
+            "alias": st.column_config.TextColumn(width="medium"),
+            "score": st.column_config.ProgressColumn("score", min_value=0, max_value=1, format="%.3f", width="small"),
+            "name_match": st.column_config.NumberColumn(format="%.1f"),
+            "shingle_jaccard": st.column_config.NumberColumn(format="%.3f"),
+            "name_cosine": st.column_config.NumberColumn(format="%.3f"),
+            "auto_merge": st.column_config.CheckboxColumn(f"auto-merge at {threshold:.2f}"),
+        },
+    )  # fmt: skip
+    how = "blocked pairs (same core name, shared MinHash band, nearest names)" if report.blocked else "all pairs"
+    st.caption(
+        f"{report.scanned} of {report.entities} entities scanned ({report.aliases_left_out} merged aliases left out), "
+        f"{how}; listed when score ≥ 0.5."
+        + (" Big deal: only the first entities were scanned." if report.capped else "")
+    )
+    rejected = rejected_pairs(lab, group_id)
+    if rejected:
+        with st.expander(f"Rejected pairs ({len(rejected)}): never suggested again"):
+            st.dataframe(
+                pd.DataFrame([{"entity": r.name_a, "other": r.name_b, "score": r.score, "rejected_by": r.rejected_by,
+                               "rejected_at": r.rejected_at} for r in rejected]),
+                key=f"{NS}.rejected", hide_index=True,
+            )  # fmt: skip
+    return threshold
+
+
+def render_precision_recall(lab: Lab, group_id: str, threshold: float) -> None:
+    st.subheader("Precision and recall on the labelled pairs")
+    evaluation = run(labelled_evaluation(lab, group_id))
+    if evaluation is None:
+        st.info("This deal has no labelled entity pairs (only deals built from the demo data do).")
+        return
+    positives = sum(p.same for p in evaluation.pairs)
+    st.caption(
+        f"{len(evaluation.pairs)} labelled pairs ({positives} true duplicates, the demo's recorded merges among them, "
+        "scored from their names). Auto-merge = score ≥ threshold."
+    )
+    shown = [("default", DEFAULT_THRESHOLD)]
+    if abs(threshold - DEFAULT_THRESHOLD) > 1e-9:
+        shown.append(("slider", threshold))
+    cols = iter(st.columns(3 * len(shown)))
+    for label, t in shown:
+        point = evaluation.at(t)
+        next(cols).metric(f"Precision at {t:.2f} ({label})", _pct(point.precision))
+        next(cols).metric(f"Recall at {t:.2f} ({label})", _pct(point.recall))
+        next(cols).metric(
+            f"Wrong merges at {t:.2f}", point.false_positives,
+            help=f"Of the pairs that would auto-merge, those labelled different ({point.true_positives} right).",
+        )  # fmt: skip
+    st.plotly_chart(precision_recall_chart(evaluation.points, threshold, DEFAULT_THRESHOLD), key=f"{NS}.pr")
+    with st.expander("Labelled pairs and their signals"):
+        st.dataframe(
+            pd.DataFrame([{"a": p.name_a, "b": p.name_b, "same": p.same, "merged in demo": p.merged,
+                           "name_match": p.signals.name_match, "shingle_jaccard": p.signals.shingle,
+                           "name_cosine": p.signals.cosine, "score": p.signals.score,
+                           f"auto-merge at {threshold:.2f}": p.signals.score >= threshold}
+                          for p in sorted(evaluation.pairs, key=lambda p: -p.signals.score)]),
+            key=f"{NS}.labelled", hide_index=True,
+        )  # fmt: skip
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0%}"
+
+
+# --- admin actions -------------------------------------------------------------------------------------
+
+
+def _flash(kind: str, text: str) -> None:
+    st.session_state[FLASH] = (kind, text)
+
+
+def _act(action: Callable[[], str]) -> None:
+    try:
+        _flash("success", action())
+    except RetrievalLabError as exc:
+        _flash("error", str(exc))
+    st.rerun()
+
+
+def _pick_pair(options: dict[str, tuple[str, str]]) -> None:
+    picked = st.session_state.get(f"{NS}.pair")
+    if picked in options:
+        st.session_state[f"{NS}.canonical"], st.session_state[f"{NS}.alias"] = options[picked]
+
+
+def _keep_valid(key: str, options: list[Any]) -> None:
+    if key in st.session_state and st.session_state[key] not in options:
+        del st.session_state[key]
+
+
+def render_admin(lab: Lab, group_id: str, actor: str | None, merges: list[MergeView], report: CandidateReport) -> None:
+    st.subheader("Merge, reject, undo")
+    if actor is None:
+        read_only_notice()
+        return
+    flash = st.session_state.pop(FLASH, None)
+    if flash:
+        (st.success if flash[0] == "success" else st.error)(flash[1])
+
+    aliases = {v.record.alias_uuid for v in merges}
+    entities: dict[str, EntityRef] = {e.uuid: e for e in run(list_entities(lab, group_id)) if e.uuid not in aliases}
+    uuids = list(entities)
+    pairs = {f"{c.canonical.name} ← {c.alias.name} ({c.score:.2f})": (c.canonical.uuid, c.alias.uuid)
+             for c in report.candidates}  # fmt: skip
+    for key, options in ((f"{NS}.canonical", uuids), (f"{NS}.alias", uuids), (f"{NS}.pair", [None, *pairs])):
+        _keep_valid(key, options)
+
+    def name(u: str) -> str:
+        e = entities[u]
+        return f"{e.name} ({e.facts} facts)"
+
+    st.markdown("**Merge an alias into a canonical entity, or reject a pair**")
+    st.selectbox(
+        "Start from a candidate pair", [None, *pairs], key=f"{NS}.pair", on_change=_pick_pair, args=(pairs,),
+        format_func=lambda p: "Pick a candidate, or choose the two entities below…" if p is None else p,
+    )  # fmt: skip
+    left, right = st.columns(2)
+    canonical = left.selectbox("Canonical entity (kept)", uuids, key=f"{NS}.canonical", format_func=name, index=None)
+    alias = right.selectbox("Alias (merged into it)", uuids, key=f"{NS}.alias", format_func=name, index=None)
+    if canonical and alias and canonical != alias:
+        s = run(score_entities(lab, group_id, alias, canonical))
+        cos = "n/a" if s.cosine is None else f"{s.cosine:.3f}"
+        st.caption(
+            f"Score **{s.score:.3f}** (name match {s.name_match:.1f} · shingle {s.shingle:.3f} · cosine {cos}). "
+            f"Merging moves the alias's {entities[alias].facts} fact link(s) to the canonical entity."
+        )
+    b1, b2, _ = st.columns([1, 1, 4])
+    if b1.button("Merge", key=f"{NS}.merge", type="primary", disabled=not (canonical and alias)):
+        assert canonical and alias
+
+        def do_merge() -> str:
+            record = run(merge_entities(lab, group_id, alias, canonical, actor))
+            moved = len({m["fact"] for m in record.moved_facts})
+            what = f"{record.alias_name!r} into {record.canonical_name!r}"
+            return f"Merged {what}: {moved} fact(s) moved (score {record.score})."
+
+        _act(do_merge)
+    if b2.button("Reject pair", key=f"{NS}.reject", disabled=not (canonical and alias)):
+        assert canonical and alias
+
+        def do_reject() -> str:
+            r = run(reject_pair(lab, group_id, canonical, alias, actor))
+            return f"Rejected {r.name_a!r} / {r.name_b!r}: this pair will not be suggested again."
+
+        _act(do_reject)
+
+    st.markdown("**Undo a merge** — the facts go back to the alias and the merge record is removed")
+    by_uuid = {v.record.uuid: v.record for v in merges}
+    _keep_valid(f"{NS}.undo_pick", list(by_uuid))
+    picked = st.selectbox(
+        "Merge to undo", list(by_uuid), key=f"{NS}.undo_pick", index=None, placeholder="Pick a merge…",
+        format_func=lambda u: f"{by_uuid[u].alias_name} → {by_uuid[u].canonical_name} "
+        f"({by_uuid[u].method}, {by_uuid[u].merged_at[:10]}, {by_uuid[u].merged_by})",
+    )  # fmt: skip
+    if st.button("Undo merge", key=f"{NS}.undo", disabled=picked is None):
+        assert picked is not None
+
+        def do_undo() -> str:
+            result = run(undo_merge(lab, group_id, picked, actor))
+            extra = f"; {len(result.missing)} no longer exist" if result.missing else ""
+            return (f"Undid the merge of {result.record.alias_name!r} into {result.record.canonical_name!r}: "
+                    f"{result.restored} fact(s) back on the alias{extra}.")  # fmt: skip
+
+        _act(do_undo)

@@ -1,0 +1,142 @@
+"""The Entity merges page through AppTest: demo merges, candidates, PR chart, admin actions on its own deal."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pipeline.demo.seed import seed_demo
+from pipeline.graph.dump import dump_deal
+from pipeline.lab import Lab
+from pipeline.merge_records import read_merge_records
+from tests.app.conftest import no_errors
+from tests.conftest import ADMIN_SECRET
+
+PAGE = "app_pages/merges.py"
+DEAL = "demo_merges_app"
+
+
+@pytest.fixture(scope="module")
+async def own_deal(lab: Lab) -> str:
+    await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, group_id=DEAL, force=True)
+    return DEAL
+
+
+def open_page(app: AppTest, deal: str = "demo") -> AppTest:
+    app.run()
+    app.switch_page(PAGE)
+    app.run()
+    if app.selectbox(key="sidebar.deal").value != deal:
+        app.selectbox(key="sidebar.deal").set_value(deal).run()
+    no_errors(app)
+    return app
+
+
+def unlock(app: AppTest) -> None:
+    app.text_input(key="admin.name").input("Ana")
+    app.text_input(key="admin.secret").input(ADMIN_SECRET).run()
+    no_errors(app)
+
+
+# AppTest does not expose a dataframe's key: each table is known by a column only it has
+MARKERS = {
+    "merges.table": "facts_brought",
+    "merges.brought": "alias was",
+    "merges.candidates": "auto_merge",
+    "merges.rejected": "rejected_by",
+}
+
+
+def table(app: AppTest, key: str) -> pd.DataFrame:
+    return next(d.value for d in app.dataframe if MARKERS[key] in d.value.columns)
+
+
+def test_page_lists_the_demo_merges_candidates_and_pr_chart(app: AppTest) -> None:
+    open_page(app)
+    assert [t.value for t in app.title] == ["Entity merges"]
+    merges = table(app, "merges.table")
+    assert len(merges) == 9
+    assert set(merges["alias"]) >= {"HFS", "Halcyon Freight Corp.", "Marcus O. Okafor", "D. Whitfield"}
+    assert set(merges["method"]) == {"exact", "fuzzy", "semantic", "manual"}
+    assert (merges[merges["alias"] == "HFS"]["canonical"] == "Halcyon Freight Systems, Inc.").all()
+    brought = table(app, "merges.brought")  # the facts each alias brought
+    assert set(brought["alias"]) == set(merges["alias"]) and len(brought) == merges["facts_brought"].sum()
+    hfs = brought[brought["alias"] == "HFS"]
+    assert len(hfs) == 4 and (hfs["canonical"] == "Halcyon Freight Systems, Inc.").all()
+    candidates = table(app, "merges.candidates")
+    assert {"name_match", "shingle_jaccard", "name_cosine", "score", "auto_merge"} <= set(candidates.columns)
+    assert len(candidates) > 5 and candidates["score"].is_monotonic_decreasing
+    assert set(candidates["auto_merge"]) == {True, False}
+    assert not set(candidates["alias"]) & {"HFS", "Halcyon Freight Corp."}  # merged aliases are left out
+    assert len(app.get("plotly_chart")) == 1
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["Precision at 0.85 (default)"] == "100%"
+    assert metrics["Recall at 0.85 (default)"] == "54%"  # 7 of the 13 true duplicates
+    assert metrics["Wrong merges at 0.85"] == "0"
+    assert any("Read-only" in i.value for i in app.info)  # no admin: no actions
+    assert not any(b.key == "merges.merge" for b in app.button)
+
+
+def test_search_and_threshold(app: AppTest) -> None:
+    open_page(app)
+    app.text_input(key="merges.search").input("okafor").run()
+    no_errors(app)
+    assert list(table(app, "merges.table")["alias"]) == ["Marcus O. Okafor"]
+    assert set(table(app, "merges.brought")["alias"]) == {"Marcus O. Okafor"}
+    app.text_input(key="merges.search").input("graphiti-dedup").run()
+    assert len(table(app, "merges.table")) == 8  # all but the manual merge by priya.nair
+    at_default = table(app, "merges.candidates")["auto_merge"].sum()
+    app.slider(key="merges.threshold").set_value(0.7).run()
+    no_errors(app)
+    assert table(app, "merges.candidates")["auto_merge"].sum() > at_default
+    metrics = {m.label: m.value for m in app.metric}
+    assert "Recall at 0.70 (slider)" in metrics and metrics["Recall at 0.85 (default)"] == "54%"
+
+
+async def test_admin_merge_reject_and_undo(app: AppTest, lab: Lab, own_deal: str) -> None:
+    before = await dump_deal(lab.backend, own_deal)
+    open_page(app, own_deal)
+    unlock(app)
+    pairs = app.selectbox(key="merges.pair").options
+    greyfield = next(p for p in pairs if "Greyfield Ventures ← Greyfield Venture Partners" in p)
+    app.selectbox(key="merges.pair").set_value(greyfield).run()
+    no_errors(app)
+    canonical = app.selectbox(key="merges.canonical")
+    assert canonical.index is not None and canonical.options[canonical.index].startswith("Greyfield Ventures (")
+    app.button(key="merges.merge").click().run()
+    no_errors(app)
+    assert any("Merged 'Greyfield Venture Partners' into 'Greyfield Ventures'" in s.value for s in app.success)
+    assert len(table(app, "merges.table")) == 10
+    record = next(r for r in await read_merge_records(lab.backend, own_deal) if r.merged_by == "Ana")
+    assert record.method == "manual" and len(record.moved_facts) == 2
+    assert lab.store.audit_log(own_deal, "merge")[0].action == "merge"
+
+    reilly = next(p for p in app.selectbox(key="merges.pair").options if p and "Reilly" in p)
+    app.selectbox(key="merges.pair").set_value(reilly).run()
+    app.button(key="merges.reject").click().run()
+    no_errors(app)
+    assert any("will not be suggested again" in s.value for s in app.success)
+    assert not any(p and "Reilly" in p for p in app.selectbox(key="merges.pair").options)
+    assert not table(app, "merges.candidates")["alias"].str.contains("Reilly").any()
+    assert len(table(app, "merges.rejected")) == 1
+
+    app.selectbox(key="merges.undo_pick").set_value(record.uuid).run()
+    app.button(key="merges.undo").click().run()
+    no_errors(app)
+    assert any("Undid the merge of 'Greyfield Venture Partners'" in s.value for s in app.success)
+    assert len(table(app, "merges.table")) == 9
+    assert await dump_deal(lab.backend, own_deal) == before  # rejecting writes no graph change
+    assert [e.action for e in lab.store.audit_log(own_deal, "merge")[:3]] == ["merge.undo", "merge.reject", "merge"]
+
+
+async def test_a_refused_merge_shows_one_clear_message(app: AppTest, lab: Lab, own_deal: str) -> None:
+    before = await dump_deal(lab.backend, own_deal)
+    open_page(app, own_deal)
+    unlock(app)
+    app.selectbox(key="merges.canonical").select_index(0)
+    app.selectbox(key="merges.alias").select_index(0).run()
+    app.button(key="merges.merge").click().run()
+    assert not app.exception
+    assert [e.value for e in app.error] == ["An entity cannot be merged into itself: pick two different entities."]
+    assert await dump_deal(lab.backend, own_deal) == before
