@@ -73,16 +73,28 @@ class Store:
     def schema_version(self) -> int:
         return int(self.query("PRAGMA user_version")[0][0])
 
+    def applied_migrations(self) -> set[int]:
+        return {int(r[0]) for r in self.query("SELECT version FROM schema_migrations")}
+
     def _migrate(self) -> None:
-        for path in sorted(MIGRATIONS_DIR.glob("[0-9][0-9][0-9][0-9]_*.sql")):
-            version = int(path.name[:4])
-            if version <= self.schema_version:
-                continue
-            with self.transaction() as conn:  # a migration and its version bump land together
-                for statement in path.read_text(encoding="utf-8").split(";\n"):
+        """Apply every migration file not applied yet, in number order, each with its record in one
+        transaction. Tracked per version (not only as a high-water mark), so a migration that lands
+        after a higher-numbered one is still applied."""
+        conn = self.connection()
+        conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
+        files = {int(p.name[:4]): p for p in MIGRATIONS_DIR.glob("[0-9][0-9][0-9][0-9]_*.sql")}
+        applied = self.applied_migrations()
+        if not applied and self.schema_version:  # a database from before this table: trust its high-water mark
+            applied = {v for v in files if v <= self.schema_version}
+            with self.transaction() as tx:
+                tx.executemany("INSERT INTO schema_migrations VALUES (?, ?)", [(v, utc_now()) for v in applied])
+        for version in sorted(set(files) - applied):
+            with self.transaction() as tx:
+                for statement in files[version].read_text(encoding="utf-8").split(";\n"):
                     if statement.strip():
-                        conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {version}")
+                        tx.execute(statement)
+                tx.execute("INSERT INTO schema_migrations VALUES (?, ?)", (version, utc_now()))
+                tx.execute(f"PRAGMA user_version = {max(version, self.schema_version)}")
 
     # --- audit log (shared by every admin action) -------------------------------------------
 
