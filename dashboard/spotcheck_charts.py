@@ -1,0 +1,39 @@
+"""Plotly figures for the spot-check summary (pure functions of the pipeline's rate rows)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from pipeline.spotcheck.verdicts import VERDICTS, RateRow
+
+COLOURS = {
+    "supported": "#2e9e5b",
+    "partially_supported": "#f0ad4e",
+    "not_supported": "#d9534f",
+    "wrong_source": "#8e6cc2",
+}
+
+
+def verdict_bars(rows: Sequence[RateRow], title: str) -> go.Figure:
+    """One horizontal stacked bar per channel / document: the share of each verdict, supported rate labelled."""
+    labels = [f"{r.key.replace('_', ' ')} (n={r.verdicts})" for r in rows]
+    fig = go.Figure()
+    for verdict, name in VERDICTS.items():
+        fig.add_trace(
+            go.Bar(
+                y=labels, x=[r.counts.get(verdict, 0) / r.verdicts if r.verdicts else 0 for r in rows],
+                customdata=[r.counts.get(verdict, 0) for r in rows], name=name, orientation="h",
+                text=[f"{r.supported_rate:.0%}" if verdict == "supported" and r.counts[verdict] else "" for r in rows],
+                textposition="inside",
+                marker_color=COLOURS[verdict], hovertemplate=f"{name}: %{{customdata}} (%{{x:.0%}})<extra></extra>",
+            )
+        )  # fmt: skip
+    fig.update_layout(
+        barmode="stack", title={"text": title, "font": {"size": 15}},
+        xaxis={"tickformat": ".0%", "range": [0, 1]}, yaxis={"autorange": "reversed"},
+        legend={"orientation": "h", "x": 0, "y": -0.2, "yanchor": "top", "traceorder": "normal"},
+        height=max(260, 170 + 40 * len(rows)), margin={"l": 10, "r": 10, "t": 40, "b": 90},
+    )  # fmt: skip
+    return fig

@@ -1,0 +1,336 @@
+"""Review queues: collect candidate items from a source, sample them, store the queue, read it back.
+
+Sources
+- `query_set`: `retrieve()` for every labelled query of the deal (sorted by id), its top-k results and
+  each of their citations. `query_limit` runs only that many queries, a seeded sample of them (the same
+  seed picks the same queries), for quick queues on large sets.
+- `runs`: the deal's stored runs (`pipeline.store.runs`, newest `runs_limit`), their results' citations.
+- `fact_sample`: every fact of the deal (superseded ones included, flagged) with each of its citations;
+  such items have no query (the card says "fact sample").
+
+A queue is written in one transaction (queue row, items in order, audit record): whole or absent.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pipeline.errors import InvalidInput
+from pipeline.lab import Lab
+from pipeline.query_sets import load_query_set
+from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
+from pipeline.retrieval.records import Citation, Result
+from pipeline.retrieval.retrieve import MAX_CANDIDATES, MAX_TOP_K, retrieve
+from pipeline.spotcheck.sampling import (
+    FACT_SAMPLE_LABEL,
+    SOURCES,
+    ItemDraft,
+    Priority,
+    Source,
+    check_request,
+    disagreement_signals,
+    sample_items,
+)
+from pipeline.store.db import Store, utc_now
+from pipeline.temporal import load_facts, supersession_links
+
+MAX_NAME = 120
+DEFAULT_TOP_K = 3
+DEFAULT_CANDIDATES = 50
+DEFAULT_RERANKER = "local"
+DEFAULT_RUNS_LIMIT = 200
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    """What to build: a named sample of one deal, reproducible from its source, size, seed and priority."""
+
+    name: str
+    group_id: str
+    source: Source
+    size: int
+    seed: int
+    priority: Priority
+    created_by: str
+    top_k: int = DEFAULT_TOP_K  # query_set: results kept per query
+    num_candidates: int = DEFAULT_CANDIDATES  # query_set: first-stage candidates per query
+    reranker: str = DEFAULT_RERANKER  # query_set
+    runs_limit: int = DEFAULT_RUNS_LIMIT  # runs: newest stored runs read
+    query_limit: int | None = None  # query_set: run only a seeded sample of this many queries (None: all)
+
+    def params(self) -> dict[str, Any]:
+        if self.source == "query_set":
+            params: dict[str, Any] = {"top_k": self.top_k, "num_candidates": self.num_candidates}
+            return {**params, "reranker": self.reranker, "query_limit": self.query_limit}
+        if self.source == "runs":
+            return {"runs_limit": self.runs_limit}
+        return {}
+
+
+@dataclass(frozen=True)
+class Queue:
+    id: int
+    name: str
+    group_id: str
+    source: str
+    size: int  # requested size; `item_count` may be smaller when the source had fewer items
+    seed: int
+    priority: str
+    params: dict[str, Any]
+    created_by: str
+    created_at: str
+    item_count: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} · {SOURCES.get(self.source, self.source).lower()} · {self.item_count} items"
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    id: int
+    queue_id: int
+    position: int  # 1-based
+    query_id: str
+    query: str
+    run_id: int | None
+    fact_uuid: str
+    fact: str
+    rank: int | None
+    score: float | None
+    superseded: bool
+    signals: tuple[str, ...]
+    citation: Citation = field(repr=False)
+
+    @property
+    def query_label(self) -> str:
+        return self.query or FACT_SAMPLE_LABEL
+
+
+def clean_name(text: str, what: str, limit: int = MAX_NAME) -> str:
+    """Printable, single-spaced, non-empty, at most `limit` characters."""
+    if not isinstance(text, str):
+        raise InvalidInput(f"The {what} must be text.")
+    cleaned = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+    if not cleaned:
+        raise InvalidInput(f"The {what} is empty.")
+    if len(cleaned) > limit:
+        raise InvalidInput(f"The {what} is {len(cleaned)} characters long; the limit is {limit}.")
+    return cleaned
+
+
+# --- collecting candidate items ---------------------------------------------------------------
+
+
+async def _relatives(lab: Lab, group_id: str) -> set[str]:
+    """Uuids of facts that supersede another or are superseded (recorded or inferred), or are invalidated."""
+    facts = await load_facts(lab, group_id)
+    related = {u for link in supersession_links(facts) for u in (link.old, link.new)}
+    return related | {f.uuid for f in facts if f.superseded}
+
+
+def _result_drafts(result: Result, query_id: str, query: str, run_id: int | None, related: set[str]) -> list[ItemDraft]:
+    ranked = result.ranked
+    signals = disagreement_signals(result.citations, result.uuid in related or ranked.candidate.superseded)
+    return [
+        ItemDraft(
+            query_id=query_id, query=query, run_id=run_id, fact_uuid=result.uuid, fact=ranked.candidate.fact,
+            rank=ranked.rank, score=ranked.score, superseded=ranked.candidate.superseded, signals=signals,
+            citation=citation,
+        )
+        for citation in result.citations
+    ]  # fmt: skip
+
+
+async def query_set_drafts(
+    lab: Lab,
+    group_id: str,
+    top_k: int,
+    num_candidates: int,
+    reranker: str,
+    query_limit: int | None = None,
+    seed: int = 0,
+) -> list[ItemDraft]:
+    query_set = load_query_set(lab.settings.resolved_data_dir, group_id)
+    if query_set is None:
+        raise InvalidInput(f"Deal {group_id!r} has no labelled query set: pick another source.")
+    if not 1 <= top_k <= MAX_TOP_K or not top_k <= num_candidates <= MAX_CANDIDATES:
+        raise InvalidInput(f"Top-k must be 1-{MAX_TOP_K} and no more than N (N at most {MAX_CANDIDATES}).")
+    if query_limit is not None and query_limit < 1:
+        raise InvalidInput(f"The number of queries to run must be at least 1; got {query_limit}.")
+    queries = sorted(query_set.queries, key=lambda q: q.id)
+    if query_limit is not None and query_limit < len(queries):
+        picked = random.Random(seed).sample(range(len(queries)), query_limit)
+        queries = [queries[i] for i in sorted(picked)]
+    related = await _relatives(lab, group_id)
+    drafts: list[ItemDraft] = []
+    for query in queries:
+        run = await retrieve(lab, query.text, group_id, num_candidates, top_k, reranker)
+        for result in run.results:
+            drafts += _result_drafts(result, query.id, query.text, None, related)
+    return drafts
+
+
+async def run_drafts(lab: Lab, group_id: str, runs_limit: int) -> list[ItemDraft]:
+    from pipeline.store.runs import RunFilter, list_runs, load_run  # issue 7's run history
+
+    summaries = list_runs(lab.store, RunFilter(group_id=group_id), limit=runs_limit)
+    if not summaries:
+        raise InvalidInput(f"No runs are recorded for deal {group_id!r} yet: run some queries or pick another source.")
+    related = await _relatives(lab, group_id)
+    drafts: list[ItemDraft] = []
+    for summary in sorted(summaries, key=lambda s: s.id):
+        stored = load_run(lab.store, summary.id)
+        for result in stored.run.results:
+            drafts += _result_drafts(result, "", stored.run.query, summary.id, related)
+    return drafts
+
+
+async def fact_drafts(lab: Lab, group_id: str) -> list[ItemDraft]:
+    facts = await load_facts(lab, group_id)
+    related = {u for link in supersession_links(facts) for u in (link.old, link.new)}
+    episodes = await fetch_episodes(lab.backend, group_id, (u for f in facts for u in f.episodes))
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    drafts: list[ItemDraft] = []
+    for fact in facts:
+        citations = [
+            Citation(
+                episode_uuid=u,
+                snippet=best_snippet(fact.fact, episodes[u].get("content") or ""),
+                episode_valid_at=str(episodes[u].get("valid_at") or "") or None,
+                relevance_score=0.0,
+                retrieved_at=now,
+                **citation_fields(episodes[u]),
+            )
+            for u in fact.episodes
+            if u in episodes
+        ]
+        signals = disagreement_signals(citations, fact.uuid in related or fact.superseded)
+        drafts += [
+            ItemDraft("", "", None, fact.uuid, fact.fact, None, None, fact.superseded, signals, c) for c in citations
+        ]
+    return drafts
+
+
+async def collect_drafts(lab: Lab, spec: QueueSpec) -> list[ItemDraft]:
+    if spec.source == "query_set":
+        return await query_set_drafts(
+            lab, spec.group_id, spec.top_k, spec.num_candidates, spec.reranker, spec.query_limit, spec.seed
+        )
+    if spec.source == "runs":
+        if not 1 <= spec.runs_limit <= 10_000:
+            raise InvalidInput(f"The number of runs to read must be 1-10,000; got {spec.runs_limit}.")
+        return await run_drafts(lab, spec.group_id, spec.runs_limit)
+    return await fact_drafts(lab, spec.group_id)
+
+
+async def build_queue(lab: Lab, spec: QueueSpec) -> Queue:
+    """Validate, collect, sample and store a queue; nothing is written when any step fails."""
+    check_request(spec.size, spec.seed, spec.priority, spec.source)
+    name = clean_name(spec.name, "queue name")
+    created_by = clean_name(spec.created_by, "reviewer name", 80)
+    await lab.deal(spec.group_id)
+    if queue_named(lab.store, spec.group_id, name) is not None:
+        raise InvalidInput(f"A queue named {name!r} already exists on deal {spec.group_id!r}: pick another name.")
+    drafts = await collect_drafts(lab, spec)
+    items = sample_items(drafts, spec.size, spec.seed, spec.priority)
+    if not items:
+        raise InvalidInput("The source has no cited results to review: pick another source.")
+    return save_queue(lab.store, spec, items, name=name, created_by=created_by)
+
+
+# --- storing and reading ------------------------------------------------------------------------
+
+
+def save_queue(
+    store: Store, spec: QueueSpec, items: Sequence[ItemDraft], *, name: str | None = None, created_by: str | None = None
+) -> Queue:
+    name = name or clean_name(spec.name, "queue name")
+    created_by = created_by or clean_name(spec.created_by, "reviewer name", 80)
+    now = utc_now()
+    try:
+        with store.transaction() as conn:
+            cursor = conn.execute(
+                """
+                INSERT INTO spotcheck_queues
+                    (name, group_id, source, size, seed, priority, params, created_by, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                (name, spec.group_id, spec.source, spec.size, spec.seed, spec.priority,
+                 json.dumps(spec.params(), sort_keys=True), created_by, now),
+            )  # fmt: skip
+            queue_id = int(cursor.lastrowid or 0)
+            conn.executemany(
+                """
+                INSERT INTO spotcheck_items (queue_id, position, query_id, query, run_id, fact_uuid, fact, rank, score,
+                    superseded, signals, episode_uuid, channel, document_name, citation)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    (queue_id, position, d.query_id, d.query, d.run_id, d.fact_uuid, d.fact, d.rank, d.score,
+                     int(d.superseded), json.dumps(list(d.signals)), d.citation.episode_uuid, d.citation.channel,
+                     d.citation.document_name, json.dumps(asdict(d.citation)))
+                    for position, d in enumerate(items, start=1)
+                ],
+            )  # fmt: skip
+            details = {"queue_id": queue_id, "source": spec.source, "size": spec.size, "seed": spec.seed,
+                       "priority": spec.priority, "items": len(items), **spec.params()}  # fmt: skip
+            store.audit(created_by, "spotcheck.queue_created", spec.group_id, name, details, conn=conn)
+    except sqlite3.IntegrityError:
+        raise InvalidInput(f"A queue named {name!r} already exists on deal {spec.group_id!r}.") from None
+    return get_queue(store, queue_id)
+
+
+_QUEUE_SQL = """
+SELECT q.*, (SELECT COUNT(*) FROM spotcheck_items i WHERE i.queue_id = q.id) AS item_count
+FROM spotcheck_queues q
+"""
+
+
+def _queue(row: sqlite3.Row) -> Queue:
+    values = dict(row)
+    values["params"] = json.loads(values["params"])
+    return Queue(**values)
+
+
+def get_queue(store: Store, queue_id: int) -> Queue:
+    rows = store.query(_QUEUE_SQL + " WHERE q.id = ?", (queue_id,))
+    if not rows:
+        raise InvalidInput(f"No spot-check queue #{queue_id}.")
+    return _queue(rows[0])
+
+
+def queue_named(store: Store, group_id: str, name: str) -> Queue | None:
+    rows = store.query(_QUEUE_SQL + " WHERE q.group_id = ? AND q.name = ?", (group_id, name))
+    return _queue(rows[0]) if rows else None
+
+
+def list_queues(store: Store, group_id: str) -> list[Queue]:
+    """The deal's queues, newest first."""
+    return [_queue(r) for r in store.query(_QUEUE_SQL + " WHERE q.group_id = ? ORDER BY q.id DESC", (group_id,))]
+
+
+def _item(row: sqlite3.Row) -> QueueItem:
+    return QueueItem(
+        id=row["id"], queue_id=row["queue_id"], position=row["position"], query_id=row["query_id"],
+        query=row["query"], run_id=row["run_id"], fact_uuid=row["fact_uuid"], fact=row["fact"], rank=row["rank"],
+        score=row["score"], superseded=bool(row["superseded"]), signals=tuple(json.loads(row["signals"])),
+        citation=Citation(**json.loads(row["citation"])),
+    )  # fmt: skip
+
+
+def queue_items(store: Store, queue_id: int) -> list[QueueItem]:
+    """The queue's items in their sampled order."""
+    rows = store.query("SELECT * FROM spotcheck_items WHERE queue_id = ? ORDER BY position", (queue_id,))
+    return [_item(r) for r in rows]
+
+
+def item_keys(items: Iterable[QueueItem | ItemDraft]) -> list[tuple[str, str, str, str]]:
+    """(query id, query, fact uuid, episode uuid) per item: what makes two samples the same."""
+    return [(i.query_id, i.query, i.fact_uuid, i.citation.episode_uuid) for i in items]

@@ -1,0 +1,198 @@
+"""Spot-check queues and verdicts on the real embedded FalkorDB and SQLite store (the demo deal is only read)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+from dataclasses import replace
+
+import pytest
+
+from pipeline.errors import InvalidInput
+from pipeline.lab import Lab
+from pipeline.query_sets import load_query_set
+from pipeline.retrieval.retrieve import retrieve
+from pipeline.spotcheck import GRADES, verdict_judgments
+from pipeline.spotcheck.queue import (
+    QueueSpec,
+    build_queue,
+    collect_drafts,
+    get_queue,
+    item_keys,
+    list_queues,
+    queue_items,
+    save_queue,
+)
+from pipeline.spotcheck.sampling import sample_items
+from pipeline.spotcheck.verdicts import (
+    CSV_COLUMNS,
+    disagreements,
+    export_csv,
+    progress,
+    record_verdict,
+    resume_position,
+    reviewer_verdicts,
+    summarise,
+    verdict_history,
+    verdict_rows,
+)
+from pipeline.store.db import Store
+from pipeline.store.runs import save_run
+
+_names = itertools.count()
+
+
+def spec(group_id: str, **kw: object) -> QueueSpec:
+    base = QueueSpec(
+        name=f"integration queue {next(_names)}", group_id=group_id, source="fact_sample", size=12, seed=7,
+        priority="random", created_by="Ana",
+    )  # fmt: skip
+    return replace(base, **kw)  # type: ignore[arg-type]
+
+
+async def test_same_seed_same_sample_and_a_different_seed_a_different_one(lab: Lab, demo: str) -> None:
+    first = await build_queue(lab, spec(demo))
+    again = await build_queue(lab, spec(demo))
+    other = await build_queue(lab, spec(demo, seed=8))
+    a, b, c = (item_keys(queue_items(lab.store, q.id)) for q in (first, again, other))
+    assert len(a) == 12 and len(set(a)) == 12
+    assert a == b  # same items, same order
+    assert a != c
+    assert all(query == "" for _, query, _, _ in a)  # fact samples have no query
+    assert first.source == "fact_sample" and first.seed == 7 and first.created_by == "Ana" and first.item_count == 12
+
+
+async def test_a_query_set_queue_holds_top_k_results_with_citations(lab: Lab, demo: str) -> None:
+    queue = await build_queue(
+        lab, spec(demo, source="query_set", size=6, priority="lowest_score", top_k=2, query_limit=4, reranker="local")
+    )
+    items = queue_items(lab.store, queue.id)
+    labelled = {q.id: q.text for q in load_query_set(lab.settings.resolved_data_dir, demo).queries}  # type: ignore[union-attr]
+    assert len(items) == 6 and [i.position for i in items] == list(range(1, 7))
+    assert all(i.query_id in labelled and i.query == labelled[i.query_id] for i in items)
+    assert len({i.query_id for i in items}) <= 4  # a sample of four queries
+    assert all(i.rank in (1, 2) and i.score is not None for i in items)
+    scores = [i.score for i in items]
+    assert scores == sorted(scores)  # lowest reranker score first
+    run = await retrieve(lab, items[0].query, demo, 50, 2, "local")
+    by_uuid = {r.uuid: r for r in run.results}
+    assert items[0].fact_uuid in by_uuid  # the item is one of that query's top-k results ...
+    assert items[0].citation.episode_uuid in {c.episode_uuid for c in by_uuid[items[0].fact_uuid].citations}
+    assert queue.params == {"top_k": 2, "num_candidates": 50, "reranker": "local", "query_limit": 4}
+
+
+async def test_past_runs_are_a_source(lab: Lab, demo: str) -> None:
+    run = await retrieve(lab, "Who is Halcyon's CFO? (spot-check runs source)", demo, 20, 3, "none")
+    run_id = save_run(lab.store, run, "cli")
+    queue = await build_queue(lab, spec(demo, source="runs", size=500, runs_limit=10_000))
+    mine = [i for i in queue_items(lab.store, queue.id) if i.run_id == run_id]
+    expected = {(r.uuid, c.episode_uuid) for r in run.results for c in r.citations}
+    assert {(i.fact_uuid, i.citation.episode_uuid) for i in mine} == expected
+    assert all(i.query == run.query and i.rank in (1, 2, 3) for i in mine)
+
+
+async def test_disagreement_priority_puts_disagreeing_facts_first(lab: Lab, demo: str) -> None:
+    queue = await build_queue(lab, spec(demo, size=30, priority="disagreement"))
+    items = queue_items(lab.store, queue.id)
+    assert all(i.signals for i in items[:20])  # the demo deal has well over 30 such items
+    assert any("mixed_channels" in i.signals for i in items)
+    assert any("superseded_relative" in i.signals for i in items)
+
+
+async def test_bad_requests_write_nothing(lab: Lab, demo: str) -> None:
+    before = len(list_queues(lab.store, demo))
+    taken = await build_queue(lab, spec(demo, size=2))
+    with pytest.raises(InvalidInput, match="already exists"):
+        await build_queue(lab, spec(demo, name=taken.name))
+    with pytest.raises(InvalidInput, match="no reranker scores"):
+        await build_queue(lab, spec(demo, priority="lowest_score"))
+    with pytest.raises(InvalidInput, match="reviewer name is empty"):
+        await build_queue(lab, spec(demo, created_by="  "))
+    assert len(list_queues(lab.store, demo)) == before + 1
+    item = queue_items(lab.store, taken.id)[0]
+    for reviewer, verdict, message in (("", "supported", "reviewer name"), ("Ana", "maybe", "Unknown verdict")):
+        with pytest.raises(InvalidInput, match=message):
+            record_verdict(lab.store, item.id, reviewer, verdict)
+    with pytest.raises(InvalidInput, match="No spot-check item"):
+        record_verdict(lab.store, 10**9, "Ana", "supported")
+    assert reviewer_verdicts(lab.store, taken.id, "Ana") == {}
+
+
+async def test_verdicts_survive_a_restart_and_two_reviewers_keep_theirs(lab: Lab, demo: str) -> None:
+    queue = await build_queue(lab, spec(demo, size=3))
+    first = queue_items(lab.store, queue.id)[0]
+    record_verdict(lab.store, first.id, "Ana", "supported", "page 3 says so")
+    record_verdict(lab.store, first.id, "Ben", "wrong_source")
+    again = record_verdict(lab.store, first.id, "ana", "partially_supported", "only half")  # same reviewer, any case
+
+    reopened = Store(lab.store.path)  # a new process would see exactly this
+    ana = reviewer_verdicts(reopened, queue.id, "Ana")[first.id]
+    ben = reviewer_verdicts(reopened, queue.id, "Ben")[first.id]
+    assert (ana.verdict, ana.note, ana.revision, ana.reviewer) == ("partially_supported", "only half", 2, "Ana")
+    assert ana.updated_at >= ana.created_at and ana.id == again.id
+    assert (ben.verdict, ben.revision) == ("wrong_source", 1)
+    history = verdict_history(reopened, ana.id)
+    assert [(rev, verdict, note) for rev, verdict, note, _ in history] == [
+        (1, "supported", "page 3 says so"),
+        (2, "partially_supported", "only half"),
+    ]
+    rows = verdict_rows(reopened, demo, queue.id)
+    assert sorted((r.reviewer, r.verdict) for r in rows) == [("Ana", "partially_supported"), ("Ben", "wrong_source")]
+    [split] = disagreements(rows)
+    assert split.position == 1 and {r for r, _, _ in split.verdicts} == {"Ana", "Ben"}
+
+
+async def test_resuming_continues_at_the_first_item_without_a_verdict(lab: Lab, demo: str) -> None:
+    queue = await build_queue(lab, spec(demo, size=4))
+    items = queue_items(lab.store, queue.id)
+    assert resume_position(lab.store, queue.id, "Cleo") == 1
+    record_verdict(lab.store, items[0].id, "Cleo", "supported")
+    record_verdict(lab.store, items[2].id, "Cleo", "not_supported")
+    assert resume_position(Store(lab.store.path), queue.id, "Cleo") == 2
+    assert progress(lab.store, queue.id, "Cleo") == progress(lab.store, queue.id, "cleo")
+    assert (progress(lab.store, queue.id, "Cleo").done, progress(lab.store, queue.id, "Cleo").total) == (2, 4)
+    assert resume_position(lab.store, queue.id, "Dev") == 1  # another reviewer starts at the top
+    record_verdict(lab.store, items[1].id, "Cleo", "supported")
+    assert resume_position(lab.store, queue.id, "Cleo") == 4
+    record_verdict(lab.store, items[3].id, "Cleo", "supported")
+    assert resume_position(lab.store, queue.id, "Cleo") is None
+
+
+async def test_export_summary_and_judgments(lab: Lab, demo: str) -> None:
+    """On a queue filed under its own group id, so other tests' verdicts on the demo deal do not count."""
+    group = "spotcheck_judgments"
+    drafts = await collect_drafts(lab, spec(demo, source="query_set", top_k=2, query_limit=2, reranker="none"))
+    query_items = sample_items(drafts, 3, 1, "random")
+    fact_items = sample_items(await collect_drafts(lab, spec(demo)), 1, 1, "random")
+    queue = save_queue(lab.store, spec(group, source="query_set", size=4), [*query_items, *fact_items])
+    assert get_queue(lab.store, queue.id).item_count == 4
+    items = queue_items(lab.store, queue.id)
+    record_verdict(lab.store, items[0].id, "Ana", "supported")
+    record_verdict(lab.store, items[0].id, "Ben", "partially_supported")  # lowest grade of a disputed citation: 1
+    record_verdict(lab.store, items[1].id, "Ana", "wrong_source", 'said "no", really')
+    record_verdict(lab.store, items[2].id, "Ana", "supported")
+    record_verdict(lab.store, items[3].id, "Ana", "supported")  # fact sample: no query, no judgment
+
+    rows = verdict_rows(lab.store, group)
+    parsed = list(csv.DictReader(io.StringIO(export_csv(rows))))
+    assert len(parsed) == 5 == len(rows)  # one row per verdict
+    assert tuple(parsed[0]) == CSV_COLUMNS
+    assert {p["note"] for p in parsed} >= {'said "no", really'}
+
+    summary = summarise(rows)
+    assert (summary.verdicts, summary.items_reviewed, summary.reviewers) == (5, 4, 2)
+    assert summary.overall.supported_rate == pytest.approx(3 / 5)
+    assert sum(r.verdicts for r in summary.by_channel) == 5 == sum(r.verdicts for r in summary.by_document)
+
+    expected: dict[str, dict[str, int]] = {}
+    per_citation = {
+        items[0]: 1,  # min(2, 1)
+        items[1]: GRADES["wrong_source"],
+        items[2]: 2,
+    }
+    for item, grade in per_citation.items():
+        facts = expected.setdefault(item.query_id, {})
+        facts[item.fact_uuid] = max(grade, facts.get(item.fact_uuid, grade))
+    assert verdict_judgments(lab.store, group) == expected
+    assert all(i.query_id for i in items[:3]) and items[3].query == ""
