@@ -10,7 +10,7 @@ st.title("History")
 st.caption("Every recorded run: open one to see it again exactly as it was, or compare two side by side.")
 
 with page_guard():
-    lab, deal = render_sidebar()
+    lab, deal = render_sidebar(require_graph=False)
     if count_runs(lab.store) == 0:
         st.info("No runs recorded yet: run a query on Compare or Scores, or `python -m pipeline query` / `bench`.")
     else:

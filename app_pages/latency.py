@@ -10,7 +10,7 @@ st.title("Latency & cost")
 st.caption("Per-stage p50 / p95 / p99 and reranking cost over every recorded run, against the latency budgets.")
 
 with page_guard():
-    lab, deal = render_sidebar()
+    lab, deal = render_sidebar(require_graph=False)
     if count_runs(lab.store) == 0:
         st.info("No runs recorded yet: run a query on Compare or Scores, or `python -m pipeline query` / `bench`.")
     else:

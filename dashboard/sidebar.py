@@ -2,19 +2,47 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from dashboard.runtime import get_lab, run
+from pipeline.errors import RetrievalLabError
 from pipeline.graph.deals import DealInfo
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
+from pipeline.settings import Settings, get_settings
+from pipeline.store import Store, open_store
 
 DEAL_KEY = "sidebar.deal"
 
 
-def render_sidebar() -> tuple[Lab, DealInfo | None]:
-    """Draw the sidebar; return the lab and the selected deal (None when no deal exists yet)."""
-    lab = get_lab()
+@dataclass(frozen=True)
+class StoreOnly:
+    """What pages that only read the SQLite store need while the graph backend is down."""
+
+    settings: Settings
+    store: Store
+
+
+def render_sidebar(require_graph: bool = True) -> tuple[Lab | StoreOnly, DealInfo | None]:
+    """Draw the sidebar; return the lab and the selected deal (None when no deal exists yet).
+
+    When the graph backend cannot be reached, pages that need it get the one-line reason (raised to
+    their `page_guard`); pages that only read the store (`require_graph=False`) keep working."""
+    try:
+        lab = get_lab()
+    except RetrievalLabError as exc:
+        st.sidebar.error(f"**Graph backend unavailable.** {exc}", icon=":material/cloud_off:")
+        if require_graph:
+            raise
+        st.warning("The graph backend is unavailable: showing recorded runs only.", icon=":material/cloud_off:")
+        settings = get_settings()
+        return StoreOnly(settings, open_store(settings.resolved_data_dir)), None
+    return lab, _render(lab)
+
+
+def _render(lab: Lab) -> DealInfo | None:
     deals = run(lab.deals())
     with st.sidebar:
         deal = None
@@ -38,4 +66,4 @@ def render_sidebar() -> tuple[Lab, DealInfo | None]:
             for c in reranker_choices(lab.settings)
         ]
         st.caption("**Rerankers**  \n" + "  \n".join(lines))
-    return lab, deal
+    return deal
