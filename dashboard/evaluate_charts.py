@@ -1,0 +1,84 @@
+"""Plotly figures of a sweep: metric heatmaps (N x k per reranker) and the quality / latency / cost view."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from pipeline.evaluation.sweep import SweepResult
+
+COLOURS = {"none": "#8c9bb5", "local": "#2f6fde", "voyage": "#e8912d"}
+
+
+def heatmaps(result: SweepResult, metric: str) -> go.Figure:
+    """One heatmap per reranker: rows N, columns k, cells the metric (same colour scale for all)."""
+    rerankers = list(result.spec.rerankers)
+    ns, ks = list(result.spec.candidates), list(result.spec.top_ks)
+    grid = {s.key: s for s in result.grid}
+    values = [s.metrics[metric] for s in result.grid]
+    low, high = (min(values), max(values)) if values else (0.0, 1.0)
+    fig = make_subplots(rows=1, cols=len(rerankers), subplot_titles=rerankers, horizontal_spacing=0.08)
+    for col, reranker in enumerate(rerankers, start=1):
+        z, text = [], []
+        for n in ns:
+            row, labels = [], []
+            for k in ks:
+                s = grid.get(f"{reranker} N={n} k={k}")
+                row.append(s.metrics[metric] if s else None)
+                labels.append(f"{s.metrics[metric]:.3f}" if s else "k > N")
+            z.append(row)
+            text.append(labels)
+        fig.add_trace(
+            go.Heatmap(
+                z=z, x=[f"k={k}" for k in ks], y=[f"N={n}" for n in ns], text=text, texttemplate="%{text}",
+                zmin=low, zmax=high, colorscale="Blues", showscale=col == len(rerankers),
+                hovertemplate=f"{reranker}<br>%{{y}}, %{{x}}<br>{metric} %{{z:.4f}}<extra></extra>",
+            ),
+            row=1, col=col,
+        )  # fmt: skip
+    fig.update_layout(
+        title=f"{metric} by candidates N and top-k, per reranker", height=120 + 60 * len(ns),
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+    )  # fmt: skip
+    return fig
+
+
+def pareto(result: SweepResult, metric: str, recommended: str, front: set[str]) -> go.Figure:
+    """Quality (y) against p50 latency (x); marker size grows with cost; the Pareto front joined by a
+    line; the recommended setting starred."""
+    fig = go.Figure()
+    for reranker in result.spec.rerankers:
+        points = [s for s in result.grid if s.reranker == reranker]
+        fig.add_trace(
+            go.Scatter(
+                name=reranker, x=[s.p50_ms for s in points], y=[s.metrics[metric] for s in points], mode="markers",
+                marker={"color": COLOURS.get(reranker, "#555"), "size": [12 + min(20, (s.cost_usd or 0) * 50)
+                                                                        for s in points]},
+                text=[s.key for s in points],
+                customdata=[[s.cost_usd or 0.0, s.p_value if s.p_value is not None else float("nan")]
+                            for s in points],
+                hovertemplate="%{text}<br>" + metric + " %{y:.4f}<br>p50 %{x:.0f} ms<br>cost $%{customdata[0]:.4f}"
+                "<br>p vs baseline %{customdata[1]:.4f}<extra></extra>",
+            )
+        )  # fmt: skip
+    on_front = sorted((s for s in result.grid if s.key in front), key=lambda s: s.p50_ms)
+    fig.add_trace(
+        go.Scatter(
+            name="Pareto front", x=[s.p50_ms for s in on_front], y=[s.metrics[metric] for s in on_front],
+            mode="lines", line={"color": "#1f2937", "dash": "dot"}, hoverinfo="skip",
+        )
+    )  # fmt: skip
+    rec = result.setting(recommended)
+    fig.add_trace(
+        go.Scatter(
+            name=f"recommended: {rec.key}", x=[rec.p50_ms], y=[rec.metrics[metric]], mode="markers",
+            marker={"symbol": "star", "size": 22, "color": "#f5c518", "line": {"color": "#1f2937", "width": 1}},
+            hovertemplate=f"recommended: {rec.key}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.update_layout(
+        title=f"Quality vs latency vs cost ({metric}; marker size: cost)", xaxis_title="p50 latency (ms)",
+        yaxis_title=metric, height=420, margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        legend={"orientation": "h", "yanchor": "bottom", "y": -0.35, "x": 0},
+    )  # fmt: skip
+    return fig

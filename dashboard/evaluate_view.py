@@ -1,0 +1,316 @@
+"""The Evaluate & tune page's widgets: query sets, the sweep (progress, cancel), results, experiments.
+
+The sweep runs on the app's one event loop (`dashboard.runtime`) as a background task; the script polls
+it and draws a progress bar. Cancel sets a `threading.Event` that `run_sweep` checks between queries;
+a cancelled sweep keeps nothing (experiments are only written by "Save as experiment").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.evaluate_charts import heatmaps, pareto
+from dashboard.runtime import run
+from pipeline.errors import RetrievalLabError
+from pipeline.evaluation.experiments import (
+    compare_experiments,
+    list_experiments,
+    load_experiment,
+    per_query_csv,
+    save_experiment,
+    settings_table,
+    to_csv,
+    to_json,
+    wins_and_losses,
+)
+from pipeline.evaluation.judgments import EvalSet, available_eval_sets
+from pipeline.evaluation.sweep import METRIC_NAMES, SweepCancelled, SweepResult, SweepSpec, run_sweep
+from pipeline.lab import Lab
+from pipeline.rerankers import reranker_choices
+
+NS = "evaluate"
+JOB, RESULT, NOTICE = f"{NS}.job", f"{NS}.result", f"{NS}.notice"
+CANDIDATE_OPTIONS = [5, 10, 25, 50, 75, 100, 150, 200]
+TOP_K_OPTIONS = [1, 3, 5, 10, 20]
+POLL_S = 0.25
+LATEST = 0  # "Show" option for this session's latest sweep (experiment ids start at 1)
+
+
+@dataclass
+class SweepJob:
+    spec: SweepSpec
+    future: concurrent.futures.Future[SweepResult]
+    cancel: threading.Event = field(default_factory=threading.Event)
+    done: int = 0
+    total: int = 0
+    message: str = ""
+
+    def progress(self, done: int, total: int, message: str) -> None:  # called on the event loop's thread
+        self.done, self.total, self.message = done, total, message
+
+
+async def _submit(coro: Coroutine[Any, Any, SweepResult]) -> concurrent.futures.Future[SweepResult]:
+    """Schedule `coro` on the running (app) loop without waiting for it."""
+    return asyncio.run_coroutine_threadsafe(coro, asyncio.get_running_loop())
+
+
+def start_sweep(lab: Lab, spec: SweepSpec) -> SweepJob:
+    spec = spec.validate()
+    holder: dict[str, SweepJob] = {}
+    cancel = threading.Event()
+
+    def progress(done: int, total: int, message: str) -> None:
+        if "job" in holder:
+            holder["job"].progress(done, total, message)
+
+    future = run(_submit(run_sweep(lab, spec, progress=progress, cancel=cancel)))
+    job = SweepJob(spec, future, cancel)
+    holder["job"] = job
+    return job
+
+
+# --- query sets --------------------------------------------------------------------------------
+
+
+def render_query_sets(sets: list[EvalSet]) -> None:
+    st.subheader("Query sets")
+    if not sets:
+        st.info("This deal has no judgments yet: seed the demo deal or `python -m pipeline import-beir DIR`.")
+        return
+    rows = [
+        {"source": s.label, "queries": len(s.queries), "scorable": len(s.scorable), "judgments": s.judgments,
+         "query types": ", ".join(f"{t} {n}" for t, n in s.type_mix.items()),
+         "splits": ", ".join(f"{t} {n}" for t, n in s.splits.items()) or "-"}
+        for s in sets
+    ]  # fmt: skip
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{NS}.sets")
+    st.caption(
+        "Scorable: queries with at least one relevant judgment. Judgments come from pluggable sources; "
+        "analysts' citation verdicts will appear here as a second source once they are registered."
+    )
+
+
+# --- sweep controls ----------------------------------------------------------------------------
+
+
+def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
+    """The sweep form; Run starts a background sweep (callback), Cancel sets its flag (callback)."""
+    st.subheader("Sweep")
+    job: SweepJob | None = st.session_state.get(JOB)
+    running = job is not None and not job.future.done()
+    usable = {c.name: c for c in reranker_choices(lab.settings) if c.available}
+    cols = st.columns([2, 2, 2, 2])
+    ns = cols[0].multiselect("Candidates N", CANDIDATE_OPTIONS, default=[10, 25, 50, 100], key=f"{NS}.candidates")
+    ks = cols[1].multiselect("Top-k", TOP_K_OPTIONS, default=[3, 5, 10], key=f"{NS}.top_k")
+    rerankers = cols[2].multiselect(
+        "Rerankers", list(usable), default=[r for r in ("none", "local") if r in usable], key=f"{NS}.rerankers",
+        help="; ".join(f"{c.name}: {c.label}" for c in usable.values()),
+    )  # fmt: skip
+    source = cols[3].selectbox(
+        "Judgments", [s.source for s in sets], key=f"{NS}.source",
+        format_func=lambda name: next(s.label for s in sets if s.source == name),
+    )  # fmt: skip
+    chosen = next((s for s in sets if s.source == source), None)
+    cols = st.columns([2, 2, 4])
+    splits = list(chosen.splits) if chosen else []
+    split = cols[0].selectbox("Split", ["all", *splits], key=f"{NS}.split", disabled=not splits)
+    limit = cols[1].number_input(
+        "Queries (0 = all)", min_value=0, max_value=100_000, value=0, step=10, key=f"{NS}.limit"
+    )  # fmt: skip
+    cache_note = "Cached first-stage candidates and reranker scores are reused (keyed by the graph's fingerprint)."
+    cols[2].caption(f"Baseline: no reranking, N=50, k=10 (always computed). {cache_note}")
+
+    spec = SweepSpec(
+        group_id, tuple(ns), tuple(ks), tuple(rerankers), judgments=source or "labelled",
+        split=None if split == "all" else split, limit_queries=int(limit) or None,
+    )  # fmt: skip
+    buttons = st.columns([1.4, 1.1, 5])
+    buttons[0].button(
+        "Run sweep", key=f"{NS}.run", type="primary", icon=":material/play_arrow:", disabled=running,
+        on_click=_on_run, args=(lab, spec),
+    )  # fmt: skip
+    buttons[1].button("Cancel", key=f"{NS}.cancel", icon=":material/stop:", disabled=not running, on_click=_on_cancel)
+
+
+def _on_run(lab: Lab, spec: SweepSpec) -> None:
+    st.session_state.pop(NOTICE, None)
+    try:
+        st.session_state[JOB] = start_sweep(lab, spec)
+    except RetrievalLabError as exc:
+        st.session_state[NOTICE] = ("error", str(exc))
+
+
+def _on_cancel() -> None:
+    job: SweepJob | None = st.session_state.get(JOB)
+    if job is not None:
+        job.cancel.set()
+
+
+def follow_sweep() -> None:
+    """While a sweep runs, draw its progress until it ends; then keep its result (or say why not)."""
+    job: SweepJob | None = st.session_state.get(JOB)
+    if job is not None:
+        bar = st.progress(0.0, text="Starting the sweep…")
+        while not job.future.done():
+            concurrent.futures.wait([job.future], timeout=POLL_S)
+            fraction = job.done / job.total if job.total else 0.0
+            note = " (cancelling…)" if job.cancel.is_set() else ""
+            bar.progress(min(fraction, 1.0), text=f"{job.done} of {job.total or '?'} queries{note}")
+        bar.empty()
+        st.session_state.pop(JOB, None)
+        try:
+            st.session_state[RESULT] = job.future.result()
+            st.session_state[f"{NS}.open"] = LATEST  # show the fresh sweep
+        except SweepCancelled as exc:
+            st.session_state[NOTICE] = ("info", str(exc))
+        except RetrievalLabError as exc:
+            st.session_state[NOTICE] = ("error", str(exc))
+        st.rerun()  # draw the page again with the sweep over: Run enabled, Cancel disabled, results below
+    notice = st.session_state.get(NOTICE)
+    if notice:
+        (st.info if notice[0] == "info" else st.error)(notice[1])
+
+
+# --- results -----------------------------------------------------------------------------------
+
+
+def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
+    stats = result.stats
+    title = f"Experiment {saved_as}" if saved_as else "Latest sweep"
+    st.subheader(title)
+    st.caption(
+        f"{stats.queries} queries · {len(result.grid)} settings · {stats.seconds:.1f} s · "
+        f"{stats.pools_retrieved} pools retrieved, {stats.pools_cached} from cache · "
+        f"{stats.rerank_calls} reranker calls, {stats.rerank_cached} from cache · types: "
+        + ", ".join(f"{t} {n}" for t, n in result.eval_set.get("type_mix", {}).items())
+    )
+    metric = st.selectbox("Metric", list(METRIC_NAMES), key=f"{NS}.metric")
+    rec = result.recommendation(metric)
+    st.success(f"**Recommended: {rec.key}** — rule: {rec.rule}.", icon=":material/recommend:")
+
+    table = pd.DataFrame(settings_table(result))
+    table["recommended"] = table["setting"] == rec.key
+    st.dataframe(
+        table, hide_index=True, key=f"{NS}.table",
+        column_config={
+            "p_value": st.column_config.NumberColumn("p (randomization)", format="%.4f"),
+            "p_ttest": st.column_config.NumberColumn("p (t-test)", format="%.4f"),
+            "cost_usd": st.column_config.NumberColumn("cost $", format="%.4f"),
+        },
+    )  # fmt: skip
+    st.caption(
+        "**@10** metrics: top 10 of the reranked list of N, the same for every k (k only cuts the list). "
+        "**@k**: the top k the setting hands on. Latency: embedding + first stage at N + reranking, as measured "
+        f"when first computed. p: paired test of ndcg@10 per query against the baseline ({result.baseline}); "
+        "in_grid false: the baseline, computed beside the grid."
+    )
+    st.plotly_chart(heatmaps(result, metric), key=f"{NS}.heatmap")
+    st.plotly_chart(pareto(result, metric, rec.key, result.pareto(metric)), key=f"{NS}.pareto")
+
+    keys = [s.key for s in result.grid]
+    picked = st.selectbox("Setting to inspect", keys, index=keys.index(rec.key), key=f"{NS}.inspect")
+    setting = result.setting(picked)
+    st.markdown(f"**By query type** — {picked}")
+    st.dataframe(
+        pd.DataFrame([{"type": t, **{k: round(v, 4) for k, v in m.items()}} for t, m in setting.by_type.items()]),
+        hide_index=True, key=f"{NS}.by_type",
+    )  # fmt: skip
+    render_wins_losses(result, picked, metric)
+    render_exports(lab, result, saved_as)
+
+
+def render_wins_losses(result: SweepResult, key: str, metric: str) -> None:
+    if key == result.baseline:
+        return
+    wins, losses = wins_and_losses(result, key, metric)
+    st.markdown(f"**Per-query wins and losses** of {key} against the baseline ({metric})")
+    cols = st.columns(2)
+    for col, label, changes in ((cols[0], "helped", wins), (cols[1], "hurt", losses)):
+        col.markdown(f"{len(changes)} queries {label}")
+        for change in changes[:15]:
+            with col.expander(f"{change.delta:+.3f} · {change.query}"):
+                st.caption(f"{change.type} · baseline {change.baseline:.3f} → {change.setting:.3f}")
+                for j in change.judged:
+                    where = f"rank {_rank(j.rank_baseline)} → {_rank(j.rank_setting)}"
+                    st.markdown(f"- relevant (grade {j.grade}), {where}: {j.fact}")
+                st.markdown("Top 3 before: " + " · ".join(f"_{f}_" for f in change.top_baseline if f))
+                st.markdown("Top 3 after: " + " · ".join(f"_{f}_" for f in change.top_setting if f))
+
+
+def _rank(rank: int | None) -> str:
+    return str(rank) if rank is not None else "not in top"
+
+
+def render_exports(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
+    cols = st.columns([3, 1, 1, 1, 1])
+    name = f"{result.spec.group_id}-sweep" if saved_as is None else saved_as
+    if saved_as is None:
+        with cols[0].form(f"{NS}.save_form", border=False):
+            title = st.text_input("Experiment name", key=f"{NS}.name", placeholder="e.g. demo baseline sweep")
+            if st.form_submit_button("Save as experiment", icon=":material/save:"):
+                exp_id = save_experiment(lab.store, result, title)
+                st.success(f"Saved as experiment #{exp_id}.")
+    slug = "".join(ch if ch.isalnum() else "-" for ch in name)[:60]
+    cols[1].download_button("Table CSV", to_csv(result).encode(), f"{slug}.csv", "text/csv", key=f"{NS}.csv")
+    cols[2].download_button(
+        "Per-query CSV", per_query_csv(result).encode(), f"{slug}-queries.csv", "text/csv", key=f"{NS}.qcsv"
+    )  # fmt: skip
+    cols[3].download_button("JSON", to_json(result).encode(), f"{slug}.json", "application/json", key=f"{NS}.json")
+
+
+# --- experiments -------------------------------------------------------------------------------
+
+
+def pick_result(lab: Lab, group_id: str) -> tuple[SweepResult | None, str | None]:
+    """The result to show: a saved experiment the user opened, else this session's latest sweep."""
+    experiments = list_experiments(lab.store, group_id)
+    labels = {e.id: e.label for e in experiments}
+    if st.session_state.get(f"{NS}.open") not in (LATEST, *labels):
+        st.session_state[f"{NS}.open"] = LATEST
+    opened = st.selectbox(
+        "Show", [LATEST, *labels], key=f"{NS}.open",
+        format_func=lambda i: "Latest sweep (this session)" if i == LATEST else labels.get(i, f"#{i}"),
+    )  # fmt: skip
+    if opened != LATEST:
+        info, result = load_experiment(lab.store, opened)
+        return result, f"#{info.id} {info.name}"
+    return st.session_state.get(RESULT), None
+
+
+def render_comparison(lab: Lab, group_id: str) -> None:
+    experiments = list_experiments(lab.store, group_id)
+    st.subheader("Compare experiments")
+    if len(experiments) < 2:
+        st.caption("Save two experiments on this deal to compare them.")
+        return
+    labels = {e.id: e.label for e in experiments}
+    cols = st.columns(3)
+    a = cols[0].selectbox("Experiment A", list(labels), index=1, key=f"{NS}.cmp_a", format_func=labels.get)
+    b = cols[1].selectbox("Experiment B", list(labels), index=0, key=f"{NS}.cmp_b", format_func=labels.get)
+    metric = cols[2].selectbox("Metric", list(METRIC_NAMES), key=f"{NS}.cmp_metric")
+    if a == b:
+        st.caption("Pick two different experiments.")
+        return
+    rows = compare_experiments(load_experiment(lab.store, a)[1], load_experiment(lab.store, b)[1], metric)
+    if not rows:
+        st.info("The two experiments share no setting.")
+        return
+    st.dataframe(
+        pd.DataFrame([{"setting": r.setting, f"A {metric}": round(r.metric_a, 4), f"B {metric}": round(r.metric_b, 4),
+                       "delta": round(r.delta, 4), "p (paired, shared queries)": r.p_value,
+                       "shared queries": r.queries, "A p50 ms": round(r.p50_a, 1), "B p50 ms": round(r.p50_b, 1)}
+                      for r in rows]),
+        hide_index=True, key=f"{NS}.cmp_table",
+    )  # fmt: skip
+
+
+def eval_sets(lab: Lab, group_id: str) -> list[EvalSet]:
+    return run(available_eval_sets(lab, group_id))

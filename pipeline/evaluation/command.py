@@ -1,0 +1,119 @@
+"""`python -m pipeline eval`: sweep N x k x reranker over a deal's judged queries, print the metric table,
+save the experiment.
+
+    python -m pipeline eval --group demo --candidates 10,25,50,100 --top-k 3,5,10 --reranker none,local
+    python -m pipeline eval --group demo --timing      # a cold sweep (caches bypassed), then a repeated one
+    python -m pipeline eval --group tatqa --split test --candidates 50 --top-k 10 --reranker none,local
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import InvalidInput
+from pipeline.lab import Lab
+
+
+def _ints(value: str, what: str) -> tuple[int, ...]:
+    try:
+        numbers = tuple(int(v) for v in value.split(",") if v.strip())
+    except ValueError:
+        raise InvalidInput(f"{what} {value!r} is not a comma-separated list of numbers.") from None
+    if not numbers:
+        raise InvalidInput(f"{what}: give at least one number, e.g. 10,25,50,100.")
+    return numbers
+
+
+async def eval_command(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from tqdm import tqdm
+
+    from pipeline.evaluation.experiments import render_table, save_experiment, settings_table, to_csv, to_json
+    from pipeline.evaluation.sweep import SweepSpec, run_sweep
+
+    spec = SweepSpec(
+        group_id=args.group,
+        candidates=_ints(args.candidates_list, "--candidates"),
+        top_ks=_ints(args.top_k_list, "--top-k"),
+        rerankers=tuple(r.strip() for r in args.reranker_list.split(",") if r.strip()),
+        judgments=args.judgments,
+        split=args.split,
+        limit_queries=args.limit_queries,
+        include_superseded=args.include_superseded,
+        use_cache=not (args.no_cache or args.timing),
+    ).validate()
+
+    async def sweep(use_cache: bool, label: str) -> Any:
+        bars: list[Any] = []  # the bar appears with the first progress report (bad input fails before it)
+
+        def progress(done: int, total: int, _message: str) -> None:
+            if not bars:
+                bars.append(tqdm(total=total, unit="q", desc=label, disable=args.json, file=sys.stderr))
+            bars[0].n = done
+            bars[0].refresh()
+
+        try:
+            return await run_sweep(lab, SweepSpec(**{**spec.__dict__, "use_cache": use_cache}), progress)
+        finally:
+            for bar in bars:
+                bar.close()
+
+    started = time.perf_counter()
+    result = await sweep(spec.use_cache, "sweep (cold, caches bypassed)" if args.timing else "sweep")
+    timing: dict[str, float] = {"first_s": round(time.perf_counter() - started, 2)}
+    if args.timing:
+        started = time.perf_counter()
+        await sweep(True, "repeated sweep")
+        timing["repeated_s"] = round(time.perf_counter() - started, 2)
+    name = args.name or f"{args.group} {datetime.now(UTC).strftime('%Y-%m-%d %H:%M:%S')}"
+    exp_id = None if args.no_save else save_experiment(lab.store, result, name)
+    if args.export_csv:
+        Path(args.export_csv).write_text(to_csv(result), encoding="utf-8")
+    if args.export_json:
+        Path(args.export_json).write_text(to_json(result), encoding="utf-8")
+    if not args.json:
+        print(render_table(result))
+        if args.timing:
+            print(
+                f"timing: first sweep {timing['first_s']:.1f} s (caches bypassed), "
+                f"repeated sweep {timing['repeated_s']:.1f} s (first stage and reranker scores from the cache)"
+            )
+    if exp_id is not None:
+        print(f"saved as experiment #{exp_id} {name!r} (Evaluate & tune page)", file=sys.stderr)
+    rec = result.recommendation()
+    return {
+        "experiment_id": exp_id,
+        "name": name if exp_id is not None else None,
+        "group": args.group,
+        "eval_set": result.eval_set,
+        "metric_note": "@10 metrics: top 10 of the reranked list of N, the same for every k; @k: the setting's top k",
+        "baseline": result.baseline,
+        "rows": settings_table(result),
+        "recommendation": {"setting": rec.key, "rule": rec.rule},
+        "stats": result.stats.__dict__,
+        "timing": timing,
+    }
+
+
+def add_eval_parser(sub: Any) -> argparse.ArgumentParser:
+    ev = sub.add_parser("eval", help="sweep candidates x top-k x reranker over the judged queries; save an experiment")
+    ev.add_argument("--group", default="demo")
+    ev.add_argument("--candidates", dest="candidates_list", default="10,25,50,100", help="N values, e.g. 10,25,50")
+    ev.add_argument("--top-k", dest="top_k_list", default="3,5,10", help="k values, e.g. 5,10")
+    ev.add_argument("--reranker", dest="reranker_list", default="none,local", help="e.g. none,local,voyage")
+    ev.add_argument("--judgments", default="labelled", help="judgments source (default: the labelled query set)")
+    ev.add_argument("--split", default=None, help="only the queries of this split (e.g. test)")
+    ev.add_argument("--limit-queries", type=int, default=None, help="only the first N judged queries")
+    ev.add_argument("--include-superseded", action="store_true")
+    ev.add_argument("--name", default=None, help="experiment name (default: deal and time)")
+    ev.add_argument("--no-save", action="store_true", help="do not save the experiment")
+    ev.add_argument("--no-cache", action="store_true", help="recompute first stage and reranker scores")
+    ev.add_argument("--timing", action="store_true", help="time a cold sweep (caches bypassed), then a repeated one")
+    ev.add_argument("--export-csv", default=None, metavar="PATH", help="write the metric table as CSV")
+    ev.add_argument("--export-json", default=None, metavar="PATH", help="write the whole experiment as JSON")
+    ev.set_defaults(run=eval_command)
+    return ev

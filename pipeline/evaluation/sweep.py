@@ -1,0 +1,411 @@
+"""Parameter sweeps: every (candidates N, top-k, reranker) setting over a labelled query set.
+
+What is computed once and reused:
+
+- each query is embedded once;
+- the first stage runs once per query and depth N. A prefix of a deeper list is NOT the shallower
+  list (graphiti asks each method for 2 x N before RRF, and BFS starts from those hits), which
+  `tests/integration/test_sweep.py` checks on the demo deal, so each N is retrieved on its own;
+  deepest first, so a cross-encoder has scored every fact of the shallower pools already;
+- each reranker scores each (query, N) pool once; every k cuts that one ranking;
+- first-stage pools and reranker scores are cached in the store (`cache.py`), so a repeated sweep on
+  an unchanged graph retrieves and reranks nothing (and calls Voyage for nothing).
+
+Metrics, per query and setting: `ndcg@10`, `recall@10`, `mrr@10` on the top 10 of the reranked list
+of N (the same for every k: k does not change the order), and `ndcg@k`, `recall@k`, `precision@k`,
+`hit@k` on the top k that the setting hands on. Latency per query = embedding + first stage at N +
+reranking (citations excluded: they do not depend on the setting), as measured when first computed.
+
+Progress goes to a callback after each query; cancellation is a flag (anything with `is_set()`,
+e.g. `threading.Event`) checked between queries and depths. A cancelled sweep raises
+`SweepCancelled` and returns nothing: experiments are only written by `save_experiment`, whole.
+Cached pools and scores computed before the cancel stay cached (each is a complete, correct row).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from types import SimpleNamespace
+from typing import Any, Protocol, cast
+
+import numpy as np
+from graphiti_core.edges import EntityEdge
+from graphiti_core.search.search_utils import get_embeddings_for_edges
+
+from pipeline.errors import InvalidInput, RetrievalLabError
+from pipeline.evaluation import metrics as m
+from pipeline.evaluation.cache import POOL_INDEPENDENT, FirstStageCache, Pool, RerankCache, graph_fingerprint
+from pipeline.evaluation.judgments import EvalSet, load_eval_set
+from pipeline.evaluation.recommend import Recommendation, pareto_front, recommend
+from pipeline.evaluation.significance import paired_test
+from pipeline.lab import Lab
+from pipeline.rerankers import RERANKERS, LabReranker, RerankerFailed, make_reranker, reranker_choices
+from pipeline.rerankers.voyage import estimate_cost
+from pipeline.retrieval.filters import temporal_filter
+from pipeline.retrieval.first_stage import hybrid_search
+from pipeline.retrieval.retrieve import MAX_CANDIDATES, MAX_TOP_K
+from pipeline.timing import StageTimer
+
+FIXED = ("ndcg@10", "recall@10", "mrr@10")  # on the top 10 of the reranked list, whatever k
+AT_K = ("ndcg", "recall", "precision", "hit")  # on the setting's top k: stored as "ndcg@k", ...
+METRIC_NAMES = (*FIXED, *(f"{kind}@k" for kind in AT_K))
+BASELINE = ("none", 50, 10)  # reranker, N, k: what every setting is tested against
+SIGNIFICANCE_METRIC = "ndcg@10"
+
+
+class SweepCancelled(RetrievalLabError):
+    """The sweep was cancelled; nothing was saved."""
+
+
+class CancelFlag(Protocol):
+    def is_set(self) -> bool: ...
+
+
+Progress = Callable[[int, int, str], None]  # (queries done, queries in all, message)
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    group_id: str
+    candidates: tuple[int, ...] = (10, 25, 50, 100)
+    top_ks: tuple[int, ...] = (3, 5, 10)
+    rerankers: tuple[str, ...] = ("none", "local")
+    judgments: str = "labelled"
+    split: str | None = None
+    limit_queries: int | None = None
+    include_superseded: bool = False
+    use_cache: bool = True
+
+    def validate(self) -> SweepSpec:
+        if not self.candidates or not self.top_ks or not self.rerankers:
+            raise InvalidInput("Pick at least one candidate count, one top-k and one reranker.")
+        for n in self.candidates:
+            if not 1 <= n <= MAX_CANDIDATES:
+                raise InvalidInput(f"Candidates (N) must be between 1 and {MAX_CANDIDATES}; got {n}.")
+        for k in self.top_ks:
+            if not 1 <= k <= MAX_TOP_K:
+                raise InvalidInput(f"Top-k must be between 1 and {MAX_TOP_K}; got {k}.")
+        for name in self.rerankers:
+            if name not in RERANKERS:
+                raise InvalidInput(f"Unknown reranker {name!r}; choose one of: {', '.join(RERANKERS)}.")
+        if not any(k <= n for n in self.candidates for k in self.top_ks):
+            raise InvalidInput("Every top-k is larger than every candidate count: no setting to run.")
+        return SweepSpec(
+            self.group_id, tuple(sorted(set(self.candidates))), tuple(sorted(set(self.top_ks))),
+            tuple(dict.fromkeys(self.rerankers)), self.judgments, self.split, self.limit_queries,
+            self.include_superseded, self.use_cache,
+        )  # fmt: skip
+
+    def grid(self) -> list[tuple[str, int, int]]:
+        """(reranker, N, k) of every setting asked for; k > N is skipped (k cannot exceed N)."""
+        return [(r, n, k) for r in self.rerankers for n in self.candidates for k in self.top_ks if k <= n]
+
+
+def setting_key(reranker: str, candidates: int, top_k: int) -> str:
+    return f"{reranker} N={candidates} k={top_k}"
+
+
+@dataclass(frozen=True)
+class QueryRow:
+    setting: str
+    query_id: str
+    metrics: dict[str, float]
+    latency_ms: float
+    ranking: tuple[str, ...]  # the top max(10, k) fact uuids
+
+
+@dataclass(frozen=True)
+class SettingResult:
+    reranker: str
+    candidates: int
+    top_k: int
+    reranker_model: str
+    in_grid: bool  # False: the baseline, added because the grid lacks it
+    metrics: dict[str, float]  # mean over queries
+    by_type: dict[str, dict[str, float]]  # query type -> metric -> mean
+    p50_ms: float
+    p95_ms: float
+    tokens: int
+    cost_usd: float | None  # for all the queries of the sweep
+    fallbacks: int  # queries where the reranker failed and first-stage order was kept
+    p_value: float | None  # Fisher randomization against the baseline, on SIGNIFICANCE_METRIC
+    p_ttest: float | None
+
+    @property
+    def key(self) -> str:
+        return setting_key(self.reranker, self.candidates, self.top_k)
+
+    def metric(self, name: str) -> float:
+        return self.metrics[name]
+
+
+@dataclass(frozen=True)
+class SweepStats:
+    queries: int
+    pools_retrieved: int
+    pools_cached: int
+    rerank_calls: int
+    rerank_cached: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    spec: SweepSpec
+    eval_set: dict[str, Any]  # EvalSet.summary() of the queries evaluated
+    created_at: str
+    settings: tuple[SettingResult, ...]
+    rows: tuple[QueryRow, ...]
+    queries: dict[str, tuple[str, str]]  # query id -> (text, type)
+    qrels: dict[str, dict[str, int]]
+    facts: dict[str, str]  # uuid -> fact text, for every uuid in a ranking or a judgment
+    stats: SweepStats
+    baseline: str = field(default=setting_key(*BASELINE))
+
+    def setting(self, key: str) -> SettingResult:
+        for s in self.settings:
+            if s.key == key:
+                return s
+        raise InvalidInput(f"No setting {key!r} in this sweep.")
+
+    @property
+    def grid(self) -> tuple[SettingResult, ...]:
+        return tuple(s for s in self.settings if s.in_grid)
+
+    def recommendation(self, metric: str = "ndcg@10") -> Recommendation:
+        return recommend(self.grid, metric)
+
+    def pareto(self, metric: str = "ndcg@10") -> set[str]:
+        return pareto_front(self.grid, metric)
+
+    def per_query(self, key: str, metric: str) -> dict[str, float]:
+        return {r.query_id: r.metrics[metric] for r in self.rows if r.setting == key}
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["settings"] = [{"key": s.key, **asdict(s)} for s in self.settings]
+        data["recommendation"] = asdict(self.recommendation())
+        return data
+
+
+@dataclass
+class _Acc:
+    """Per (reranker, N): rankings and latencies of every query, filled as the sweep goes."""
+
+    rankings: dict[str, list[str]] = field(default_factory=dict)
+    latency: dict[str, float] = field(default_factory=dict)
+    tokens: float = 0.0
+    fallbacks: int = 0
+    model: str = ""
+
+
+def _rank(scores: Sequence[float]) -> list[int]:
+    """Indices, best first; ties keep first-stage order (as `retrieve()` does)."""
+    return sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+
+
+def _check_available(lab: Lab, rerankers: Sequence[str]) -> None:
+    """Refuse a reranker that cannot run at all (no API key); a failing one is tried, and its failures are
+    counted per setting (`fallbacks`: first-stage order kept for that query)."""
+    choices = {c.name: c for c in reranker_choices(lab.settings)}
+    for name in rerankers:
+        if name == "voyage" and not lab.settings.voyage_api_key:
+            raise InvalidInput(f"Reranker {name!r} cannot run here: {choices[name].note}.")
+
+
+async def run_sweep(
+    lab: Lab,
+    spec: SweepSpec,
+    progress: Progress | None = None,
+    cancel: CancelFlag | None = None,
+    eval_set: EvalSet | None = None,
+) -> SweepResult:
+    """Run every setting of `spec` over the deal's judged queries; raises SweepCancelled if cancelled."""
+    spec = spec.validate()
+    _check_available(lab, spec.rerankers)
+    started = time.perf_counter()
+    full = eval_set or await load_eval_set(lab, spec.group_id, spec.judgments)
+    chosen = full.select(spec.split, spec.limit_queries)
+    if not chosen.queries:
+        raise InvalidInput("No judged query to evaluate with these options.")
+    needed = {(r, n) for r, n, _ in (*spec.grid(), BASELINE)}  # (reranker, N) pools to rank
+    depths = sorted({n for _, n in needed}, reverse=True)  # deepest first (see the module docstring)
+    rerankers = list(dict.fromkeys([BASELINE[0], *spec.rerankers]))
+    rankers: dict[str, LabReranker | None] = {name: make_reranker(name, lab.settings) for name in rerankers}
+    models = {name: (getattr(r, "model", "") or r.name) if r else "" for name, r in rankers.items()}
+    keep = max(10, *spec.top_ks)
+
+    driver = lab.backend.driver(spec.group_id)
+    search_filter = temporal_filter(spec.include_superseded, None)
+    filter_key = "all" if spec.include_superseded else "current"
+    fingerprint = await graph_fingerprint(lab.backend, spec.group_id, lab.embedder.info.describe())
+    pools_cache = FirstStageCache(lab.store, spec.group_id, fingerprint, filter_key)
+    scores_cache = RerankCache(lab.store)
+    acc = {(r, n): _Acc(model=models[r]) for r, n in needed}
+    facts: dict[str, str] = {}
+    retrieved = cached_pools = calls = cached_scores = 0
+
+    total = len(chosen.queries)
+    if progress:
+        progress(0, total, f"{total} queries x {len(depths)} depths x {len(rerankers)} rerankers")
+    for done, query in enumerate(chosen.queries):
+        vector: list[float] | None = None
+        embed_ms = 0.0
+        for depth in depths:
+            if cancel is not None and cancel.is_set():
+                raise SweepCancelled(f"Sweep cancelled after {done} of {total} queries; nothing was saved.")
+            pool = pools_cache.get(depth, query.text) if spec.use_cache else None
+            if pool is None:
+                if vector is None:
+                    timer = StageTimer()
+                    with timer.stage("embed"):
+                        vector = await lab.embedder.embed_query(query.text)
+                    embed_ms = timer.ms["embed"]
+                timer = StageTimer()
+                with timer.stage("search"):
+                    first = await hybrid_search(driver, query.text, vector, spec.group_id, depth, search_filter, timer)
+                pool = Pool(tuple(e.uuid for e in first.edges), tuple(e.fact for e in first.edges),
+                            embed_ms + timer.ms["search"])  # fmt: skip
+                pools_cache.put(depth, query.text, pool)
+                retrieved += 1
+            else:
+                cached_pools += 1
+            for name in [r for r in rerankers if (r, depth) in needed]:
+                slot = acc[(name, depth)]
+                ranker = rankers[name]
+                order, rerank_ms = list(range(len(pool.uuids))), 0.0
+                if ranker is not None and pool.uuids:
+                    outcome = await _scores(lab, driver, ranker, models[name], query.text, pool, scores_cache, spec)
+                    if outcome is None:
+                        slot.fallbacks += 1
+                    else:
+                        scores, rerank_ms, tokens, was_cached = outcome
+                        order = _rank(scores)
+                        slot.tokens += tokens
+                        cached_scores += was_cached
+                        calls += not was_cached
+                ranking = [pool.uuids[i] for i in order]
+                slot.rankings[query.id] = ranking
+                slot.latency[query.id] = pool.ms + rerank_ms
+                for i in order[:keep]:
+                    facts[pool.uuids[i]] = pool.facts[i]
+        if progress:
+            progress(done + 1, total, query.text)
+        await asyncio.sleep(0)  # let a cancel request or a page update in between queries
+
+    settings, rows = _score(lab, spec, chosen, acc)
+    judged = {u for j in chosen.qrels.values() for u in j}
+    missing = judged - facts.keys()
+    if missing:
+        facts.update(await _fact_texts(lab, spec.group_id, sorted(missing)))
+    return SweepResult(
+        spec=spec,
+        eval_set=chosen.summary(),
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        settings=tuple(settings),
+        rows=tuple(rows),
+        queries={q.id: (q.text, q.type) for q in chosen.queries},
+        qrels={q: dict(j) for q, j in chosen.qrels.items()},
+        facts=facts,
+        stats=SweepStats(total, retrieved, cached_pools, calls, cached_scores, time.perf_counter() - started),
+    )
+
+
+async def _scores(
+    lab: Lab, driver: Any, ranker: LabReranker, model: str, query: str, pool: Pool, cache: RerankCache, spec: SweepSpec
+) -> tuple[list[float], float, float, bool] | None:
+    """(scores, rerank ms, tokens, from cache) for the pool, or None when the reranker failed."""
+    hits = cache.lookup(ranker.name, model, query, pool) if spec.use_cache else {}
+    if len(hits) == len(set(pool.uuids)):
+        rows = [hits[u] for u in pool.uuids]
+        return [r[0] for r in rows], sum(r[1] for r in rows), sum(r[2] for r in rows), True
+    # a cross-encoder is sent only the facts it has not scored; a pool-dependent re-scorer the whole pool
+    send = [i for i, u in enumerate(pool.uuids) if u not in hits] if ranker.name in POOL_INDEPENDENT else None
+    part = pool if send is None else Pool(tuple(pool.uuids[i] for i in send), tuple(pool.facts[i] for i in send), 0)
+    timer = StageTimer()
+    try:
+        with timer.stage("rerank"):
+            vectors = None
+            if ranker.uses_vectors:
+                edges = cast(list[EntityEdge], [SimpleNamespace(uuid=u) for u in part.uuids])
+                stored = await get_embeddings_for_edges(driver, edges)
+                if all(u in stored for u in part.uuids):
+                    vectors = [stored[u] for u in part.uuids]
+            outcome = await ranker.score(query, list(part.facts), vectors)
+    except RerankerFailed:
+        return None
+    cache.put(ranker.name, model, query, part, outcome.scores, timer.ms["rerank"], outcome.tokens)
+    if send is None:
+        return list(outcome.scores), timer.ms["rerank"], float(outcome.tokens), False
+    fresh = dict(zip(part.uuids, outcome.scores, strict=True))
+    scores = [fresh[u] if u in fresh else hits[u][0] for u in pool.uuids]
+    ms = timer.ms["rerank"] + sum(hits[u][1] for u in pool.uuids if u not in fresh)
+    tokens = outcome.tokens + sum(hits[u][2] for u in pool.uuids if u not in fresh)
+    return scores, ms, float(tokens), False
+
+
+def _score(
+    lab: Lab, spec: SweepSpec, chosen: EvalSet, acc: dict[tuple[str, int], _Acc]
+) -> tuple[list[SettingResult], list[QueryRow]]:
+    grid = spec.grid()
+    wanted = [*grid, BASELINE] if BASELINE not in grid else grid
+    types = {q.id: q.type for q in chosen.queries}
+    names_at = {k: [f"{kind}@{k}" for kind in AT_K] for k in sorted({k for _, _, k in wanted})}
+    all_names = [*FIXED, *(n for names in names_at.values() for n in names)]
+    scored = {key: m.per_query(chosen.qrels, slot.rankings, all_names) for key, slot in acc.items()}
+
+    per_setting: dict[tuple[str, int, int], dict[str, dict[str, float]]] = {}
+    rows: list[QueryRow] = []
+    keep = max(10, *spec.top_ks)
+    for r, n, k in wanted:
+        values = scored[(r, n)]
+        per_query: dict[str, dict[str, float]] = {}
+        for qid, row in values.items():
+            mine = {name: row[name] for name in FIXED}
+            mine.update({f"{kind}@k": row[f"{kind}@{k}"] for kind in AT_K})
+            per_query[qid] = mine
+            rows.append(QueryRow(setting_key(r, n, k), qid, mine, acc[(r, n)].latency[qid],
+                                 tuple(acc[(r, n)].rankings[qid][:keep])))  # fmt: skip
+        per_setting[(r, n, k)] = per_query
+
+    base = per_setting[BASELINE]
+    order = sorted(base)
+    results = []
+    for r, n, k in wanted:
+        per_query = per_setting[(r, n, k)]
+        slot = acc[(r, n)]
+        latencies = list(slot.latency.values())
+        by_type: dict[str, list[dict[str, float]]] = {}
+        for qid, row in per_query.items():
+            by_type.setdefault(types[qid], []).append(row)
+        test = None
+        if (r, n, k) != BASELINE:
+            test = paired_test(
+                [base[q][SIGNIFICANCE_METRIC] for q in order], [per_query[q][SIGNIFICANCE_METRIC] for q in order]
+            )
+        tokens = round(slot.tokens)
+        results.append(
+            SettingResult(
+                reranker=r, candidates=n, top_k=k, reranker_model=slot.model, in_grid=(r, n, k) in grid,
+                metrics=m.mean(per_query.values(), METRIC_NAMES),
+                by_type={t: m.mean(v, METRIC_NAMES) for t, v in sorted(by_type.items())},
+                p50_ms=float(np.percentile(latencies, 50)), p95_ms=float(np.percentile(latencies, 95)),
+                tokens=tokens, cost_usd=estimate_cost(tokens, slot.model, lab.settings) if tokens else (
+                    0.0 if r != "voyage" else None),
+                fallbacks=slot.fallbacks,
+                p_value=test.p_randomization if test else None, p_ttest=test.p_ttest if test else None,
+            )
+        )  # fmt: skip
+    return results, rows
+
+
+async def _fact_texts(lab: Lab, group_id: str, uuids: list[str]) -> dict[str, str]:
+    rows = await lab.backend.query(
+        group_id, "MATCH (:Entity)-[e:RELATES_TO]->(:Entity) WHERE e.uuid IN $u RETURN e.uuid AS u, e.fact AS f",
+        u=uuids,
+    )  # fmt: skip
+    return {r["u"]: r["f"] for r in rows}

@@ -1,0 +1,185 @@
+"""Sweeps on the real embedded FalkorDB and the demo deal: reuse of work, caches, cancel, experiments."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+import pytest
+
+from pipeline.errors import InvalidInput
+from pipeline.evaluation import judgments
+from pipeline.evaluation.cache import RerankCache, graph_fingerprint
+from pipeline.evaluation.experiments import (
+    compare_experiments,
+    list_experiments,
+    load_experiment,
+    save_experiment,
+    settings_table,
+    to_csv,
+    wins_and_losses,
+)
+from pipeline.evaluation.sweep import SweepCancelled, SweepSpec, run_sweep
+from pipeline.lab import Lab
+from pipeline.retrieval.filters import temporal_filter
+from pipeline.retrieval.first_stage import hybrid_search
+from pipeline.retrieval.retrieve import retrieve
+from pipeline.settings import Settings
+from pipeline.timing import StageTimer
+from tests.fakes.voyage_server import FakeVoyageServer
+
+SMALL = dict(candidates=(10, 25), top_ks=(3, 10), rerankers=("none", "local"), limit_queries=6)
+
+
+async def test_demo_labelled_set_size_and_type_mix(lab: Lab, demo: str) -> None:
+    found = await judgments.load_eval_set(lab, demo)
+    assert len(found.queries) == 54 and len(found.scorable) == 54
+    assert found.type_mix == {"factual": 20, "entity": 12, "comparative": 11, "exploratory": 11}
+    assert sum(found.type_mix.values()) == 54
+    assert "labelled" in judgments.judgment_sources()
+    with pytest.raises(InvalidInput, match="Unknown judgments source"):
+        await judgments.load_eval_set(lab, demo, "verdicts")
+
+
+async def test_a_deeper_first_stage_is_not_a_prefix_so_each_depth_is_retrieved(lab: Lab, demo: str) -> None:
+    """graphiti asks each method for 2 x N before RRF: the top 50 of N=100 is not the N=50 list."""
+    found = await judgments.load_eval_set(lab, demo)
+    driver, flt = lab.backend.driver(demo), temporal_filter(False, None)
+    differ = 0
+    for query in found.queries[:12]:
+        vector = await lab.embedder.embed_query(query.text)
+        shallow = await hybrid_search(driver, query.text, vector, demo, 50, flt, StageTimer())
+        deep = await hybrid_search(driver, query.text, vector, demo, 100, flt, StageTimer())
+        differ += [e.uuid for e in shallow.edges] != [e.uuid for e in deep.edges][:50]
+    assert differ >= 6, f"only {differ} of 12 queries differ: reusing a prefix might be safe after all"
+
+
+async def test_sweep_matches_the_live_pipeline_and_reuses_its_cache(lab: Lab, demo: str) -> None:
+    spec = SweepSpec(demo, use_cache=False, **SMALL)  # type: ignore[arg-type]
+    seen: list[tuple[int, int]] = []
+    cold = await run_sweep(lab, spec, progress=lambda done, total, _m: seen.append((done, total)))
+    assert seen[0] == (0, 6) and seen[-1] == (6, 6) and len(seen) == 7
+    keys = [s.key for s in cold.settings]
+    # 2 rerankers x 2 N x 2 k, then the baseline (none, N=50, k=10) added because the grid lacks it
+    assert keys == ["none N=10 k=3", "none N=10 k=10", "none N=25 k=3", "none N=25 k=10", "local N=10 k=3",
+                    "local N=10 k=10", "local N=25 k=3", "local N=25 k=10", "none N=50 k=10"]  # fmt: skip
+    assert not cold.setting("none N=50 k=10").in_grid and cold.setting("none N=50 k=10").p_value is None
+    assert cold.stats.pools_retrieved == 6 * 3 and cold.stats.rerank_calls == 6 * 2
+    # the sweep ranks exactly as retrieve() does: local reranker, N=25
+    first = cold.queries[cold.rows[0].query_id][0]
+    run = await retrieve(lab, first, demo, 25, 10, "local")
+    row = next(r for r in cold.rows if r.setting == "local N=25 k=10" and cold.queries[r.query_id][0] == first)
+    assert list(row.ranking) == [r.uuid for r in run.results]
+    for s in cold.settings:
+        assert all(0.0 <= v <= 1.0 for v in s.metrics.values())
+    # k only cuts one ranking: @10 metrics are the same for k=3 and k=10, and ndcg@k at k=10 is ndcg@10
+    a, b = cold.setting("local N=25 k=3"), cold.setting("local N=25 k=10")
+    assert a.metrics["ndcg@10"] == b.metrics["ndcg@10"] and a.p50_ms == b.p50_ms
+    assert b.metrics["ndcg@k"] == pytest.approx(b.metrics["ndcg@10"])
+    assert a.metrics["recall@k"] <= b.metrics["recall@k"]
+
+    warm = await run_sweep(lab, SweepSpec(demo, **SMALL))  # type: ignore[arg-type]
+    assert warm.stats.pools_retrieved == 0 and warm.stats.pools_cached == 18
+    assert warm.stats.rerank_calls == 0 and warm.stats.rerank_cached == 12
+    for s in cold.settings:  # same rankings, same metrics, same (stored) latencies
+        w = warm.setting(s.key)
+        assert w.metrics == s.metrics and w.p50_ms == pytest.approx(s.p50_ms)
+
+
+async def test_cancel_between_queries_saves_nothing(lab: Lab, demo: str) -> None:
+    cancel = threading.Event()
+    before = len(list_experiments(lab.store))
+
+    def progress(done: int, total: int, _message: str) -> None:
+        if done == 2:
+            cancel.set()  # what the page's Cancel button does
+
+    with pytest.raises(SweepCancelled, match="after 2 of 6 queries; nothing was saved"):
+        await run_sweep(lab, SweepSpec(demo, **SMALL), progress=progress, cancel=cancel)  # type: ignore[arg-type]
+    assert len(list_experiments(lab.store)) == before
+
+
+async def test_experiment_round_trip_compare_export_and_wins(lab: Lab, demo: str) -> None:
+    result = await run_sweep(lab, SweepSpec(demo, **SMALL))  # type: ignore[arg-type]
+    exp_id = save_experiment(lab.store, result, "  sweep   round trip ")
+    info, loaded = load_experiment(lab.store, exp_id)
+    assert info.name == "sweep round trip" and info.queries == 6
+    assert [s.key for s in loaded.settings] == [s.key for s in result.settings]
+    assert loaded.settings == result.settings
+    assert sorted(loaded.rows, key=lambda r: (r.setting, r.query_id)) == sorted(
+        result.rows, key=lambda r: (r.setting, r.query_id)
+    )
+    assert loaded.qrels == result.qrels and loaded.facts == result.facts
+    with pytest.raises(InvalidInput, match="already exists"):
+        save_experiment(lab.store, result, "sweep round trip")
+    assert sum(e.name == "sweep round trip" for e in list_experiments(lab.store)) == 1
+
+    same = compare_experiments(result, loaded)
+    assert len(same) == len(result.settings) and all(c.delta == 0 and c.p_value == 1.0 for c in same)
+    csv_text = to_csv(loaded)
+    assert csv_text.splitlines()[0].startswith("setting,reranker,N,k,ndcg@10,recall@10,mrr@10,ndcg@k")
+    assert len(csv_text.splitlines()) == 1 + len(result.settings)
+    assert settings_table(loaded)[0]["setting"] == "none N=10 k=3"
+
+    wins, losses = wins_and_losses(loaded, "local N=25 k=10")
+    base, other = loaded.per_query(loaded.baseline, "ndcg@10"), loaded.per_query("local N=25 k=10", "ndcg@10")
+    assert {w.query_id for w in wins} == {q for q in base if other[q] > base[q]}
+    assert {w.query_id for w in losses} == {q for q in base if other[q] < base[q]}
+    for change in (*wins, *losses):
+        assert change.judged and all(j.fact and j.grade >= 1 for j in change.judged)
+
+
+async def test_rerank_cache_is_keyed_by_fact_text_and_pool(lab: Lab, demo: str) -> None:
+    from pipeline.evaluation.cache import Pool
+
+    cache = RerankCache(lab.store)
+    pool = Pool(("u1", "u2"), ("fact one", "fact two"), 0.0)
+    cache.put("local", "model-x", "q?", pool, [0.3, 0.7], ms=10.0, tokens=0)
+    hit = cache.get("local", "model-x", "q?", pool)
+    assert hit is not None and hit.scores == (0.3, 0.7) and hit.ms == pytest.approx(10.0)
+    # a pool-dependent re-scorer's scores do not carry over to another pool, even of the same facts
+    assert cache.get("local", "model-x", "q?", Pool(("u2", "u1"), ("fact two", "fact one"), 0.0)) is None
+    # an edited fact text is a miss
+    assert cache.get("local", "model-x", "q?", Pool(("u1", "u2"), ("fact one", "fact 2"), 0.0)) is None
+    # a cross-encoder's scores are per (query, fact): a bigger pool reuses the facts already scored
+    cache.put("voyage", "rerank-x", "q?", pool, [0.3, 0.7], ms=8.0, tokens=20)
+    bigger = Pool(("u2", "u3", "u1"), ("fact two", "fact three", "fact one"), 0.0)
+    assert set(cache.lookup("voyage", "rerank-x", "q?", bigger)) == {"u1", "u2"}
+
+
+async def test_fingerprint_changes_with_the_graph(lab: Lab) -> None:
+    from pipeline.demo.seed import seed_demo
+
+    group = "demo_eval"
+    await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, group_id=group)
+    before = await graph_fingerprint(lab.backend, group, "e")
+    assert await graph_fingerprint(lab.backend, group, "e") == before
+    assert await graph_fingerprint(lab.backend, group, "other embedder") != before
+    rows = await lab.backend.query(group, "MATCH ()-[e:RELATES_TO]->() RETURN e.uuid AS u, e.fact AS f LIMIT 1")
+    await lab.backend.query(group, "MATCH ()-[e:RELATES_TO {uuid: $u}]->() SET e.fact = $f", u=rows[0]["u"], f="x")
+    assert await graph_fingerprint(lab.backend, group, "e") != before
+    await lab.backend.query(group, "MATCH ()-[e:RELATES_TO {uuid: $u}]->() SET e.fact = $f", u=rows[0]["u"],
+                            f=rows[0]["f"])  # fmt: skip
+    assert await graph_fingerprint(lab.backend, group, "e") == before
+
+
+async def test_voyage_is_called_once_per_query_and_fact(lab: Lab, demo: str) -> None:
+    with FakeVoyageServer(api_key="vk-test") as server:
+        settings = Settings(
+            data_dir=lab.settings.data_dir, embedder="local", voyage_api_key="vk-test",
+            voyage_base_url=server.base_url, voyage_timeout_s=5.0, rerank_model="rerank-2.5",
+        )  # fmt: skip
+        voyage_lab = Lab(settings=settings, backend=lab.backend, embedder=lab.embedder)
+        spec = SweepSpec(demo, candidates=(10, 25), top_ks=(5,), rerankers=("voyage",), limit_queries=4)
+        cold = await run_sweep(voyage_lab, spec)
+        sent = [r for r in server.requests if r.path.endswith("/rerank")]
+        assert 4 <= len(sent) <= 8  # N=25 first; N=10 only for facts the N=25 pool lacked
+        per_query = Counter((r.body["query"], d) for r in sent for d in r.body["documents"])
+        assert max(per_query.values()) == 1  # no (query, fact) pair is sent twice
+        assert cold.setting("voyage N=25 k=5").tokens > 0
+        assert cold.setting("voyage N=25 k=5").cost_usd is not None
+        server.reset()
+        warm = await run_sweep(voyage_lab, spec)
+        assert [r for r in server.requests if r.path.endswith("/rerank")] == []
+        assert warm.setting("voyage N=25 k=5").metrics == cold.setting("voyage N=25 k=5").metrics
+        assert warm.setting("voyage N=25 k=5").tokens == cold.setting("voyage N=25 k=5").tokens
