@@ -1,14 +1,10 @@
 import streamlit as st
 
 from dashboard.guard import page_guard
+from dashboard.navigation import SECTIONS
 from dashboard.runtime import run
 from dashboard.sidebar import render_sidebar
 from pipeline.graph.deals import deal_counts
-
-HOME_LINKS = [
-    ("app_pages/compare.py", "Compare", "one query with and without reranking, side by side"),
-    ("app_pages/scores.py", "Scores", "every candidate's first-stage ranks beside its reranker score"),
-]
 
 st.title("Retrieval Lab")
 st.markdown(
@@ -32,5 +28,7 @@ with page_guard():
         st.caption(f"{counts.merges} recorded entity merges · built with {deal.embedder.describe()}")
 
     st.subheader("Where to go")
-    for path, label, blurb in HOME_LINKS:
-        st.page_link(path, label=f"**{label}** — {blurb}")
+    for section, specs in SECTIONS.items():
+        st.markdown(f"**{section}**")
+        for spec in specs:
+            st.page_link(spec.path, label=f"{spec.title} — {spec.blurb}", icon=spec.icon)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Page
 
+from dashboard.navigation import all_pages
 from tests.browser.conftest import screenshot, wait_for_app
 
-PAGES = [("", "home"), ("compare", "compare"), ("scores", "scores")]
+# every page of the app, straight from the navigation, so a new page cannot be left out
+PAGES = [(spec.url_path, spec.url_path or "home") for spec in all_pages()]
 
 
 async def assert_no_error(page: Page) -> None:

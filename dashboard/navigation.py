@@ -1,0 +1,58 @@
+"""Every page of the app, in its section, with a one-line description (the home page lists them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+from streamlit.navigation.page import StreamlitPage
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    path: str
+    title: str
+    icon: str
+    url_path: str
+    blurb: str
+
+
+SECTIONS: dict[str, list[PageSpec]] = {
+    "Explore": [
+        PageSpec("app_pages/compare.py", "Compare", ":material/compare_arrows:", "compare",
+                 "one query with and without reranking, side by side: what moved, came in, dropped out"),
+        PageSpec("app_pages/scores.py", "Scores", ":material/table_chart:", "scores",
+                 "every candidate's fused score and BM25 / cosine / BFS ranks beside its reranker score"),
+        PageSpec("app_pages/timeline.py", "Timeline", ":material/timeline:", "timeline",
+                 "superseded facts on a timeline, what was true as of any date, fact corrections"),
+    ],
+    "Evaluate": [
+        PageSpec("app_pages/evaluate.py", "Evaluate & tune", ":material/tune:", "evaluate",
+                 "metrics on labelled query sets; sweep candidates, top-k and rerankers"),
+        PageSpec("app_pages/spotcheck.py", "Citation spot-check", ":material/fact_check:", "spotcheck",
+                 "review what the agent would cite and record verdicts"),
+        PageSpec("app_pages/latency.py", "Latency & cost", ":material/speed:", "latency",
+                 "per-stage latency percentiles against budgets, and reranking cost"),
+        PageSpec("app_pages/history.py", "History", ":material/history:", "history",
+                 "every run kept: open one as it was, compare two"),
+    ],
+    "Admin": [
+        PageSpec("app_pages/merges.py", "Entity merges", ":material/merge:", "merges",
+                 "recorded merges, candidate duplicates, merge / reject / undo"),
+        PageSpec("app_pages/deals.py", "Deals & data", ":material/database:", "deals",
+                 "deals with their counts; reset the demo deal"),
+    ],
+}  # fmt: skip
+
+HOME = PageSpec("app_pages/home.py", "Home", ":material/home:", "", "what Retrieval Lab is")
+
+
+def all_pages() -> list[PageSpec]:
+    return [HOME, *(page for specs in SECTIONS.values() for page in specs)]
+
+
+def navigation() -> StreamlitPage:
+    pages = {"": [st.Page(HOME.path, title=HOME.title, icon=HOME.icon, default=True)]}
+    for section, specs in SECTIONS.items():
+        pages[section] = [st.Page(p.path, title=p.title, icon=p.icon, url_path=p.url_path) for p in specs]
+    return st.navigation(pages)
