@@ -25,6 +25,7 @@ class LabelledQuery:
     id: str
     text: str
     type: str
+    split: str = ""  # e.g. TAT-QA's dev / test
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,9 @@ def read_queries(path: Path) -> list[LabelledQuery]:
                 query_id, text = str(row["_id"] if "_id" in row else row["id"]), str(row["text"])
             except (json.JSONDecodeError, KeyError, TypeError) as exc:
                 raise DataFileError(f"{path.name} line {number}: not a query object ({exc})") from None
-            queries.append(LabelledQuery(query_id, text, str(row.get("type") or "unlabelled")))
+            queries.append(
+                LabelledQuery(query_id, text, str(row.get("type") or "unlabelled"), str(row.get("split") or ""))
+            )
     if not queries:
         raise DataFileError(f"{path.name}: no queries")
     return queries

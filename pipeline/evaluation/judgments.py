@@ -5,22 +5,22 @@ A source is any `async (lab, group_id) -> EvalSet | None` registered under a nam
 - `labelled`: the deal's BEIR-style set (`queries.jsonl` + `qrels.tsv` kept under the data directory):
   the demo deal's 54 labelled queries, or whatever `import-beir` brought in.
 
-Analysts' citation verdicts (the spot-check feature, not built yet) become a second source by calling
-`register_judgment_source("verdicts", "Analyst verdicts", fn)` with a function that reads them from the
-store and grades the facts; the sweep, the CLI (`--judgments verdicts`) and the page pick it up as is.
+- `verdicts`: analysts' citation spot-check verdicts (pipeline/spotcheck), graded by `verdict_judgments`.
+
+Any other source registers with `register_judgment_source(name, label, fn)`; the sweep, the CLI
+(`--judgments NAME`) and the page pick it up as is.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
+from pipeline.spotcheck import verdict_judgments
 
 
 @dataclass(frozen=True)
@@ -123,32 +123,35 @@ async def available_eval_sets(lab: Lab, group_id: str) -> list[EvalSet]:
     return sets
 
 
-def _splits(folder: Path) -> dict[str, str]:
-    """query id -> split, read from the stored queries.jsonl (the shared reader keeps only id, text, type)."""
-    splits: dict[str, str] = {}
-    path = folder / "queries.jsonl"
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                row = json.loads(line)
-                if row.get("split"):
-                    splits[str(row.get("_id", row.get("id")))] = str(row["split"])
-    return splits
-
-
 async def _labelled(lab: Lab, group_id: str) -> EvalSet | None:
     data_dir = lab.settings.resolved_data_dir
     query_set = load_query_set(data_dir, group_id)
     if query_set is None:
         return None
-    splits = _splits(data_dir / "query_sets" / group_id)
     return EvalSet(
         source="labelled",
         label="Labelled query set",
         group_id=group_id,
-        queries=tuple(EvalQuery(q.id, q.text, q.type, splits.get(q.id, "")) for q in query_set.queries),
+        queries=tuple(EvalQuery(q.id, q.text, q.type, q.split) for q in query_set.queries),
         qrels={q.id: query_set.judged_uuids(q.id) for q in query_set.queries if q.id in query_set.qrels},
     )
 
 
+async def _verdicts(lab: Lab, group_id: str) -> EvalSet | None:
+    """Analysts' spot-check verdicts as graded judgments (supported 2, partially 1, otherwise 0)."""
+    judged = verdict_judgments(lab.store, group_id)
+    if not judged:
+        return None
+    labelled = load_query_set(lab.settings.resolved_data_dir, group_id)
+    known = {q.id: q for q in labelled.queries} if labelled else {}
+    queries = tuple(
+        EvalQuery(key, known[key].text, known[key].type, known[key].split)
+        if key in known
+        else EvalQuery(key, key, "spot-check")  # an item from a past run: keyed by its query text
+        for key in sorted(judged)
+    )
+    return EvalSet("verdicts", "Analyst verdicts", group_id, queries, judged)
+
+
 register_judgment_source("labelled", "Labelled query set", _labelled)
+register_judgment_source("verdicts", "Analyst verdicts", _verdicts)

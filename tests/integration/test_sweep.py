@@ -38,7 +38,7 @@ async def test_demo_labelled_set_size_and_type_mix(lab: Lab, demo: str) -> None:
     assert sum(found.type_mix.values()) == 54
     assert "labelled" in judgments.judgment_sources()
     with pytest.raises(InvalidInput, match="Unknown judgments source"):
-        await judgments.load_eval_set(lab, demo, "verdicts")
+        await judgments.load_eval_set(lab, demo, "hearsay")
 
 
 async def test_a_deeper_first_stage_is_not_a_prefix_so_each_depth_is_retrieved(lab: Lab, demo: str) -> None:
