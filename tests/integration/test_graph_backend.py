@@ -126,7 +126,7 @@ async def test_a_deployment_allow_list_hides_other_deals(lab: Lab, demo: str) ->
     await import_beir(lab.backend, lab.embedder, lab.settings.resolved_data_dir, MINI, "hidden_deal")
     restricted = Lab(lab.settings.model_copy(update={"allowed_deals": [demo]}), lab.backend, lab.embedder)
     assert [d.group_id for d in await restricted.deals()] == [demo]
-    with pytest.raises(UnknownDeal, match="'hidden_deal'.*Known deals: demo"):
+    with pytest.raises(UnknownDeal, match=r"'hidden_deal'.*Known deals: demo"):
         await restricted.deal("hidden_deal")
     assert (await restricted.deal(demo)).group_id == demo
     assert "hidden_deal" in {d.group_id for d in await lab.deals()}

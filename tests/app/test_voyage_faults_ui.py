@@ -1,0 +1,143 @@
+"""Compare with the Voyage reranker, through AppTest, against the loopback Voyage stand-in.
+
+The app is configured only the way a user would configure it (environment variables), and the real
+voyageai SDK talks HTTP to `tests/fakes/voyage_server.py`. A working Voyage shows its scores and no
+banner; a hang past the timeout, a 429 storm and a 500 each show the fallback banner with the reason,
+keep both columns of k first-stage cards, and the rerun that runs the query ends within a bound.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import runtime
+from pipeline.rerankers.voyage import LAST_FAILURE
+from pipeline.settings import get_settings
+from tests.app.conftest import no_errors
+from tests.fakes.voyage_server import FakeVoyageServer, rerank_score
+
+KEY = "vk-ui-fault-test"
+TIMEOUT_S = 1.0  # RETRIEVAL_LAB_VOYAGE_TIMEOUT_S: one request; the reranker's hard deadline is twice this
+MAX_RETRIES = 2
+BOUND_S = 3 * TIMEOUT_S  # the whole rerun (two retrievals, rerank, citations, render) must end within this
+QUERY = "What was Halcyon's FY2025 revenue?"
+N, K = 20, 5
+RANK = re.compile(r"^\*\*#(\d+)\*\*$")
+SCORE = re.compile(r"^rerank (-?\d+\.\d{3}) \(norm \d\.\d{2}\)$")
+
+
+@pytest.fixture
+def voyage(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeVoyageServer]:
+    """The fake Voyage API, and the app's settings pointing at it (restored afterwards)."""
+    saved_failures = dict(LAST_FAILURE)
+    with FakeVoyageServer(api_key=KEY, hang_s=30) as server:
+        monkeypatch.setenv("VOYAGE_API_KEY", KEY)
+        monkeypatch.setenv("VOYAGE_BASE_URL", server.base_url)
+        monkeypatch.setenv("RETRIEVAL_LAB_VOYAGE_TIMEOUT_S", str(TIMEOUT_S))
+        monkeypatch.setenv("RETRIEVAL_LAB_VOYAGE_MAX_RETRIES", str(MAX_RETRIES))
+        LAST_FAILURE.clear()  # a failure left by another test would mark Voyage as failing in the sidebar
+        get_settings.cache_clear()
+        runtime._lab.clear()
+        try:
+            yield server
+        finally:
+            monkeypatch.undo()
+            get_settings.cache_clear()
+            runtime._lab.clear()
+            LAST_FAILURE.clear()
+            LAST_FAILURE.update(saved_failures)
+
+
+def open_compare_with_voyage(app: AppTest) -> AppTest:
+    app.run()
+    app.switch_page("app_pages/compare.py")
+    app.run()
+    no_errors(app)
+    # AppTest lists options by label: "Voyage rerank-2.5" alone means the key was picked up and Voyage is
+    # available (without a key, or after a failure, the label says why not)
+    assert "Voyage rerank-2.5" in app.selectbox(key="compare.reranker").options
+    app.selectbox(key="compare.reranker").set_value("voyage")
+    app.slider(key="compare.n").set_value(N)
+    app.slider(key="compare.k").set_value(K).run()
+    no_errors(app)
+    return app
+
+
+def run_query(app: AppTest) -> float:
+    """Type the query and run the page once; the seconds that rerun took."""
+    app.text_input(key="compare.q").input(QUERY)
+    started = time.monotonic()
+    app.run()
+    return time.monotonic() - started
+
+
+def cards(app: AppTest) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """(rank, fact) of the cards in the left column, then in the right one (the fact follows its rank)."""
+    values = [m.value for m in app.markdown]
+    found = [(int(m.group(1)), values[i + 1]) for i, v in enumerate(values) if (m := RANK.match(v))]
+    return found[: len(found) // 2], found[len(found) // 2 :]
+
+
+def banner(app: AppTest) -> str:
+    return " ".join(w.value for w in app.warning if "fell back" in w.value)
+
+
+def test_voyage_answering_shows_its_scores_and_no_banner(app: AppTest, voyage: FakeVoyageServer) -> None:
+    open_compare_with_voyage(app)
+
+    elapsed = run_query(app)
+
+    no_errors(app)
+    assert not banner(app)
+    assert [s.value for s in app.subheader] == ["Without reranking", "With reranking"]
+    left, right = cards(app)
+    assert [r for r, _ in left] == [r for r, _ in right] == list(range(1, K + 1))
+    [request] = voyage.requests_to("/v1/rerank")
+    assert request.body["query"] == QUERY and len(request.body["documents"]) == N
+    # the right column is Voyage's order with Voyage's scores: the fake's score of each fact, best first
+    shown = [float(m.group(1)) for c in app.caption if (m := SCORE.match(c.value))]
+    expected = [round(rerank_score(QUERY, fact), 3) for _, fact in right]
+    assert shown == expected
+    assert shown == sorted(shown, reverse=True)
+    assert max(rerank_score(QUERY, d) for d in request.body["documents"]) == pytest.approx(shown[0], abs=1e-3)
+    assert any(c.value == "rerank-2.5" for c in app.caption)  # the model under "With reranking"
+    assert elapsed < BOUND_S, f"rerun took {elapsed:.2f} s"
+
+
+@pytest.mark.parametrize(
+    ("script", "reason", "requests"),
+    [
+        (["hang"], f"timed out after {TIMEOUT_S:.1f} s", 1),  # not retried: a timeout is not transient
+        (["429"] * 20, f"rate limited (429) after {MAX_RETRIES} retries", 1 + MAX_RETRIES),
+        (["500"] * 20, f"server error 500 after {MAX_RETRIES} retries", 1 + MAX_RETRIES),
+    ],
+    ids=["hang-past-timeout", "429-storm", "500"],
+)
+def test_a_failing_voyage_falls_back_with_a_banner_within_the_bound(
+    app: AppTest, voyage: FakeVoyageServer, script: list[str], reason: str, requests: int
+) -> None:
+    open_compare_with_voyage(app)
+    voyage.script(script)
+
+    elapsed = run_query(app)
+
+    no_errors(app)
+    text = banner(app)
+    assert "fell back to first-stage order" in text and f"Voyage rerank-2.5: {reason}" in text, text
+    assert len(voyage.requests_to("/v1/rerank")) == requests
+    left, right = cards(app)
+    assert [r for r, _ in left] == [r for r, _ in right] == list(range(1, K + 1))
+    assert [f for _, f in right] == [f for _, f in left]  # first-stage order kept on the right
+    assert not [c for c in app.caption if SCORE.match(c.value)]  # no rerank scores shown
+    assert sum(c.value.startswith("fused RRF ") for c in app.caption) == 2 * K
+    assert elapsed < BOUND_S, f"rerun took {elapsed:.2f} s (bound {BOUND_S:.1f} s)"
+    # from the next rerun on (the sidebar is drawn before the query runs), Voyage is shown as failing
+    app.run()
+    no_errors(app)
+    assert any(f"unreachable or failing: Voyage rerank-2.5: {reason}" in c.value for c in app.sidebar.caption)
+    assert len(voyage.requests_to("/v1/rerank")) == requests  # the run is kept: no second call
