@@ -6,7 +6,7 @@ import hmac
 
 import streamlit as st
 
-from pipeline.settings import Settings
+from pipeline.settings import Settings, get_settings
 
 NAME_KEY, SECRET_KEY = "admin.name", "admin.secret"
 
@@ -34,4 +34,10 @@ def admin_actor(settings: Settings) -> str | None:
 
 
 def read_only_notice() -> None:
-    st.info("Read-only: unlock admin actions in the sidebar to change the graph.", icon=":material/lock:")
+    if get_settings().admin_secret:
+        st.info("Read-only: unlock admin actions in the sidebar to change the graph.", icon=":material/lock:")
+    else:
+        st.info(
+            "Read-only: admin actions are off in this deployment (set `RETRIEVAL_LAB_ADMIN_SECRET` to enable them).",
+            icon=":material/lock:",
+        )

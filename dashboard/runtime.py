@@ -8,6 +8,7 @@ on the second rerun. One loop runs in a daemon thread for the whole process (hel
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import threading
 from collections.abc import Coroutine
@@ -33,8 +34,15 @@ def _loop() -> asyncio.AbstractEventLoop:
 
 
 def run(coro: Coroutine[Any, Any, T], timeout: float = DEFAULT_TIMEOUT_S) -> T:
-    """Run a coroutine on the shared loop and wait for its result."""
-    return asyncio.run_coroutine_threadsafe(coro, _loop()).result(timeout)
+    """Run a coroutine on the shared loop and wait for its result (at most `timeout` seconds)."""
+    future = asyncio.run_coroutine_threadsafe(coro, _loop())
+    try:
+        return future.result(timeout)
+    except concurrent.futures.TimeoutError:
+        future.cancel()
+        raise RetrievalLabError(
+            f"This took longer than {timeout:.0f} s and was stopped; the server may be overloaded. Try again."
+        ) from None
 
 
 @st.cache_resource(show_spinner="Starting the graph backend…")

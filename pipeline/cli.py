@@ -104,6 +104,23 @@ async def _query(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     return run.to_dict()
 
 
+async def _load(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from pipeline.load import load_test
+
+    report = await load_test(
+        lab, args.group, args.sessions, args.queries, args.reranker, args.candidates, args.top_k, args.time_limit
+    )
+    if not args.json:
+        print(
+            f"{report.sessions} concurrent sessions, {report.queries} queries in {report.wall_s:.1f} s "
+            f"({report.throughput_qps:.1f}/s): {report.errors} errors; latency p50 {report.p50_ms:.0f} ms, "
+            f"p95 {report.p95_ms:.0f} ms, max {report.max_ms:.0f} ms"
+        )
+        for sample in report.error_samples:
+            print(f"  error: {sample}")
+    return report.__dict__
+
+
 async def _bench(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.bench import bench, render_bench
 
@@ -241,7 +258,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluate = add_eval_parser(sub)  # `eval`: sweeps and experiments (pipeline/evaluation)
 
-    for command in (seed, beir, status, query, bench, page, evaluate):
+    load = sub.add_parser("load", help="concurrent sessions querying one backend (loopback only, bounded)")
+    load.add_argument("--group", default="demo")
+    load.add_argument("--sessions", type=int, default=20)
+    load.add_argument("--queries", type=int, default=5, help="queries per session, run one after another")
+    load.add_argument("--reranker", default="local")
+    load.add_argument("--candidates", type=int, default=None)
+    load.add_argument("--top-k", type=int, default=None)
+    load.add_argument("--time-limit", type=float, default=120.0, help="seconds; sessions stop starting queries then")
+    load.set_defaults(run=_load)
+
+    for command in (seed, beir, status, query, bench, page, evaluate, load):
         command.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 

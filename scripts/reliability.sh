@@ -42,43 +42,18 @@ trap 'rm -rf "$LOAD_DIR"' EXIT
 # a clean environment for the run: the offline embedder, the embedded server, no network services
 if ! env -u VOYAGE_API_KEY -u NEO4J_URI -u NEO4J_PASSWORD RETRIEVAL_LAB_DATA_DIR="$LOAD_DIR" \
     RETRIEVAL_LAB_EMBEDDER=local "$PY" - "$OUT/load-pipeline.json" <<'EOF'
-import asyncio, json, subprocess, sys
-from dataclasses import asdict
+import json, subprocess, sys
 
 out = sys.argv[1]
-# `python -m pipeline load` when the CLI has it; otherwise the same function, called directly
-cli = subprocess.run([sys.executable, "-m", "pipeline", "load", "--help"], capture_output=True, text=True)
-if cli.returncode == 0:
-    subprocess.run([sys.executable, "-m", "pipeline", "seed-demo"], check=True, capture_output=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "pipeline", "load", "--group", "demo", "--sessions", "20", "--json"],
-        capture_output=True, text=True,
-    )
-    try:
-        report = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else None
-    except (ValueError, IndexError):
-        report = None
-    if report is not None:
-        report["via"] = "python -m pipeline load --group demo --sessions 20 --json"
-else:
-    report = None
-if report is None:
-    from pipeline.demo.seed import seed_demo
-    from pipeline.lab import Lab
-    from pipeline.load import load_test
-
-    async def main() -> dict:
-        lab = await Lab.open()
-        try:
-            await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir)
-            result = await load_test(lab, "demo", sessions=20, queries_per_session=5, time_limit_s=120)
-        finally:
-            await lab.close()
-            if lab.backend.embedded:
-                lab.backend.embedded.stop()
-        return {**asdict(result), "via": "pipeline.load.load_test(lab, 'demo', sessions=20, queries_per_session=5)"}
-
-    report = asyncio.run(main())
+subprocess.run([sys.executable, "-m", "pipeline", "seed-demo"], check=True, capture_output=True)
+done = subprocess.run(
+    [sys.executable, "-m", "pipeline", "load", "--group", "demo", "--sessions", "20", "--queries", "5", "--json"],
+    capture_output=True, text=True,
+)
+if done.returncode != 0:
+    sys.exit(f"python -m pipeline load failed: {done.stderr.strip()}")
+report = json.loads(done.stdout)
+report["via"] = "python -m pipeline load --group demo --sessions 20 --queries 5 --json"
 with open(out, "w") as f:
     json.dump(report, f, indent=2)
 print(json.dumps({k: v for k, v in report.items() if k != "error_samples"}))
