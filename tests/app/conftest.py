@@ -19,3 +19,14 @@ def app(demo: str) -> AppTest:
 def no_errors(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def open_page(app: AppTest, page: str, deal: str | None = None) -> AppTest:
+    """Run the app, switch to `page` (a path under app_pages/), select `deal` if given; no error shown."""
+    app.run()
+    app.switch_page(page)
+    app.run()
+    if deal is not None and app.selectbox(key="sidebar.deal").value != deal:
+        app.selectbox(key="sidebar.deal").set_value(deal).run()
+    no_errors(app)
+    return app

@@ -22,7 +22,7 @@ from pipeline.demo.seed import seed_demo
 from pipeline.lab import Lab
 from pipeline.loading import stable_uuid
 from pipeline.settings import get_settings
-from tests.app.conftest import no_errors
+from tests.app.conftest import no_errors, open_page
 from tests.conftest import ADMIN_SECRET
 
 DEAL = "demo_admin_gate"  # our own deal: it gets one correction, so "undo correction" has something to show
@@ -76,12 +76,8 @@ def widget_keys(app: AppTest) -> set[str]:
     return {w.key for kind in WIDGETS for w in getattr(app, kind) if w.key}
 
 
-def open_page(app: AppTest, page: str, deal: str) -> AppTest:
-    app.run()
-    app.switch_page(page)
-    app.run()
-    app.selectbox(key="sidebar.deal").set_value(deal).run()
-    no_errors(app)
+def open_admin_page(app: AppTest, page: str, deal: str) -> AppTest:
+    open_page(app, page, deal)
     if page.endswith("timeline.py"):  # a selection with current facts, so the correction form has a fact
         app.segmented_control(key="timeline.mode").set_value("relation").run()
         app.selectbox(key="timeline.relation").set_value("HAS_CASH").run()
@@ -108,7 +104,7 @@ def assert_locked(app: AppTest, page: str) -> None:
 @pytest.mark.parametrize("page", PAGES)
 def test_the_right_secret_and_a_name_unlock_every_action(app: AppTest, deal: str, page: str) -> None:
     """The positive control: the same page, unlocked, shows every action control the other tests look for."""
-    enter(open_page(app, page, deal), "Ana", ADMIN_SECRET)
+    enter(open_admin_page(app, page, deal), "Ana", ADMIN_SECRET)
     no_errors(app)
     assert any(s.value == "Admin actions on for Ana." for s in app.sidebar.success)
     assert ACTIONS[page] <= widget_keys(app)
@@ -117,7 +113,7 @@ def test_the_right_secret_and_a_name_unlock_every_action(app: AppTest, deal: str
 
 @pytest.mark.parametrize("page", PAGES)
 def test_configured_but_not_entered_is_read_only(app: AppTest, deal: str, page: str) -> None:
-    open_page(app, page, deal)
+    open_admin_page(app, page, deal)
     no_errors(app)
     assert_locked(app, page)
     assert any("Enter the admin secret" in c.value for c in app.sidebar.caption)
@@ -126,7 +122,7 @@ def test_configured_but_not_entered_is_read_only(app: AppTest, deal: str, page: 
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("secret", WRONG_SECRETS, ids=["wrong", "prefix", "upper", "trailing-space", "leading-space"])
 def test_a_wrong_secret_is_an_error_and_stays_read_only(app: AppTest, deal: str, page: str, secret: str) -> None:
-    enter(open_page(app, page, deal), "Mallory", secret)
+    enter(open_admin_page(app, page, deal), "Mallory", secret)
     assert [e.value for e in app.sidebar.error] == ["Wrong admin secret."]
     assert not app.main.error
     assert_locked(app, page)
@@ -134,7 +130,7 @@ def test_a_wrong_secret_is_an_error_and_stays_read_only(app: AppTest, deal: str,
 
 @pytest.mark.parametrize("page", PAGES)
 def test_the_right_secret_without_a_name_stays_read_only(app: AppTest, deal: str, page: str) -> None:
-    enter(open_page(app, page, deal), "   ", ADMIN_SECRET)
+    enter(open_admin_page(app, page, deal), "   ", ADMIN_SECRET)
     no_errors(app)
     assert any("Enter your name" in w.value for w in app.sidebar.warning)
     assert_locked(app, page)
@@ -144,7 +140,7 @@ def test_the_right_secret_without_a_name_stays_read_only(app: AppTest, deal: str
 def test_with_no_secret_configured_the_page_says_how_to_enable_admin(
     app: AppTest, deal: str, no_secret: None, page: str
 ) -> None:
-    open_page(app, page, deal)
+    open_admin_page(app, page, deal)
     no_errors(app)
     assert_locked(app, page)
     assert "admin.secret" not in widget_keys(app)  # nothing to type a secret into

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from pipeline.graph.dump import dump_deal
 from pipeline.lab import Lab
-from tests.app.conftest import no_errors
+from tests.app.conftest import no_errors, open_page
 
 HOSTILE = [
     'revenue" OR 1=1 --',
@@ -19,22 +19,15 @@ HOSTILE = [
 ]
 
 
-def open_compare(app: AppTest) -> AppTest:
-    app.run()
-    app.switch_page("app_pages/compare.py")
-    app.run()
-    return app
-
-
 def test_whitespace_query_asks_for_a_query_and_runs_nothing(app: AppTest) -> None:
-    open_compare(app).text_input(key="compare.q").input("   \t ").run()
+    open_page(app, "app_pages/compare.py").text_input(key="compare.q").input("   \t ").run()
     no_errors(app)
     assert any("Type a query" in i.value for i in app.info)
     assert not app.subheader
 
 
 def test_an_over_long_query_is_cut_to_the_limit_by_the_box(app: AppTest) -> None:
-    open_compare(app).text_input(key="compare.q").input("revenue " * 2_500).run()
+    open_page(app, "app_pages/compare.py").text_input(key="compare.q").input("revenue " * 2_500).run()
     no_errors(app)
     assert len(app.text_input(key="compare.q").value) <= 2_000  # the pipeline refuses longer ones (CLI test)
 
@@ -42,7 +35,7 @@ def test_an_over_long_query_is_cut_to_the_limit_by_the_box(app: AppTest) -> None
 @pytest.mark.parametrize("query", HOSTILE)
 async def test_query_syntax_is_just_text_and_changes_nothing(app: AppTest, lab: Lab, demo: str, query: str) -> None:
     before = await dump_deal(lab.backend, demo)
-    open_compare(app).text_input(key="compare.q").input(query).run()
+    open_page(app, "app_pages/compare.py").text_input(key="compare.q").input(query).run()
     no_errors(app)
     assert [s.value for s in app.subheader] == ["Without reranking", "With reranking"]
     assert await dump_deal(lab.backend, demo) == before
@@ -50,7 +43,7 @@ async def test_query_syntax_is_just_text_and_changes_nothing(app: AppTest, lab: 
 
 def test_out_of_range_and_unknown_values_in_the_url_fall_back_to_valid_ones(app: AppTest) -> None:
     app.query_params.update({"compare.n": "500", "compare.k": "-3", "compare.reranker": "magic", "sidebar.deal": "x"})
-    open_compare(app)
+    open_page(app, "app_pages/compare.py")
     no_errors(app)
     assert 5 <= app.slider(key="compare.n").value <= 100
     assert 1 <= app.slider(key="compare.k").value <= 25

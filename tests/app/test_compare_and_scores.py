@@ -6,18 +6,10 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import no_errors
+from tests.app.conftest import no_errors, open_page
 
 RANK = re.compile(r"^\*\*#\d+\*\*$")
 QUERY = "What was Halcyon's FY2025 revenue?"
-
-
-def open_page(app: AppTest, page: str) -> AppTest:
-    app.run()
-    app.switch_page(page)
-    app.run()
-    no_errors(app)
-    return app
 
 
 def card_ranks(app: AppTest) -> list[str]:

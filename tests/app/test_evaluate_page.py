@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from pipeline.evaluation.experiments import list_experiments, load_experiment
 from pipeline.lab import Lab
-from tests.app.conftest import no_errors
+from tests.app.conftest import no_errors, open_page
 
 
 def frame(app: AppTest, column: str) -> pd.DataFrame:
@@ -15,16 +15,8 @@ def frame(app: AppTest, column: str) -> pd.DataFrame:
     return next(d.value for d in app.dataframe if column in d.value.columns)
 
 
-def open_page(app: AppTest) -> AppTest:
-    app.run()
-    app.switch_page("app_pages/evaluate.py")
-    app.run()
-    no_errors(app)
-    return app
-
-
 def test_page_shows_the_query_set_and_the_sweep_controls(app: AppTest) -> None:
-    open_page(app)
+    open_page(app, "app_pages/evaluate.py")
     assert app.title[0].value == "Evaluate & tune"
     sets = frame(app, "query types")
     assert sets.iloc[0]["queries"] == 54 and sets.iloc[0]["scorable"] == 54
@@ -38,7 +30,7 @@ def test_page_shows_the_query_set_and_the_sweep_controls(app: AppTest) -> None:
 
 
 def test_run_a_small_sweep_see_results_and_save_it(app: AppTest, lab: Lab) -> None:
-    open_page(app)
+    open_page(app, "app_pages/evaluate.py")
     app.multiselect(key="evaluate.candidates").set_value([10, 25])
     app.multiselect(key="evaluate.top_k").set_value([5, 10])
     app.number_input(key="evaluate.limit").set_value(4)

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.store.runs import RunFilter, compare_runs, count_runs, list_runs, load_run, save_run
-from tests.app.conftest import no_errors
+from tests.app.conftest import no_errors, open_page
 
 QUERY = "What is Halcyon's annual recurring revenue? (history page test)"
 
@@ -21,14 +21,6 @@ async def recorded(lab: Lab, demo: str) -> list[int]:
         run = await retrieve(lab, f"{QUERY} N={n}", demo, n, k, reranker)
         ids.append(save_run(lab.store, run, "cli"))
     return ids
-
-
-def open_page(app: AppTest, page: str) -> AppTest:
-    app.run()
-    app.switch_page(page)
-    app.run()
-    no_errors(app)
-    return app
 
 
 def metric(app: AppTest, label: str) -> str:

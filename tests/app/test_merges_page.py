@@ -10,7 +10,7 @@ from pipeline.demo.seed import seed_demo
 from pipeline.graph.dump import dump_deal
 from pipeline.lab import Lab
 from pipeline.merge_records import read_merge_records
-from tests.app.conftest import no_errors
+from tests.app.conftest import no_errors, open_page
 from tests.conftest import ADMIN_SECRET
 
 PAGE = "app_pages/merges.py"
@@ -21,16 +21,6 @@ DEAL = "demo_merges_app"
 async def own_deal(lab: Lab) -> str:
     await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, group_id=DEAL, force=True)
     return DEAL
-
-
-def open_page(app: AppTest, deal: str = "demo") -> AppTest:
-    app.run()
-    app.switch_page(PAGE)
-    app.run()
-    if app.selectbox(key="sidebar.deal").value != deal:
-        app.selectbox(key="sidebar.deal").set_value(deal).run()
-    no_errors(app)
-    return app
 
 
 def unlock(app: AppTest) -> None:
@@ -53,7 +43,7 @@ def table(app: AppTest, key: str) -> pd.DataFrame:
 
 
 def test_page_lists_the_demo_merges_candidates_and_pr_chart(app: AppTest) -> None:
-    open_page(app)
+    open_page(app, PAGE)
     assert [t.value for t in app.title] == ["Entity merges"]
     merges = table(app, "merges.table")
     assert len(merges) == 9
@@ -79,7 +69,7 @@ def test_page_lists_the_demo_merges_candidates_and_pr_chart(app: AppTest) -> Non
 
 
 def test_search_and_threshold(app: AppTest) -> None:
-    open_page(app)
+    open_page(app, PAGE)
     app.text_input(key="merges.search").input("okafor").run()
     no_errors(app)
     assert list(table(app, "merges.table")["alias"]) == ["Marcus O. Okafor"]
@@ -96,7 +86,7 @@ def test_search_and_threshold(app: AppTest) -> None:
 
 async def test_admin_merge_reject_and_undo(app: AppTest, lab: Lab, own_deal: str) -> None:
     before = await dump_deal(lab.backend, own_deal)
-    open_page(app, own_deal)
+    open_page(app, PAGE, own_deal)
     unlock(app)
     pairs = app.selectbox(key="merges.pair").options
     greyfield = next(p for p in pairs if "Greyfield Ventures ← Greyfield Venture Partners" in p)
@@ -132,7 +122,7 @@ async def test_admin_merge_reject_and_undo(app: AppTest, lab: Lab, own_deal: str
 
 async def test_a_refused_merge_shows_one_clear_message(app: AppTest, lab: Lab, own_deal: str) -> None:
     before = await dump_deal(lab.backend, own_deal)
-    open_page(app, own_deal)
+    open_page(app, PAGE, own_deal)
     unlock(app)
     app.selectbox(key="merges.canonical").select_index(0)
     app.selectbox(key="merges.alias").select_index(0).run()

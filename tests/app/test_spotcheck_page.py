@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 from pipeline.lab import Lab
 from pipeline.spotcheck.queue import list_queues, queue_items
 from pipeline.spotcheck.verdicts import reviewer_verdicts, verdict_history
-from tests.app.conftest import no_errors
+from tests.app.conftest import no_errors, open_page
 
 PAGE = "app_pages/spotcheck.py"
 
@@ -16,16 +16,8 @@ def metric(app: AppTest, label: str) -> str:
     return next(m.value for m in app.metric if m.label == label)
 
 
-def open_page(app: AppTest) -> AppTest:
-    app.run()
-    app.switch_page(PAGE)
-    app.run()
-    no_errors(app)
-    return app
-
-
 def test_build_a_queue_review_and_see_progress(app: AppTest, lab: Lab, demo: str) -> None:
-    open_page(app)
+    open_page(app, PAGE)
     assert app.title[0].value == "Citation spot-check"
 
     # building needs a reviewer name
@@ -89,7 +81,7 @@ def test_build_a_queue_review_and_see_progress(app: AppTest, lab: Lab, demo: str
 def test_a_second_session_resumes_where_the_reviewer_left(app: AppTest, lab: Lab, demo: str) -> None:
     """A new browser session (closing the browser loses nothing): the card opens at the first open item."""
     queue = next(q for q in list_queues(lab.store, demo) if q.name == "apptest queue")
-    open_page(app)
+    open_page(app, PAGE)
     app.text_input(key="spotcheck.reviewer").input("Ana AppTest").run()
     app.selectbox(key="spotcheck.queue").set_value(queue.id).run()
     no_errors(app)

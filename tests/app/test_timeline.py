@@ -13,20 +13,12 @@ from pipeline.demo.seed import DEAL_FILE, seed_demo
 from pipeline.graph.dump import dump_deal
 from pipeline.lab import Lab
 from pipeline.loading import stable_uuid
-from tests.app.conftest import no_errors
+from tests.app.conftest import no_errors, open_page
 from tests.conftest import ADMIN_SECRET
 
 PAGE = "app_pages/timeline.py"
 OWN_DEAL = "demo_timeline_app"
 SUPERSEDED = sum(1 for f in json.loads(DEAL_FILE.read_text())["facts"] if f.get("supersedes"))
-
-
-def open_page(app: AppTest) -> AppTest:
-    app.run()
-    app.switch_page(PAGE)
-    app.run()
-    no_errors(app)
-    return app
 
 
 def chart(app: AppTest) -> dict:
@@ -46,7 +38,7 @@ def metrics(app: AppTest) -> dict[str, str]:
 
 
 def test_an_entity_timeline_shows_bars_and_supersession_links(app: AppTest) -> None:
-    open_page(app)
+    open_page(app, PAGE)
     assert app.title[0].value == "Timeline"
     app.text_input(key="timeline.entity_search").input("Halcyon Freight").run()
     no_errors(app)
@@ -76,7 +68,7 @@ def test_an_entity_timeline_shows_bars_and_supersession_links(app: AppTest) -> N
 
 
 def test_as_of_a_date_shows_what_changed_since(app: AppTest) -> None:
-    open_page(app)
+    open_page(app, PAGE)
     app.segmented_control(key="timeline.mode").set_value("relation").run()
     app.selectbox(key="timeline.relation").set_value("HAS_ARR").run()
     app.date_input(key="timeline.as_of").set_value(date(2026, 1, 15)).run()
@@ -91,7 +83,7 @@ def test_as_of_a_date_shows_what_changed_since(app: AppTest) -> None:
 
 
 def test_the_supersession_list_counts_and_measures(app: AppTest) -> None:
-    open_page(app)
+    open_page(app, PAGE)
     table = frame_with(app, "new_fact")
     assert len(table) == SUPERSEDED >= 34
     assert set(table["link"]) == {"recorded"}
@@ -107,7 +99,7 @@ def test_the_supersession_list_counts_and_measures(app: AppTest) -> None:
 
 
 def test_without_the_admin_secret_the_page_is_read_only(app: AppTest) -> None:
-    open_page(app)
+    open_page(app, PAGE)
     assert any("Read-only" in i.value for i in app.info)
     with pytest.raises(KeyError):
         app.button(key="timeline.fix.submit")
@@ -121,7 +113,7 @@ async def own_deal(lab: Lab) -> str:
 
 async def test_admin_corrects_a_fact_and_undoes_it(app: AppTest, lab: Lab, own_deal: str) -> None:
     before = await dump_deal(lab.backend, own_deal)
-    open_page(app)
+    open_page(app, PAGE)
     app.selectbox(key="sidebar.deal").set_value(own_deal).run()
     app.text_input(key="admin.name").input("Ana")
     app.text_input(key="admin.secret").input(ADMIN_SECRET).run()
