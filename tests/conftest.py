@@ -56,3 +56,13 @@ async def demo(lab: Lab) -> str:
 
     await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir)
     return "demo"
+
+
+@pytest.fixture(autouse=True)
+def _forget_voyage_failures() -> Iterator[None]:
+    """The process remembers Voyage's last failure (for the sidebar); no test inherits another's."""
+    from pipeline.rerankers.voyage import LAST_FAILURE
+
+    LAST_FAILURE.clear()
+    yield
+    LAST_FAILURE.clear()
