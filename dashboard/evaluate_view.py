@@ -93,8 +93,8 @@ def render_query_sets(sets: list[EvalSet]) -> None:
     ]  # fmt: skip
     st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{NS}.sets")
     st.caption(
-        "Scorable: queries with at least one relevant judgment. Judgments come from pluggable sources; "
-        "analysts' citation verdicts will appear here as a second source once they are registered."
+        "Scorable: queries with at least one relevant judgment. Analysts' verdicts from the Citation spot-check "
+        "page appear as a second source once this deal has some (supported = 2, partially = 1, otherwise 0)."
     )
 
 
