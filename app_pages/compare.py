@@ -2,7 +2,7 @@ import streamlit as st
 
 from dashboard.compare_view import render_comparison
 from dashboard.guard import page_guard
-from dashboard.query_form import cached_run, query_form
+from dashboard.query_form import cached_pair, query_form
 from dashboard.sidebar import render_sidebar
 
 st.title("Compare")
@@ -13,6 +13,5 @@ with page_guard():
     if deal is not None:
         request = query_form("compare", lab, deal.group_id)
         if request is not None:
-            baseline = cached_run("compare", lab, request, "none")
-            reranked = cached_run("compare", lab, request, request.reranker)
+            baseline, reranked = cached_pair("compare", lab, request)
             render_comparison(lab, baseline, reranked)

@@ -15,7 +15,7 @@ from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.records import RetrievalRun
-from pipeline.retrieval.retrieve import MAX_CANDIDATES, retrieve
+from pipeline.retrieval.retrieve import MAX_CANDIDATES, retrieve, without_reranking
 
 
 @dataclass(frozen=True)
@@ -75,15 +75,30 @@ def query_form(ns: str, lab: Lab, group_id: str) -> Request | None:
 
 def cached_run(ns: str, lab: Lab, request: Request, reranker: str) -> RetrievalRun:
     """The run for these parameters, retrieved once per session and recorded in the run history."""
-    from dashboard.history_view import remember_run
-
     key = (request.query, request.group_id, request.num_candidates, request.top_k, reranker)
     cache: dict = st.session_state.setdefault(f"{ns}.runs", {})
     if key not in cache:
         if len(cache) > 20:
             cache.clear()
-        cache[key] = run(
-            retrieve(lab, request.query, request.group_id, request.num_candidates, request.top_k, reranker)
+        cache[key] = _recorded(
+            lab,
+            run(retrieve(lab, request.query, request.group_id, request.num_candidates, request.top_k, reranker)),
         )
-        remember_run(lab, cache[key], "dashboard")
     return cache[key]
+
+
+def cached_pair(ns: str, lab: Lab, request: Request) -> tuple[RetrievalRun, RetrievalRun]:
+    """(without reranking, with reranking) from one first stage: the two sides differ only by the reranker."""
+    reranked = cached_run(ns, lab, request, request.reranker)
+    key = (request.query, request.group_id, request.num_candidates, request.top_k, f"none, beside {request.reranker}")
+    cache: dict = st.session_state.setdefault(f"{ns}.runs", {})
+    if key not in cache:
+        cache[key] = _recorded(lab, run(without_reranking(lab, reranked)))
+    return cache[key], reranked
+
+
+def _recorded(lab: Lab, retrieved: RetrievalRun) -> RetrievalRun:
+    from dashboard.history_view import remember_run
+
+    remember_run(lab, retrieved, "dashboard")
+    return retrieved

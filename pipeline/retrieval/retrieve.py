@@ -8,6 +8,8 @@ is kept and the run says why (`fallback_reason`).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from graphiti_core.edges import EntityEdge
@@ -135,26 +137,7 @@ async def retrieve(
         reranked = tuple(RankedCandidate(c, c.first_stage_rank, None, None) for c in candidates)
 
     with timer.stage("citations"):
-        top = reranked[:top_k]
-        episodes = await fetch_episodes(lab.backend, group_id, (u for r in top for u in r.candidate.episodes))
-        results = tuple(
-            Result(
-                ranked=r,
-                citations=tuple(
-                    Citation(
-                        episode_uuid=u,
-                        snippet=best_snippet(r.candidate.fact, episodes[u].get("content") or ""),
-                        episode_valid_at=str(episodes[u].get("valid_at") or "") or None,
-                        relevance_score=r.rerank_score_norm if r.rerank_score_norm is not None else r.score,
-                        retrieved_at=created_at,
-                        **citation_fields(episodes[u]),
-                    )
-                    for u in r.candidate.episodes
-                    if u in episodes
-                ),
-            )
-            for r in top
-        )
+        results = await _cite(lab, group_id, reranked[:top_k], created_at)
     timer.ms["total"] = (time.perf_counter() - started) * 1000
     return RetrievalRun(
         query=query,
@@ -172,6 +155,54 @@ async def retrieve(
         rerank_used=scores is not None,
         fallback_reason=fallback,
         created_at=created_at,
+    )
+
+
+async def _cite(lab: Lab, group_id: str, top: Sequence[RankedCandidate], retrieved_at: str) -> tuple[Result, ...]:
+    """The top results with a citation for each of their episodes (one query for all episodes)."""
+    episodes = await fetch_episodes(lab.backend, group_id, (u for r in top for u in r.candidate.episodes))
+    return tuple(
+        Result(
+            ranked=r,
+            citations=tuple(
+                Citation(
+                    episode_uuid=u,
+                    snippet=best_snippet(r.candidate.fact, episodes[u].get("content") or ""),
+                    episode_valid_at=str(episodes[u].get("valid_at") or "") or None,
+                    relevance_score=r.rerank_score_norm if r.rerank_score_norm is not None else r.score,
+                    retrieved_at=retrieved_at,
+                    **citation_fields(episodes[u]),
+                )
+                for u in r.candidate.episodes
+                if u in episodes
+            ),
+        )
+        for r in top
+    )
+
+
+async def without_reranking(lab: Lab, run: RetrievalRun) -> RetrievalRun:
+    """The same run as if no reranker had been asked for: its candidates in first-stage order, the top k
+    of that order cited, and its timings less the rerank stage. Compare shows both sides from one first
+    stage, so the two columns differ only by the reranker (and the page does half the work)."""
+    if run.reranker == "none":
+        return run
+    started = time.perf_counter()
+    ranked = tuple(RankedCandidate(c, c.first_stage_rank, None, None) for c in run.candidates)
+    results = await _cite(lab, run.group_id, ranked[: run.top_k], run.created_at)
+    before = run.timings.stages_ms
+    ms = {k: v for k, v in before.items() if k != "rerank"}
+    ms["citations"] = (time.perf_counter() - started) * 1000
+    ms["total"] = before["total"] - before.get("rerank", 0.0) - before["citations"] + ms["citations"]
+    return replace(
+        run,
+        reranker="none",
+        reranker_model="",
+        reranked=ranked,
+        results=results,
+        timings=_timings(ms, 0, "", lab),
+        rerank_used=False,
+        fallback_reason=None,
     )
 
 

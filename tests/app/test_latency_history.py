@@ -103,8 +103,8 @@ def test_a_compare_page_query_is_recorded_and_shows_in_history(app: AppTest, lab
     app.run()
     app.text_input(key="history.text").input(query).run()
     assert len(app.dataframe[0].value) == 4
-    baseline, reranked = recorded[1], recorded[0]  # newest first: the reranked run was recorded last
-    assert (baseline.reranker, reranked.reranker) == ("none", "local")
+    by_reranker = {r.reranker: r for r in recorded}
+    baseline, reranked = by_reranker["none"], by_reranker["local"]
     app.selectbox(key="history.open").set_value(baseline.id).run()
     app.selectbox(key="history.compare").set_value(reranked.id).run()
     no_errors(app)

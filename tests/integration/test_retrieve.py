@@ -152,3 +152,19 @@ async def test_unknown_deal_and_reranker_are_refused(lab: Lab, demo: str) -> Non
         await retrieve(lab, "revenue", "no_such_deal", 10, 5, "none")
     with pytest.raises(InvalidInput, match="Unknown reranker 'magic'"):
         await retrieve(lab, "revenue", demo, 10, 5, "magic")
+
+
+async def test_without_reranking_is_the_first_stage_of_the_same_run(lab: Lab, demo: str) -> None:
+    from pipeline.retrieval.retrieve import without_reranking
+
+    reranked = await retrieve(lab, "What was Halcyon's FY2025 revenue?", demo, 30, 5, "local")
+    baseline = await without_reranking(lab, reranked)
+    direct = await retrieve(lab, "What was Halcyon's FY2025 revenue?", demo, 30, 5, "none")
+    assert baseline.candidates == reranked.candidates
+    assert [r.uuid for r in baseline.results] == [c.uuid for c in reranked.candidates[:5]]
+    assert [r.uuid for r in baseline.results] == [r.uuid for r in direct.results]
+    assert [r.citations[0].document_name for r in baseline.results] == [
+        r.citations[0].document_name for r in direct.results
+    ]
+    assert (baseline.reranker, baseline.rerank_used, "rerank" in baseline.timings.stages_ms) == ("none", False, False)
+    assert baseline.timings.stages_ms["total"] < reranked.timings.stages_ms["total"]
