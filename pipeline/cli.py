@@ -11,12 +11,13 @@ import json
 import os
 import sys
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.lab import Lab
+from pipeline.loading import parse_time
 from pipeline.retrieval.records import RetrievalRun
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
@@ -124,7 +125,7 @@ async def _load(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 async def _bench(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.bench import bench, render_bench
 
-    depths = _int_list(args.candidates_list)
+    depths = parse_int_list(args.candidates_list, "--candidates")
     rows = await bench(lab, args.group, depths, args.top_k, args.reranker, args.limit_queries)
     if not args.json:
         print(render_bench(rows, args.reranker))
@@ -169,24 +170,22 @@ def _bench_latency_page(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-def _int_list(value: str) -> list[int]:
+def parse_int_list(value: str, what: str) -> tuple[int, ...]:
+    """'10,25,50' -> (10, 25, 50); anything else (or a number under 1) is one clear error."""
     try:
-        numbers = [int(v) for v in value.split(",") if v.strip()]
+        numbers = tuple(int(v) for v in value.split(",") if v.strip())
     except ValueError:
-        raise InvalidInput(f"{value!r} is not a comma-separated list of numbers.") from None
+        raise InvalidInput(f"{what} {value!r} is not a comma-separated list of numbers.") from None
     if not numbers or min(numbers) < 1:
-        raise InvalidInput(f"{value!r}: give positive numbers, e.g. 10,25,50,100.")
+        raise InvalidInput(f"{what} {value!r}: give positive numbers, e.g. 10,25,50,100.")
     return numbers
 
 
 def _date(value: str | None) -> datetime | None:
-    if value is None:
-        return None
     try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return parse_time(value)
     except ValueError:
         raise InvalidInput(f"--as-of {value!r} is not a date; use YYYY-MM-DD.") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def render_run(run: RetrievalRun) -> str:

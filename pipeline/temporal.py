@@ -25,7 +25,6 @@ from pipeline.retrieval.retrieve import retrieve
 
 SelectionKind = Literal["entity", "relation", "query"]
 DiffStatus = Literal["unchanged", "superseded", "new"]
-CHANNELS = ("document", "qa_response", "analyst_chat")
 QUERY_TOP_K = 20  # facts a topic query puts on the timeline (before whole chains are added)
 QUERY_CANDIDATES = 50
 

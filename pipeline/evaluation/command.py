@@ -15,18 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import InvalidInput
+from pipeline.cli import parse_int_list
 from pipeline.lab import Lab
-
-
-def _ints(value: str, what: str) -> tuple[int, ...]:
-    try:
-        numbers = tuple(int(v) for v in value.split(",") if v.strip())
-    except ValueError:
-        raise InvalidInput(f"{what} {value!r} is not a comma-separated list of numbers.") from None
-    if not numbers:
-        raise InvalidInput(f"{what}: give at least one number, e.g. 10,25,50,100.")
-    return numbers
 
 
 async def eval_command(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
@@ -37,8 +27,8 @@ async def eval_command(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
     spec = SweepSpec(
         group_id=args.group,
-        candidates=_ints(args.candidates_list, "--candidates"),
-        top_ks=_ints(args.top_k_list, "--top-k"),
+        candidates=parse_int_list(args.candidates_list, "--candidates"),
+        top_ks=parse_int_list(args.top_k_list, "--top-k"),
         rerankers=tuple(r.strip() for r in args.reranker_list.split(",") if r.strip()),
         judgments=args.judgments,
         split=args.split,

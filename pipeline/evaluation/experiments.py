@@ -156,11 +156,6 @@ def _setting_order(store: Store, exp_id: int) -> list[str]:
     return [r["setting"] for r in ordered]
 
 
-def delete_experiment(store: Store, exp_id: int) -> None:
-    with store.transaction() as conn:
-        conn.execute("DELETE FROM experiments WHERE id = ?", (exp_id,))
-
-
 # --- tables, comparison, export ----------------------------------------------------------------
 
 TABLE_COLUMNS = ("setting", "reranker", "N", "k", *METRIC_NAMES, "p50_ms", "p95_ms", "cost_usd", "p_value",

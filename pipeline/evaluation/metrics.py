@@ -25,7 +25,6 @@ from ir_measures import RR, P, R, Success, nDCG
 from pipeline.errors import InvalidInput
 
 KINDS = ("ndcg", "recall", "mrr", "precision", "hit")
-LABELS = {"ndcg": "nDCG", "recall": "Recall", "mrr": "MRR", "precision": "Precision", "hit": "Hit rate"}
 _MEASURES = {"ndcg": nDCG, "recall": R, "mrr": RR, "precision": P, "hit": Success}
 
 Qrels = Mapping[str, Mapping[str, int]]  # query id -> fact uuid -> grade

@@ -16,9 +16,10 @@ import html
 import re
 from dataclasses import dataclass
 
+from pipeline.retrieval.citations import SENTENCE_END  # the boundary rule of `best_snippet`
+
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
 TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9&'’-]*[A-Za-z0-9]|[A-Za-z]")
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")  # the boundary rule of `best_snippet`
 STOPWORDS = frozenset(
     {
         "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "had", "have", "in", "is", "it",

@@ -28,7 +28,6 @@ from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_ep
 from pipeline.retrieval.records import Citation, Result
 from pipeline.retrieval.retrieve import MAX_CANDIDATES, MAX_TOP_K, retrieve
 from pipeline.spotcheck.sampling import (
-    FACT_SAMPLE_LABEL,
     SOURCES,
     ItemDraft,
     Priority,
@@ -107,10 +106,6 @@ class QueueItem:
     superseded: bool
     signals: tuple[str, ...]
     citation: Citation = field(repr=False)
-
-    @property
-    def query_label(self) -> str:
-        return self.query or FACT_SAMPLE_LABEL
 
 
 def clean_name(text: str, what: str, limit: int = MAX_NAME) -> str:

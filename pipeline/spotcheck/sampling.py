@@ -44,7 +44,6 @@ SIGNALS: dict[str, str] = {
     "superseded_relative": "supersedes or was superseded",
 }
 MAX_SIZE = 500
-FACT_SAMPLE_LABEL = "fact sample"  # what the card shows for an item without a query
 
 
 @dataclass(frozen=True)

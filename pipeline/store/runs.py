@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal
 
 from pipeline.errors import InvalidInput
+from pipeline.loading import parse_time
 from pipeline.retrieval.records import (
     Candidate,
     Citation,
@@ -41,10 +42,12 @@ MAX_LIST = 500
 def epoch(created_at: str) -> float:
     """Seconds since 1970 for an ISO timestamp (naive ones are taken as UTC)."""
     try:
-        parsed = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
+        parsed = parse_time(created_at)
     except ValueError:
-        raise InvalidInput(f"Run timestamp {created_at!r} is not an ISO date-time.") from None
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+        parsed = None
+    if parsed is None:
+        raise InvalidInput(f"Run timestamp {created_at!r} is not an ISO date-time.")
+    return parsed.timestamp()
 
 
 def _pack(payload: Mapping[str, Any]) -> bytes:
