@@ -4,8 +4,8 @@ from dashboard.admin import admin_actor, read_only_notice
 from dashboard.guard import page_guard
 from dashboard.runtime import run
 from dashboard.sidebar import render_sidebar
-from pipeline.demo.seed import reset_demo
 from pipeline.graph.deals import deal_counts
+from pipeline.ingest.demo.seed import reset_demo
 
 st.title("Deals & data")
 st.caption("Every deal in the graph backend with its counts; the demo deal can be reset to its original state.")

@@ -4,7 +4,7 @@ from dashboard.guard import page_guard
 from dashboard.history_filters import run_filter_controls
 from dashboard.history_view import render_run_comparison, render_run_list, render_stored_run
 from dashboard.sidebar import render_sidebar
-from pipeline.store.runs import count_runs, list_runs, load_run
+from pipeline.history.runs import count_runs, list_runs, load_run
 
 st.title("History")
 st.caption("Every recorded run: open one to see it again exactly as it was, or compare two side by side.")

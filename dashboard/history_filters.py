@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
+from pipeline.history.runs import RunFilter, filter_choices
 from pipeline.store.db import Store
-from pipeline.store.runs import RunFilter, filter_choices
 
 ALL_DEALS = "(all deals)"
 

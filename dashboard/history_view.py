@@ -10,9 +10,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.result_cards import result_card
+from pipeline.history.runs import RunComparison, RunSummary, Source, StoredRun, compare_runs, save_run
 from pipeline.lab import Lab
 from pipeline.retrieval.records import RetrievalRun
-from pipeline.store.runs import RunComparison, RunSummary, Source, StoredRun, compare_runs, save_run
 
 log = logging.getLogger("retrieval_lab")
 

@@ -1,4 +1,4 @@
-"""Plotly figures of stored runs' latencies (pure functions of pipeline.latency aggregates).
+"""Plotly figures of stored runs' latencies (pure functions of pipeline.history.latency aggregates).
 
 Every figure is built from aggregates (percentiles per N or per time bucket, histogram counts), never
 from one trace point per run, so 10,000 runs cost the browser no more than 100. Budgets
@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from pipeline.latency import (
+from pipeline.history.latency import (
     BUDGETED_STAGES,
     SEQUENTIAL_STAGES,
     TimingTable,

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard import latency_charts
-from pipeline.latency import (
+from pipeline.history.latency import (
     StagePercentiles,
     TimingTable,
     load_costs,
@@ -19,9 +19,9 @@ from pipeline.latency import (
     reranker_rows,
     stage_percentiles,
 )
+from pipeline.history.runs import RunFilter
 from pipeline.settings import Settings
 from pipeline.store.db import Store
-from pipeline.store.runs import RunFilter
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from dashboard.merges_charts import precision_recall_chart
 from dashboard.runtime import run
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
-from pipeline.merges import (
+from pipeline.merges.actions import (
     DEFAULT_THRESHOLD,
     W_COSINE,
     W_SHINGLE,

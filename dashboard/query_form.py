@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from dashboard.runtime import run
+from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
-from pipeline.query_sets import load_query_set
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.retrieval.retrieve import MAX_CANDIDATES, retrieve, without_reranking

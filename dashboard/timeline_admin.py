@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard.admin import read_only_notice
 from dashboard.runtime import run
-from pipeline.corrections import (
+from pipeline.corrections.actions import (
     CORRECTION_CHANNELS,
     CorrectionRequest,
     correct_fact,
@@ -18,7 +18,7 @@ from pipeline.corrections import (
 )
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
-from pipeline.temporal import Timeline
+from pipeline.temporal.timeline import Timeline
 
 NS = "timeline.fix"
 FLASH = "timeline.flash"

@@ -15,7 +15,7 @@ from dashboard.timeline_charts import (
     timeline_figure,
 )
 from pipeline.lab import Lab
-from pipeline.temporal import (
+from pipeline.temporal.timeline import (
     Selection,
     Timeline,
     as_of,

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InvalidInput, RetrievalLabError
+from pipeline.ingest.loading import parse_time
 from pipeline.lab import Lab
-from pipeline.loading import parse_time
 from pipeline.retrieval.records import RetrievalRun
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
@@ -25,7 +25,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 async def _seed_demo(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.demo.seed import seed_demo
+    from pipeline.ingest.demo.seed import seed_demo
 
     result = await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, args.group, args.force)
     verb = "already seeded, nothing to do" if result.skipped else "seeded"
@@ -40,7 +40,7 @@ async def _seed_demo(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 async def _import_beir(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from tqdm import tqdm
 
-    from pipeline.beir_import import import_beir
+    from pipeline.ingest.beir import import_beir
 
     with tqdm(total=0, unit="facts", desc=f"import {args.group}", disable=args.json) as bar:
 
@@ -96,7 +96,7 @@ async def _query(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         lab, args.text, args.group, args.candidates, args.top_k, args.reranker,
         include_superseded=args.include_superseded, as_of=_date(args.as_of), reranker_model=args.model,
     )  # fmt: skip
-    from pipeline.store.runs import save_run
+    from pipeline.history.runs import save_run
 
     run_id = save_run(lab.store, run, "cli")
     if not args.json:
@@ -106,7 +106,7 @@ async def _query(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _load(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.load import load_test
+    from benchmarks.load import load_test
 
     report = await load_test(
         lab, args.group, args.sessions, args.queries, args.reranker, args.candidates, args.top_k, args.time_limit
@@ -123,7 +123,7 @@ async def _load(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _bench(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.bench import bench, render_bench
+    from benchmarks.bench import bench, render_bench
 
     depths = parse_int_list(args.candidates_list, "--candidates")
     rows = await bench(lab, args.group, depths, args.top_k, args.reranker, args.limit_queries)
@@ -137,7 +137,7 @@ def _bench_latency_page(args: argparse.Namespace) -> dict[str, Any]:
     import subprocess
     import tempfile
 
-    from pipeline.latency_bench import fill_store
+    from benchmarks.synthetic_runs import fill_store
     from pipeline.store.db import open_store
 
     if not 1 <= args.runs <= 1_000_000:
@@ -150,7 +150,7 @@ def _bench_latency_page(args: argparse.Namespace) -> dict[str, Any]:
         env = {**os.environ, "RETRIEVAL_LAB_DATA_DIR": str(data_dir), "RETRIEVAL_LAB_EMBEDDER": "local"}
         # the page is timed in its own process: the pipeline never imports Streamlit
         done = subprocess.run(
-            [sys.executable, "-m", "dashboard.latency_bench", "--repeat", str(args.repeat)],
+            [sys.executable, "-m", "benchmarks.latency_page", "--repeat", str(args.repeat)],
             env=env, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], check=False,
         )  # fmt: skip
         if done.returncode != 0:

@@ -52,7 +52,7 @@ async def lab(data_dir: Path) -> AsyncIterator[Lab]:
 @pytest.fixture(scope="session")
 async def demo(lab: Lab) -> str:
     """The demo deal, seeded once per session; returns its group_id."""
-    from pipeline.demo.seed import seed_demo
+    from pipeline.ingest.demo.seed import seed_demo
 
     await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir)
     return "demo"

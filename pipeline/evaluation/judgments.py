@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from pipeline.errors import InvalidInput
+from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
-from pipeline.query_sets import load_query_set
 from pipeline.spotcheck import verdict_judgments
 
 

@@ -17,7 +17,9 @@ from graphiti_core.driver.driver import GraphDriver
 from graphiti_core.driver.falkordb_driver import FalkorDriver
 
 from pipeline.errors import BackendUnavailable
+from pipeline.graph.dialects import GraphQueries, queries_for
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
+from pipeline.graph.graphiti_compat import skip_index_creation
 from pipeline.settings import Settings
 
 
@@ -29,6 +31,10 @@ class GraphBackend:
     neo4j: GraphDriver | None = None
     embedded: EmbeddedFalkorDB | None = None
     _drivers: dict[str, GraphDriver] = field(default_factory=dict, repr=False)
+    cypher: GraphQueries = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.cypher = queries_for(self)  # every statement of ours, in this backend's dialect
 
     @property
     def label(self) -> str:
@@ -39,12 +45,7 @@ class GraphBackend:
         if self.neo4j is not None:
             return self.neo4j
         if group_id not in self._drivers:
-            driver = FalkorDriver(falkor_db=self.falkor, database=group_id)
-            # graphiti schedules index creation on every new driver; we build indexes explicitly when a
-            # deal is written, so reading a deal never creates a graph or races a shutdown
-            if driver._init_task is not None:
-                driver._init_task.cancel()
-            self._drivers[group_id] = driver
+            self._drivers[group_id] = skip_index_creation(FalkorDriver(falkor_db=self.falkor, database=group_id))
         return self._drivers[group_id]
 
     async def query(self, group_id: str, cypher: str, **params: Any) -> list[dict[str, Any]]:
@@ -67,7 +68,7 @@ class GraphBackend:
                 await self.falkor.select_graph(group_id).delete()
             self._drivers.pop(group_id, None)
         else:
-            await self.query(group_id, "MATCH (n {group_id: $g}) DETACH DELETE n", g=group_id)
+            await self.cypher.delete_deal(group_id)
 
     async def compact(self) -> None:
         """After a bulk write, rewrite the append-only file (RDB preamble) so a restart loads it fast."""
@@ -132,9 +133,7 @@ async def _connect_neo4j(settings: Settings) -> GraphBackend:
     password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
     uri = settings.neo4j_uri or ""
     try:
-        root = Neo4jDriver(uri, settings.neo4j_user, password, database=settings.neo4j_database)
-        if root._init_task is not None:  # indexes are built when a deal is written (see driver())
-            root._init_task.cancel()
+        root = skip_index_creation(Neo4jDriver(uri, settings.neo4j_user, password, database=settings.neo4j_database))
     except Exception as exc:  # malformed URI and the like
         raise BackendUnavailable(f"Neo4j at {uri}: {_reason(exc)}") from None
     backend = GraphBackend(kind="neo4j", location=uri, neo4j=root)

@@ -16,8 +16,6 @@ from pipeline.errors import EmbedderMismatch, InvalidInput, UnknownDeal
 from pipeline.graph.backend import GraphBackend
 
 GROUP_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # graphiti's own rule, with a length cap
-# Merge records are their own relationship type, not RELATES_TO facts, so no search can return them.
-MERGE_RELATION = "IS_DUPLICATE_OF"
 
 
 @dataclass(frozen=True)
@@ -53,24 +51,16 @@ def validate_group_id(group_id: str) -> str:
 
 
 async def register_deal(backend: GraphBackend, info: DealInfo) -> None:
-    await backend.query(
-        info.group_id,
-        "MERGE (d:RetrievalLabDeal {group_id: $g}) SET d += $props",
-        g=info.group_id,
-        props={k: v for k, v in info.__dict__.items() if k != "group_id"},
-    )
+    await backend.cypher.register_deal(info.group_id, {k: v for k, v in info.__dict__.items() if k != "group_id"})
 
 
 async def get_deal(backend: GraphBackend, group_id: str) -> DealInfo | None:
     validate_group_id(group_id)
     if backend.kind == "falkordb" and group_id not in await backend.graph_names():
         return None  # never create a graph just by asking about it
-    rows = await backend.query(
-        group_id, "MATCH (d:RetrievalLabDeal {group_id: $g}) RETURN properties(d) AS d", g=group_id
-    )
-    if not rows:
+    props = await backend.cypher.get_deal(group_id)
+    if props is None:
         return None
-    props = rows[0]["d"]
     return DealInfo(**{name: props.get(name) for name in DealInfo.__dataclass_fields__})
 
 
@@ -79,8 +69,7 @@ async def list_deals(backend: GraphBackend, allowed: list[str] | None = None) ->
     if backend.kind == "falkordb":
         names = [n for n in await backend.graph_names() if GROUP_ID_PATTERN.match(n)]
     else:
-        rows = await backend.query("", "MATCH (d:RetrievalLabDeal) RETURN d.group_id AS g")
-        names = [r["g"] for r in rows]
+        names = await backend.cypher.registered_deals()
     if allowed is not None:
         names = [n for n in names if n in allowed]
     deals = [await get_deal(backend, name) for name in sorted(names)]
@@ -105,37 +94,7 @@ async def require_deal(
 
 
 async def deal_counts(backend: GraphBackend, group_id: str) -> DealCounts:
-    facts = await backend.query(
-        group_id,
-        """
-        MATCH (:Entity)-[e:RELATES_TO {group_id: $g}]->(:Entity)
-        RETURN e.invalid_at IS NULL AS current, count(e) AS n
-        """,
-        g=group_id,
-    )
-    merges = await backend.query(
-        group_id,
-        f"MATCH (:Entity {{group_id: $g}})-[m:{MERGE_RELATION}]->(:Entity) RETURN count(m) AS n",
-        g=group_id,
-    )
-    nodes = await backend.query(
-        group_id,
-        """
-        MATCH (n {group_id: $g}) WHERE n:Entity OR n:Episodic
-        RETURN n:Entity AS entity, count(n) AS n
-        """,
-        g=group_id,
-    )
-    current = sum(r["n"] for r in facts if r["current"])
-    total = sum(r["n"] for r in facts)
-    return DealCounts(
-        facts=total,
-        current_facts=current,
-        superseded_facts=total - current,
-        entities=sum(r["n"] for r in nodes if r["entity"]),
-        episodes=sum(r["n"] for r in nodes if not r["entity"]),
-        merges=merges[0]["n"] if merges else 0,
-    )
+    return DealCounts(**await backend.cypher.deal_counts(group_id))
 
 
 def now_iso() -> str:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from pipeline.graph.backend import GraphBackend
-from pipeline.loading import CHANNEL_CONFIDENCE
+from pipeline.ingest.loading import CHANNEL_CONFIDENCE
 
 WORD = re.compile(r"[A-Za-z0-9$%.,]+")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")

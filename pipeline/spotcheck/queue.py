@@ -4,7 +4,7 @@ Sources
 - `query_set`: `retrieve()` for every labelled query of the deal (sorted by id), its top-k results and
   each of their citations. `query_limit` runs only that many queries, a seeded sample of them (the same
   seed picks the same queries), for quick queues on large sets.
-- `runs`: the deal's stored runs (`pipeline.store.runs`, newest `runs_limit`), their results' citations.
+- `runs`: the deal's stored runs (`pipeline.history.runs`, newest `runs_limit`), their results' citations.
 - `fact_sample`: every fact of the deal (superseded ones included, flagged) with each of its citations;
   such items have no query (the card says "fact sample").
 
@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pipeline.errors import InvalidInput
+from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
-from pipeline.query_sets import load_query_set
 from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
 from pipeline.retrieval.records import Citation, Result
 from pipeline.retrieval.retrieve import MAX_CANDIDATES, MAX_TOP_K, retrieve
@@ -37,7 +37,7 @@ from pipeline.spotcheck.sampling import (
     sample_items,
 )
 from pipeline.store.db import Store, utc_now
-from pipeline.temporal import load_facts, supersession_links
+from pipeline.temporal.timeline import load_facts, supersession_links
 
 MAX_NAME = 120
 DEFAULT_TOP_K = 3
@@ -173,7 +173,7 @@ async def query_set_drafts(
 
 
 async def run_drafts(lab: Lab, group_id: str, runs_limit: int) -> list[ItemDraft]:
-    from pipeline.store.runs import RunFilter, list_runs, load_run  # issue 7's run history
+    from pipeline.history.runs import RunFilter, list_runs, load_run  # issue 7's run history
 
     summaries = list_runs(lab.store, RunFilter(group_id=group_id), limit=runs_limit)
     if not summaries:

@@ -17,10 +17,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import runtime
-from pipeline.corrections import CorrectionRequest, correct_fact
-from pipeline.demo.seed import seed_demo
+from pipeline.corrections.actions import CorrectionRequest, correct_fact
+from pipeline.ingest.demo.seed import seed_demo
+from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
-from pipeline.loading import stable_uuid
 from pipeline.settings import get_settings
 from tests.app.conftest import no_errors, open_page
 from tests.conftest import ADMIN_SECRET

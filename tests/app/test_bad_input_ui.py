@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pipeline.graph.dump import dump_deal
 from pipeline.lab import Lab
 from tests.app.conftest import no_errors, open_page
+from tests.support.dump import dump_deal
 
 HOSTILE = [
     'revenue" OR 1=1 --',

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from pipeline.history.runs import RunFilter, compare_runs, count_runs, list_runs, load_run, save_run
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
-from pipeline.store.runs import RunFilter, compare_runs, count_runs, list_runs, load_run, save_run
 from tests.app.conftest import no_errors, open_page
 
 QUERY = "What is Halcyon's annual recurring revenue? (history page test)"

@@ -6,12 +6,12 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pipeline.demo.seed import seed_demo
-from pipeline.graph.dump import dump_deal
+from pipeline.ingest.demo.seed import seed_demo
 from pipeline.lab import Lab
-from pipeline.merge_records import read_merge_records
+from pipeline.merges.records import read_merge_records
 from tests.app.conftest import no_errors, open_page
 from tests.conftest import ADMIN_SECRET
+from tests.support.dump import dump_deal
 
 PAGE = "app_pages/merges.py"
 DEAL = "demo_merges_app"

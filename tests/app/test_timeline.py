@@ -8,13 +8,13 @@ from datetime import date
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pipeline.corrections import list_corrections
-from pipeline.demo.seed import DEAL_FILE, seed_demo
-from pipeline.graph.dump import dump_deal
+from pipeline.corrections.actions import list_corrections
+from pipeline.ingest.demo.seed import DEAL_FILE, seed_demo
+from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
-from pipeline.loading import stable_uuid
 from tests.app.conftest import no_errors, open_page
 from tests.conftest import ADMIN_SECRET
+from tests.support.dump import dump_deal
 
 PAGE = "app_pages/timeline.py"
 OWN_DEAL = "demo_timeline_app"

@@ -1,7 +1,7 @@
 """Compare with the Voyage reranker, through AppTest, against the loopback Voyage stand-in.
 
 The app is configured only the way a user would configure it (environment variables), and the real
-voyageai SDK talks HTTP to `tests/fakes/voyage_server.py`. A working Voyage shows its scores and no
+voyageai SDK talks HTTP to `tests/support/fakes/voyage_server.py`. A working Voyage shows its scores and no
 banner; a hang past the timeout, a 429 storm and a 500 each show the fallback banner with the reason,
 keep both columns of k first-stage cards, and the rerun that runs the query ends within a bound.
 """
@@ -19,7 +19,7 @@ from dashboard import runtime
 from pipeline.rerankers.voyage import LAST_FAILURE
 from pipeline.settings import get_settings
 from tests.app.conftest import no_errors
-from tests.fakes.voyage_server import FakeVoyageServer, rerank_score
+from tests.support.fakes.voyage_server import FakeVoyageServer, rerank_score
 
 KEY = "vk-ui-fault-test"
 TIMEOUT_S = 1.0  # RETRIEVAL_LAB_VOYAGE_TIMEOUT_S: one request; the reranker's hard deadline is twice this

@@ -22,7 +22,7 @@ import pytest
 from playwright.async_api import Browser
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from pipeline.demo.seed import QUERIES_FILE
+from pipeline.ingest.demo.seed import QUERIES_FILE
 from tests.browser.conftest import wait_for_app
 
 SESSIONS = 20

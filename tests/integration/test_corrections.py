@@ -6,8 +6,8 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from pipeline import corrections
-from pipeline.corrections import (
+from pipeline.corrections import actions as corrections
+from pipeline.corrections.actions import (
     ACTION_CORRECT,
     ACTION_UNDO,
     CorrectionRefused,
@@ -16,13 +16,13 @@ from pipeline.corrections import (
     list_corrections,
     undo_correction,
 )
-from pipeline.demo.seed import seed_demo
 from pipeline.errors import InvalidInput
-from pipeline.graph.dump import dump_deal
+from pipeline.ingest.demo.seed import seed_demo
+from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
-from pipeline.loading import stable_uuid
 from pipeline.retrieval.retrieve import retrieve
-from pipeline.temporal import Selection, as_of, load_facts, supersession_links
+from pipeline.temporal.timeline import Selection, as_of, load_facts, supersession_links
+from tests.support.dump import dump_deal
 
 DEAL = "demo_corrections"
 CASH = stable_uuid(DEAL, "fact", "f216")  # "Halcyon's cash balance was $1.6 million at February 28, 2026."

@@ -9,11 +9,11 @@ import pytest
 from graphiti_core.search.search_filters import SearchFilters
 from graphiti_core.search.search_utils import edge_fulltext_search
 
-from pipeline.beir_import import import_beir
 from pipeline.embedders.base import EmbedderInfo
 from pipeline.errors import BackendUnavailable, DataFileError, EmbedderMismatch, UnknownDeal
 from pipeline.graph.backend import connect
 from pipeline.graph.deals import deal_counts, get_deal, list_deals, register_deal
+from pipeline.ingest.beir import import_beir
 from pipeline.lab import Lab
 from tests.conftest import FIXTURES, make_settings
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.beir_import import import_beir
+from pipeline.ingest.beir import import_beir
+from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
-from pipeline.loading import stable_uuid
 from pipeline.retrieval.retrieve import retrieve
 
 VOCAB = ["revenue", "ebitda", "margin", "customer", "contract", "churn", "ceo", "cfo", "lawsuit", "headcount"]

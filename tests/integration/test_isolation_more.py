@@ -21,8 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.beir_import import import_beir, read_corpus
-from pipeline.corrections import (
+from pipeline.corrections.actions import (
     Correction,
     CorrectionRefused,
     CorrectionRequest,
@@ -30,12 +29,12 @@ from pipeline.corrections import (
     list_corrections,
     undo_correction,
 )
-from pipeline.demo.seed import DEAL_FILE, seed_demo
-from pipeline.graph.dump import dump_deal
+from pipeline.history.runs import save_run
+from pipeline.ingest.beir import import_beir, read_corpus
+from pipeline.ingest.demo.seed import DEAL_FILE, seed_demo
+from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
-from pipeline.loading import stable_uuid
-from pipeline.merge_records import MergeRecord
-from pipeline.merges import (
+from pipeline.merges.actions import (
     MergeRefused,
     Rejection,
     find_candidates,
@@ -45,13 +44,14 @@ from pipeline.merges import (
     rejected_pairs,
     undo_merge,
 )
+from pipeline.merges.records import MergeRecord
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.spotcheck.queue import QueueSpec, build_queue, collect_drafts, list_queues, queue_items
 from pipeline.spotcheck.sampling import sample_items
 from pipeline.spotcheck.verdicts import record_verdict, verdict_judgments, verdict_rows
-from pipeline.store.runs import save_run
-from pipeline.temporal import Selection, as_of, load_facts, supersession_report, timeline
+from pipeline.temporal.timeline import Selection, as_of, load_facts, supersession_report, timeline
 from tests.conftest import FIXTURES
+from tests.support.dump import dump_deal
 
 A, B, C = "iso_more_a", "iso_more_b", "iso_more_beir"  # A and B: demo copies; C: BEIR mini
 DEALS = (A, B, C)

@@ -1,7 +1,7 @@
 """A bounded load test: 20 concurrent sessions on one embedded server, no errors."""
 
+from benchmarks.load import load_test
 from pipeline.lab import Lab
-from pipeline.load import load_test
 
 
 async def test_twenty_concurrent_sessions_run_without_errors(lab: Lab, demo: str) -> None:

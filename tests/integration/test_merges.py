@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.demo.seed import seed_demo
 from pipeline.errors import RetrievalLabError
-from pipeline.graph.deals import MERGE_RELATION
-from pipeline.graph.dump import dump_deal
+from pipeline.graph.dialects.common import MERGE_RELATION
+from pipeline.ingest.demo.seed import seed_demo
+from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
-from pipeline.loading import stable_uuid
-from pipeline.merge_records import FactMove, apply_merge, read_merge_records
-from pipeline.merges import (
+from pipeline.merges.actions import (
     DEFAULT_THRESHOLD,
     MergeRefused,
     find_candidates,
@@ -22,7 +20,9 @@ from pipeline.merges import (
     undo_merge,
     undone_merges,
 )
+from pipeline.merges.records import FactMove, apply_merge, read_merge_records
 from pipeline.retrieval.retrieve import retrieve
+from tests.support.dump import dump_deal
 
 DEAL = "demo_merges"
 

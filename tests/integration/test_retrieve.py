@@ -7,11 +7,11 @@ from datetime import timedelta
 
 import pytest
 
-from pipeline.demo.seed import DEAL_FILE
+from benchmarks.stock_graphiti import graphiti_for
 from pipeline.errors import InvalidInput, UnknownDeal
-from pipeline.graphiti_client import graphiti_for
+from pipeline.ingest.demo.seed import DEAL_FILE
+from pipeline.ingest.loading import parse_time, stable_uuid
 from pipeline.lab import Lab
-from pipeline.loading import parse_time, stable_uuid
 from pipeline.rerankers.base import LabReranker, RerankerFailed, RerankOutcome
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import hybrid_config
@@ -50,7 +50,7 @@ async def test_n_candidates_and_k_current_results(lab: Lab, demo: str) -> None:
 
 
 async def test_fewer_candidates_only_when_the_deal_has_fewer(lab: Lab) -> None:
-    from pipeline.beir_import import import_beir
+    from pipeline.ingest.beir import import_beir
 
     await import_beir(lab.backend, lab.embedder, lab.settings.resolved_data_dir, FIXTURES / "beir_mini", "mini")
     run = await retrieve(lab, "Northwind net sales", "mini", 50, 5, "none")

@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from pipeline.bench import bench
+from benchmarks.bench import bench
 from pipeline.cli import main
+from pipeline.history.latency import load_timings, stage_percentiles
+from pipeline.history.runs import RunFilter, list_runs, load_run, save_run
 from pipeline.lab import Lab
-from pipeline.latency import load_timings, stage_percentiles
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.store.db import Store
-from pipeline.store.runs import RunFilter, list_runs, load_run, save_run
 
 
 async def test_a_real_run_comes_back_exactly_after_a_reopen(lab: Lab, demo: str) -> None:

@@ -6,8 +6,8 @@ import os
 import signal
 from pathlib import Path
 
-from pipeline.beir_import import import_beir
 from pipeline.graph.deals import deal_counts
+from pipeline.ingest.beir import import_beir
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
 from tests.conftest import FIXTURES, make_settings

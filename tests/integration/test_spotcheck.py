@@ -10,8 +10,9 @@ from dataclasses import replace
 import pytest
 
 from pipeline.errors import InvalidInput
+from pipeline.history.runs import save_run
+from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
-from pipeline.query_sets import load_query_set
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.spotcheck import GRADES, verdict_judgments
 from pipeline.spotcheck.queue import (
@@ -38,7 +39,6 @@ from pipeline.spotcheck.verdicts import (
     verdict_rows,
 )
 from pipeline.store.db import Store
-from pipeline.store.runs import save_run
 
 _names = itertools.count()
 

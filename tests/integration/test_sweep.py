@@ -26,7 +26,7 @@ from pipeline.retrieval.first_stage import hybrid_search
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.settings import Settings
 from pipeline.timing import StageTimer
-from tests.fakes.voyage_server import FakeVoyageServer
+from tests.support.fakes.voyage_server import FakeVoyageServer
 
 SMALL = dict(candidates=(10, 25), top_ks=(3, 10), rerankers=("none", "local"), limit_queries=6)
 
@@ -148,7 +148,7 @@ async def test_rerank_cache_is_keyed_by_fact_text_and_pool(lab: Lab, demo: str) 
 
 
 async def test_fingerprint_changes_with_the_graph(lab: Lab) -> None:
-    from pipeline.demo.seed import seed_demo
+    from pipeline.ingest.demo.seed import seed_demo
 
     group = "demo_eval"
     await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, group_id=group)

@@ -9,12 +9,12 @@ import pytest
 from graphiti_core.edges import EntityEdge
 from graphiti_core.nodes import EntityNode
 
-from pipeline.demo.seed import DEAL_FILE
 from pipeline.errors import InvalidInput
 from pipeline.graph.deals import DealInfo, now_iso, register_deal
+from pipeline.ingest.demo.seed import DEAL_FILE
+from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
-from pipeline.loading import stable_uuid
-from pipeline.temporal import (
+from pipeline.temporal.timeline import (
     FactRow,
     Selection,
     as_of,

@@ -1,7 +1,7 @@
 """VoyageReranker and VoyageEmbedder through the real voyageai SDK, against the loopback Voyage stand-in.
 
 Nothing is mocked on our side of the HTTP connection: `Settings.voyage_base_url` points the SDK at
-`tests/fakes/voyage_server.py`, which answers like the public API and can be scripted to fail.
+`tests/support/fakes/voyage_server.py`, which answers like the public API and can be scripted to fail.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pipeline.embedders.voyage import VoyageEmbedder
 from pipeline.rerankers.base import RerankerFailed
 from pipeline.rerankers.voyage import VoyageReranker, estimate_cost
 from pipeline.settings import Settings
-from tests.fakes.voyage_server import FakeVoyageServer, expected_embedding
+from tests.support.fakes.voyage_server import FakeVoyageServer, expected_embedding
 
 KEY = "vk-loopback-test"
 QUERY = "revenue growth in 2023"

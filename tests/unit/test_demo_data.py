@@ -1,6 +1,6 @@
 """Integrity checks for the hand-written Retrieval Lab demo dataset (Project Halcyon).
 
-The dataset lives in ``pipeline/demo/data``:
+The dataset lives in ``pipeline/ingest/demo/data``:
 - ``deal.json``: documents, episodes, entities, facts (with supersession), merges, labelled entity pairs;
 - ``queries.jsonl`` / ``qrels.tsv``: a BEIR-style labelled query set over fact ids.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parents[2] / "pipeline/demo/data"
+DATA = Path(__file__).resolve().parents[2] / "pipeline/ingest/demo/data"
 
 CHANNELS = {"document", "qa_response", "analyst_chat"}
 ENTITY_TYPES = {

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from pipeline.merges import (
+from pipeline.merges.actions import (
     DEFAULT_THRESHOLD,
     EntityRef,
     blocked_pairs,

@@ -15,13 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline import latency
+from benchmarks.synthetic_runs import fill_store, synthetic_payloads
 from pipeline.errors import InvalidInput
-from pipeline.latency_bench import fill_store, synthetic_payloads
-from pipeline.retrieval.records import Candidate, Citation, RankedCandidate, Result, RetrievalRun, Timings
-from pipeline.store import runs as runs_store
-from pipeline.store.db import Store
-from pipeline.store.runs import (
+from pipeline.history import latency
+from pipeline.history import runs as runs_store
+from pipeline.history.runs import (
     RunFilter,
     compare_runs,
     count_runs,
@@ -31,6 +29,8 @@ from pipeline.store.runs import (
     save_run,
     stage_rows,
 )
+from pipeline.retrieval.records import Candidate, Citation, RankedCandidate, Result, RetrievalRun, Timings
+from pipeline.store.db import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -141,7 +141,7 @@ KILLED_WRITER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from pipeline.store.db import Store
-    from pipeline.store.runs import save_run
+    from pipeline.history.runs import save_run
     from tests.unit.test_runs_store import make_run
 
     store = Store(Path(sys.argv[1]))

@@ -14,15 +14,14 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-from pipeline.loading import stable_uuid
+from pipeline.history.runs import Source, save_payloads
+from pipeline.ingest.demo.seed import DATA_DIR as DEMO_DATA
+from pipeline.ingest.loading import stable_uuid
 from pipeline.retrieval.records import BUDGETS_MS
 from pipeline.store.db import Store
-from pipeline.store.runs import Source, save_payloads
 
-DEMO_DATA = Path(__file__).parent / "demo" / "data"
 DEPTHS = (10, 25, 50, 100)
 DEPTH_WEIGHTS = (0.2, 0.25, 0.4, 0.15)
 # (reranker, model, weight)

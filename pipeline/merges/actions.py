@@ -21,7 +21,7 @@ core name, a shared MinHash LSH band (graphiti's `_minhash_signature` / `_lsh_ba
 entity's nearest names by cosine — and at most `MAX_ENTITIES` entities are scanned.
 
 Merge, reject and undo are admin actions: validated first (clear refusals, nothing written), one atomic
-graph query each (pipeline/merge_records.py), then audited in SQLite; if the audit cannot be written the
+graph query each (pipeline/merges/records.py), then audited in SQLite; if the audit cannot be written the
 graph change is reverted, so no change goes unaudited.
 """
 
@@ -39,20 +39,13 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
-from graphiti_core.utils.maintenance.dedup_helpers import (
-    _cached_shingles,
-    _jaccard_similarity,
-    _lsh_bands,
-    _minhash_signature,
-    _normalize_name_for_fuzzy,
-    _normalize_string_exact,
-)
 
-from pipeline.demo.seed import DEAL_FILE
 from pipeline.errors import InvalidInput
+from pipeline.graph import graphiti_compat as graphiti
 from pipeline.graph.deals import now_iso
+from pipeline.ingest.demo.seed import DEAL_FILE
 from pipeline.lab import Lab
-from pipeline.merge_records import FactMove, MergeRecord, apply_merge, read_merge_records, revert_merge
+from pipeline.merges.records import FactMove, MergeRecord, apply_merge, read_merge_records, revert_merge
 from pipeline.store.db import utc_now
 
 DEFAULT_THRESHOLD = 0.85
@@ -87,22 +80,22 @@ class PairSignals:
 
 def core_name(name: str) -> str:
     """Graphiti's fuzzy form, without trailing legal forms and spaces: 'ACME Logistics, LLC' -> 'acmelogistics'."""
-    tokens = _normalize_name_for_fuzzy(name).replace("'", "").split()
+    tokens = graphiti.normalize_fuzzy(name).replace("'", "").split()
     while len(tokens) > 1 and tokens[-1] in LEGAL_FORMS:
         tokens.pop()
     return "".join(tokens)
 
 
 def name_match(a: str, b: str) -> float:
-    if _normalize_string_exact(a) == _normalize_string_exact(b):
+    if graphiti.normalize_exact(a) == graphiti.normalize_exact(b):
         return 1.0
     core = core_name(a)
     return CORE_NAME_MATCH if core and core == core_name(b) else 0.0
 
 
 def shingle_similarity(a: str, b: str) -> float:
-    return _jaccard_similarity(
-        _cached_shingles(_normalize_name_for_fuzzy(a)), _cached_shingles(_normalize_name_for_fuzzy(b))
+    return graphiti.jaccard(
+        graphiti.shingles(graphiti.normalize_fuzzy(a)), graphiti.shingles(graphiti.normalize_fuzzy(b))
     )
 
 
@@ -214,8 +207,8 @@ def blocked_pairs(
     buckets: defaultdict[Any, list[int]] = defaultdict(list)
     for i, name in enumerate(names):
         buckets[("core", core_name(name))].append(i)
-        signature = _minhash_signature(_cached_shingles(_normalize_name_for_fuzzy(name)))
-        for band_index, band in enumerate(_lsh_bands(signature)):
+        signature = graphiti.minhash_signature(graphiti.shingles(graphiti.normalize_fuzzy(name)))
+        for band_index, band in enumerate(graphiti.lsh_bands(signature)):
             buckets[(band_index, band)].append(i)
     for members in buckets.values():
         if 1 < len(members) <= MAX_BUCKET:

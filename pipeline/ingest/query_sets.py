@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.errors import DataFileError
-from pipeline.loading import stable_uuid
+from pipeline.ingest.loading import stable_uuid
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,8 @@ from graphiti_core.edges import EntityEdge, EpisodicEdge
 from graphiti_core.nodes import EpisodeType, EpisodicNode
 
 from pipeline.errors import InvalidInput, RetrievalLabError
+from pipeline.ingest.loading import EpisodeSpec, parse_time
 from pipeline.lab import Lab
-from pipeline.loading import EpisodeSpec, parse_time
 from pipeline.store.db import Store, utc_now
 
 CORRECTION_CHANNELS = {"qa_response": "Q&A answer", "analyst_chat": "Analyst note"}

@@ -18,7 +18,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal
 
 from pipeline.errors import InvalidInput
-from pipeline.loading import parse_time
+from pipeline.ingest.loading import parse_time
 from pipeline.retrieval.records import (
     Candidate,
     Citation,

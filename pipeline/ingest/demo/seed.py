@@ -16,7 +16,7 @@ from typing import Any
 from pipeline.embedders.base import LabEmbedder
 from pipeline.graph.backend import GraphBackend
 from pipeline.graph.deals import DealInfo, get_deal, now_iso, register_deal
-from pipeline.loading import (
+from pipeline.ingest.loading import (
     DealContent,
     EntitySpec,
     EpisodeSpec,
@@ -25,8 +25,8 @@ from pipeline.loading import (
     stable_uuid,
     write_deal,
 )
-from pipeline.merge_records import MergeRecord, write_merge_record
-from pipeline.query_sets import check_references, read_qrels, read_queries, save_query_set
+from pipeline.ingest.query_sets import check_references, read_qrels, read_queries, save_query_set
+from pipeline.merges.records import MergeRecord, write_merge_record
 from pipeline.store import Store
 
 DATA_DIR = Path(__file__).parent / "data"

@@ -17,9 +17,9 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pipeline.errors import InvalidInput
+from pipeline.ingest.loading import parse_time
+from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
-from pipeline.loading import parse_time
-from pipeline.query_sets import load_query_set
 from pipeline.retrieval.citations import citation_fields, fetch_episodes
 from pipeline.retrieval.retrieve import retrieve
 

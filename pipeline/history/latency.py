@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.history.runs import STAGES, ModelUsage, RunFilter, model_usage, stage_rows
 from pipeline.retrieval.records import BUDGETS_MS
 from pipeline.store.db import Store
-from pipeline.store.runs import STAGES, ModelUsage, RunFilter, model_usage, stage_rows
 
 PERCENTILES = (50.0, 95.0, 99.0)
 # the stages that follow one another in a run; bm25 / cosine / bfs / fusion run inside hybrid_search
@@ -49,7 +49,7 @@ def reranker_label(reranker: str, model: str) -> str:
 
 
 def timing_table(rows: Sequence[tuple], stages: Sequence[str] = STAGES) -> TimingTable:
-    """Rows from `pipeline.store.runs.stage_rows` as arrays."""
+    """Rows from `pipeline.history.runs.stage_rows` as arrays."""
     if not rows:
         empty = np.empty(0)
         return TimingTable(

@@ -17,8 +17,8 @@ from pipeline.embedders.base import LabEmbedder
 from pipeline.errors import DataFileError, InvalidInput
 from pipeline.graph.backend import GraphBackend
 from pipeline.graph.deals import DealInfo, get_deal, now_iso, register_deal, validate_group_id
-from pipeline.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, Progress, parse_time, write_deal
-from pipeline.query_sets import check_references, read_qrels, read_queries, save_query_set
+from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, Progress, parse_time, write_deal
+from pipeline.ingest.query_sets import check_references, read_qrels, read_queries, save_query_set
 
 LOADER_VERSION = "1"
 

@@ -1,4 +1,4 @@
-"""`python -m dashboard.compare_bench`: server time of a query on the Compare page, on the demo deal.
+"""`python -m benchmarks.compare_page`: server time of a query on the Compare page, on the demo deal.
 
 Drives the real page script in Streamlit's AppTest (sidebar, both retrievals, cards, charts serialised
 to the front-end protocol) after one untimed first load, for the first `--queries` labelled queries.
@@ -26,7 +26,7 @@ def main() -> None:
 
     from streamlit.testing.v1 import AppTest
 
-    from pipeline.query_sets import load_query_set
+    from pipeline.ingest.query_sets import load_query_set
     from pipeline.settings import get_settings
 
     query_set = load_query_set(get_settings().resolved_data_dir, "demo")

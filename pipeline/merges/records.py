@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 
 from pipeline.graph.backend import GraphBackend
-from pipeline.graph.deals import MERGE_RELATION
+from pipeline.graph.dialects.common import MERGE_RELATION
 
 
 @dataclass(frozen=True)

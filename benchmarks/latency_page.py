@@ -25,9 +25,9 @@ def main() -> None:
     from streamlit.testing.v1 import AppTest
 
     from dashboard.latency_view import latency_data
+    from pipeline.history.runs import RunFilter
     from pipeline.settings import get_settings
     from pipeline.store.db import open_store
-    from pipeline.store.runs import RunFilter
 
     settings = get_settings()
     store = open_store(settings.resolved_data_dir)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.errors import InvalidInput
+from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
-from pipeline.query_sets import load_query_set
 from pipeline.retrieval.retrieve import retrieve
 
 

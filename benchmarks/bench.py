@@ -13,16 +13,16 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.stock_graphiti import graphiti_for
 from pipeline.errors import InvalidInput
-from pipeline.graphiti_client import graphiti_for
+from pipeline.history.runs import save_run
+from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
-from pipeline.query_sets import load_query_set
 from pipeline.rerankers import make_reranker
 from pipeline.rerankers.base import LabReranker, RerankOutcome
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import hybrid_config
 from pipeline.retrieval.retrieve import retrieve
-from pipeline.store.runs import save_run
 from pipeline.timing import StageTimer
 
 DEFAULT_DEPTHS = (10, 25, 50, 100)
