@@ -16,18 +16,9 @@ from dashboard.admin import read_only_notice
 from dashboard.merges_charts import precision_recall_chart
 from dashboard.runtime import run
 from pipeline.errors import RetrievalLabError
+from pipeline.ingest.demo.labels import labelled_evaluation
 from pipeline.lab import Lab
 from pipeline.merges.actions import (
-    DEFAULT_THRESHOLD,
-    W_COSINE,
-    W_SHINGLE,
-    CandidateReport,
-    EntityRef,
-    MergeView,
-    find_candidates,
-    labelled_evaluation,
-    list_entities,
-    list_merges,
     merge_entities,
     reject_pair,
     rejected_pairs,
@@ -35,6 +26,9 @@ from pipeline.merges.actions import (
     undo_merge,
     undone_merges,
 )
+from pipeline.merges.candidates import CandidateReport, EntityRef, find_candidates, list_entities
+from pipeline.merges.records import MergeView, list_merges
+from pipeline.merges.scoring import DEFAULT_THRESHOLD, W_COSINE, W_SHINGLE
 
 NS = "merges"
 FLASH = f"{NS}.flash"

@@ -34,17 +34,10 @@ from pipeline.ingest.beir import import_beir, read_corpus
 from pipeline.ingest.demo.seed import DEAL_FILE, seed_demo
 from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
-from pipeline.merges.actions import (
-    MergeRefused,
-    Rejection,
-    find_candidates,
-    list_merges,
-    merge_entities,
-    reject_pair,
-    rejected_pairs,
-    undo_merge,
-)
-from pipeline.merges.records import MergeRecord
+from pipeline.merges.actions import MergeRefused, merge_entities, reject_pair, rejected_pairs, undo_merge
+from pipeline.merges.candidates import find_candidates
+from pipeline.merges.records import MergeRecord, list_merges
+from pipeline.merges.repo import Rejection
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.spotcheck.queue import QueueSpec, build_queue, collect_drafts, list_queues, queue_items
 from pipeline.spotcheck.sampling import sample_items

@@ -6,21 +6,14 @@ import pytest
 
 from pipeline.errors import RetrievalLabError
 from pipeline.graph.dialects.common import MERGE_RELATION
+from pipeline.ingest.demo.labels import labelled_evaluation
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
-from pipeline.merges.actions import (
-    DEFAULT_THRESHOLD,
-    MergeRefused,
-    find_candidates,
-    labelled_evaluation,
-    list_merges,
-    merge_entities,
-    reject_pair,
-    undo_merge,
-    undone_merges,
-)
-from pipeline.merges.records import FactMove, apply_merge, read_merge_records
+from pipeline.merges.actions import MergeRefused, merge_entities, reject_pair, undo_merge, undone_merges
+from pipeline.merges.candidates import find_candidates
+from pipeline.merges.records import FactMove, apply_merge, list_merges, read_merge_records
+from pipeline.merges.scoring import DEFAULT_THRESHOLD
 from pipeline.retrieval.retrieve import retrieve
 from tests.support.dump import dump_deal
 

@@ -6,16 +6,14 @@ import math
 
 import pytest
 
-from pipeline.merges.actions import (
+from pipeline.merges.candidates import EntityRef, blocked_pairs, score_candidates
+from pipeline.merges.scoring import (
     DEFAULT_THRESHOLD,
-    EntityRef,
-    blocked_pairs,
     combine,
     core_name,
     cosine,
     name_match,
     precision_recall,
-    score_candidates,
     score_pair,
     shingle_similarity,
 )
