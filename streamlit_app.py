@@ -1,4 +1,4 @@
-"""Retrieval Lab: every page, listed explicitly in sections (see dashboard/navigation.py).
+"""Retrieval Lab: every page, listed explicitly in sections (see dashboard/common/navigation.py).
 
 The page files live in `app_pages/`, not `pages/`: Streamlit 1.67 still runs its legacy multipage
 mode whenever a `pages/` folder sits beside the entry script, which bypasses this navigation.
@@ -6,7 +6,7 @@ mode whenever a `pages/` folder sits beside the entry script, which bypasses thi
 
 import streamlit as st
 
-from dashboard.navigation import navigation
+from dashboard.common.navigation import navigation
 
 st.set_page_config(page_title="Retrieval Lab", page_icon=":material/manage_search:", layout="wide")
 navigation().run()

@@ -1,9 +1,9 @@
 import streamlit as st
 
-from dashboard.compare_view import render_comparison
-from dashboard.guard import page_guard
-from dashboard.query_form import cached_pair, query_form
-from dashboard.sidebar import render_sidebar
+from dashboard.common.guard import page_guard
+from dashboard.common.query_form import cached_pair, query_form
+from dashboard.common.sidebar import render_sidebar
+from dashboard.compare.view import render_comparison
 
 st.title("Compare")
 st.caption("The same query with and without reranking, side by side: what moved, what came in, what dropped out.")

@@ -1,9 +1,9 @@
 import streamlit as st
 
-from dashboard.admin import admin_actor, read_only_notice
-from dashboard.guard import page_guard
-from dashboard.runtime import run
-from dashboard.sidebar import render_sidebar
+from dashboard.common.admin import admin_actor, read_only_notice
+from dashboard.common.guard import page_guard
+from dashboard.common.runtime import run
+from dashboard.common.sidebar import render_sidebar
 from pipeline.graph.deals import deal_counts
 from pipeline.ingest.demo.seed import reset_demo
 

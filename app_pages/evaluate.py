@@ -1,6 +1,8 @@
 import streamlit as st
 
-from dashboard.evaluate_view import (
+from dashboard.common.guard import page_guard
+from dashboard.common.sidebar import render_sidebar
+from dashboard.evaluate.view import (
     eval_sets,
     follow_sweep,
     pick_result,
@@ -9,8 +11,6 @@ from dashboard.evaluate_view import (
     render_result,
     sweep_controls,
 )
-from dashboard.guard import page_guard
-from dashboard.sidebar import render_sidebar
 
 st.title("Evaluate & tune")
 st.caption("Sweep candidates N, top-k and rerankers over labelled queries: metrics, significance, a recommendation.")

@@ -1,9 +1,9 @@
 import streamlit as st
 
-from dashboard.guard import page_guard
-from dashboard.history_filters import run_filter_controls
-from dashboard.history_view import render_run_comparison, render_run_list, render_stored_run
-from dashboard.sidebar import render_sidebar
+from dashboard.common.guard import page_guard
+from dashboard.common.run_filters import run_filter_controls
+from dashboard.common.sidebar import render_sidebar
+from dashboard.history.view import render_run_comparison, render_run_list, render_stored_run
 from pipeline.history.runs import count_runs, list_runs, load_run
 
 st.title("History")

@@ -1,9 +1,9 @@
 import streamlit as st
 
-from dashboard.guard import page_guard
-from dashboard.navigation import SECTIONS
-from dashboard.runtime import run
-from dashboard.sidebar import render_sidebar
+from dashboard.common.guard import page_guard
+from dashboard.common.navigation import SECTIONS
+from dashboard.common.runtime import run
+from dashboard.common.sidebar import render_sidebar
 from pipeline.graph.deals import deal_counts
 
 st.title("Retrieval Lab")

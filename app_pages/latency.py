@@ -1,9 +1,9 @@
 import streamlit as st
 
-from dashboard.guard import page_guard
-from dashboard.history_filters import run_filter_controls
-from dashboard.latency_view import latency_data, render_latency
-from dashboard.sidebar import render_sidebar
+from dashboard.common.guard import page_guard
+from dashboard.common.run_filters import run_filter_controls
+from dashboard.common.sidebar import render_sidebar
+from dashboard.latency.view import latency_data, render_latency
 from pipeline.history.runs import count_runs
 
 st.title("Latency & cost")

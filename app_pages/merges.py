@@ -1,9 +1,9 @@
 import streamlit as st
 
-from dashboard.admin import admin_actor
-from dashboard.guard import page_guard
-from dashboard.merges_view import render_merges_page
-from dashboard.sidebar import render_sidebar
+from dashboard.common.admin import admin_actor
+from dashboard.common.guard import page_guard
+from dashboard.common.sidebar import render_sidebar
+from dashboard.merges.view import render_merges_page
 
 st.title("Entity merges")
 st.caption("Every recorded merge with the facts each alias brought, scored duplicate candidates, and merge / undo.")

@@ -1,10 +1,10 @@
 import streamlit as st
 
-from dashboard.charts import rank_slope, rerank_histogram, score_scatter
-from dashboard.guard import page_guard
-from dashboard.query_form import cached_run, query_form
-from dashboard.score_table import candidates_frame
-from dashboard.sidebar import render_sidebar
+from dashboard.common.guard import page_guard
+from dashboard.common.query_form import cached_run, query_form
+from dashboard.common.sidebar import render_sidebar
+from dashboard.scores.charts import rank_slope, rerank_histogram, score_scatter
+from dashboard.scores.table import candidates_frame
 
 st.title("Scores")
 st.caption("Every first-stage candidate with its fused score and per-method ranks, beside the reranker's score.")

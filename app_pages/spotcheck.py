@@ -1,8 +1,8 @@
 import streamlit as st
 
-from dashboard.guard import page_guard
-from dashboard.sidebar import render_sidebar
-from dashboard.spotcheck_view import render_spotcheck_page
+from dashboard.common.guard import page_guard
+from dashboard.common.sidebar import render_sidebar
+from dashboard.spotcheck.view import render_spotcheck_page
 
 st.title("Citation spot-check")
 st.caption("Check that what the agent would cite supports the fact: sample a queue, give verdicts, see the rates.")

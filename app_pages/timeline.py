@@ -1,10 +1,10 @@
 import streamlit as st
 
-from dashboard.admin import admin_actor
-from dashboard.guard import page_guard
-from dashboard.sidebar import render_sidebar
-from dashboard.timeline_admin import render_correction, show_flash
-from dashboard.timeline_view import render_as_of, render_supersessions, render_timeline, selection_controls
+from dashboard.common.admin import admin_actor
+from dashboard.common.guard import page_guard
+from dashboard.common.sidebar import render_sidebar
+from dashboard.timeline.admin import render_correction, show_flash
+from dashboard.timeline.view import render_as_of, render_supersessions, render_timeline, selection_controls
 
 st.title("Timeline")
 st.caption("Facts over time: when each was valid, what superseded it, what was true on a date, and corrections.")

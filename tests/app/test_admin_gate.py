@@ -3,7 +3,7 @@ merge, reject a pair, undo a merge, reset the demo) is absent unless the admin s
 entered correctly with a name; otherwise the page says it is read-only (and, when no secret is configured,
 how to enable admin actions).
 
-The gate is a UI gate (dashboard/admin.py): the pipeline functions behind it only insist on an actor name
+The gate is a UI gate (dashboard/common/admin.py): the pipeline functions behind it only insist on an actor name
 for the audit log, so these tests drive the pages, not the pipeline. A positive control (right secret and a
 name) shows every action control, so each "absent" assertion below can fail.
 """
@@ -16,7 +16,7 @@ from datetime import date
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import runtime
+from dashboard.common import runtime
 from pipeline.corrections.actions import CorrectionRequest, correct_fact
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.ingest.loading import stable_uuid
@@ -28,7 +28,7 @@ from tests.conftest import ADMIN_SECRET
 DEAL = "demo_admin_gate"  # our own deal: it gets one correction, so "undo correction" has something to show
 ENV = "RETRIEVAL_LAB_ADMIN_SECRET"
 
-# page -> the widget keys of its admin actions (dashboard/timeline_admin.py, dashboard/merges_view.py,
+# page -> the widget keys of its admin actions (dashboard/timeline/admin.py, dashboard/merges/view.py,
 # app_pages/deals.py)
 ACTIONS = {
     "app_pages/timeline.py": {

@@ -12,9 +12,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard.admin import read_only_notice
-from dashboard.merges_charts import precision_recall_chart
-from dashboard.runtime import run
+from dashboard.common.admin import read_only_notice
+from dashboard.common.runtime import run
+from dashboard.merges.charts import precision_recall_chart
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.merges.actions import (

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from dashboard.runtime import run
+from dashboard.common.runtime import run
 from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
@@ -98,7 +98,7 @@ def cached_pair(ns: str, lab: Lab, request: Request) -> tuple[RetrievalRun, Retr
 
 
 def _recorded(lab: Lab, retrieved: RetrievalRun) -> RetrievalRun:
-    from dashboard.history_view import remember_run
+    from dashboard.history.view import remember_run
 
     remember_run(lab, retrieved, "dashboard")
     return retrieved

@@ -1,6 +1,6 @@
 """The Evaluate & tune page's widgets: query sets, the sweep (progress, cancel), results, experiments.
 
-The sweep runs on the app's one event loop (`dashboard.runtime`) as a background task; the script polls
+The sweep runs on the app's one event loop (`dashboard.common.runtime`) as a background task; the script polls
 it and draws a progress bar. Cancel sets a `threading.Event` that `run_sweep` checks between queries;
 a cancelled sweep keeps nothing (experiments are only written by "Save as experiment").
 """
@@ -17,8 +17,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard.evaluate_charts import heatmaps, pareto
-from dashboard.runtime import run
+from dashboard.common.runtime import run
+from dashboard.evaluate.charts import heatmaps, pareto
 from pipeline.errors import RetrievalLabError
 from pipeline.evaluation.experiments import (
     compare_experiments,

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pandas as pd
 import streamlit as st
 
-from dashboard.admin import read_only_notice
-from dashboard.runtime import run
+from dashboard.common.admin import read_only_notice
+from dashboard.common.runtime import run
 from pipeline.corrections.actions import (
     CORRECTION_CHANNELS,
     CorrectionRequest,

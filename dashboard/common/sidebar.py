@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from dashboard.runtime import get_lab, run
+from dashboard.common.runtime import get_lab, run
 from pipeline.errors import RetrievalLabError
 from pipeline.graph.deals import DealInfo
 from pipeline.lab import Lab

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import streamlit as st
 
-from dashboard.runtime import run
-from dashboard.timeline_charts import (
+from dashboard.common.runtime import run
+from dashboard.timeline.charts import (
     CHANNEL_LABELS,
     as_of_frames,
     filter_timeline,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.result_cards import result_card
-from dashboard.runtime import run
+from dashboard.common.result_cards import result_card
+from dashboard.common.runtime import run
 from pipeline.lab import Lab
 from pipeline.retrieval.citations import fetch_episodes
 from pipeline.retrieval.records import RetrievalRun

@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import latency_charts
+from dashboard.latency import charts as latency_charts
 from pipeline.history.latency import (
     StagePercentiles,
     TimingTable,

@@ -16,8 +16,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard.runtime import run
-from dashboard.spotcheck_charts import verdict_bars
+from dashboard.common.runtime import run
+from dashboard.spotcheck.charts import verdict_bars
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices

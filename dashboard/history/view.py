@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard.result_cards import result_card
+from dashboard.common.result_cards import result_card
 from pipeline.history.runs import RunComparison, RunSummary, Source, StoredRun, compare_runs, save_run
 from pipeline.lab import Lab
 from pipeline.retrieval.records import RetrievalRun
