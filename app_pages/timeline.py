@@ -3,7 +3,7 @@ import streamlit as st
 from dashboard.common.admin import admin_actor
 from dashboard.common.guard import page_guard
 from dashboard.common.sidebar import render_sidebar
-from dashboard.timeline.admin import render_correction, show_flash
+from dashboard.timeline.admin import render_correction, show_last_outcome
 from dashboard.timeline.view import render_as_of, render_supersessions, render_timeline, selection_controls
 
 st.title("Timeline")
@@ -13,7 +13,7 @@ with page_guard():
     lab, deal = render_sidebar()
     actor = admin_actor(lab.settings)
     if deal is not None:
-        show_flash()
+        show_last_outcome()
         selection = selection_controls(lab, deal.group_id)
         tl = render_timeline(lab, deal.group_id, selection) if selection else None
         if tl is None:

@@ -1,21 +1,27 @@
 """The query controls Compare and Scores share: query, N, k, reranker, example queries.
 
 Every control is bound to the URL (`bind="query-params"`), so a comparison can be shared as a link.
-Runs are kept in session state by their parameters: widget reruns never repeat a retrieval.
+Runs are kept in session state by their parameters (widget reruns never repeat a retrieval) and
+recorded once in the run history.
 """
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from dataclasses import dataclass
 
 import streamlit as st
 
 from dashboard.common.runtime import run
+from pipeline.history.runs import save_run
 from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.retrieval.retrieve import MAX_CANDIDATES, retrieve, without_reranking
+
+log = logging.getLogger("retrieval_lab")
 
 
 @dataclass(frozen=True)
@@ -98,7 +104,10 @@ def cached_pair(ns: str, lab: Lab, request: Request) -> tuple[RetrievalRun, Retr
 
 
 def _recorded(lab: Lab, retrieved: RetrievalRun) -> RetrievalRun:
-    from dashboard.history.view import remember_run
-
-    remember_run(lab, retrieved, "dashboard")
+    """Record a run in the history; a store failure is said in a toast and never hides the results."""
+    try:
+        save_run(lab.store, retrieved, "dashboard")
+    except sqlite3.Error as exc:
+        log.exception("could not record the run")
+        st.toast(f"This run was not recorded in the history: {exc}", icon=":material/warning:")
     return retrieved

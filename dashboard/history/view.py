@@ -1,30 +1,13 @@
-"""The History page body (list, one run as it was, two runs side by side) and `remember_run`."""
+"""The History page body: the list of runs, one run as it was, two runs side by side."""
 
 from __future__ import annotations
-
-import logging
-import sqlite3
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.common.result_cards import result_card
-from pipeline.history.runs import RunComparison, RunSummary, Source, StoredRun, compare_runs, save_run
-from pipeline.lab import Lab
-from pipeline.retrieval.records import RetrievalRun
-
-log = logging.getLogger("retrieval_lab")
-
-
-def remember_run(lab: Lab, run: RetrievalRun, source: Source = "dashboard") -> int | None:
-    """Record a run in the history; a store failure is said in a toast and never hides the results."""
-    try:
-        return save_run(lab.store, run, source)
-    except sqlite3.Error as exc:
-        log.exception("could not record the run")
-        st.toast(f"This run was not recorded in the history: {exc}", icon=":material/warning:")
-        return None
+from pipeline.history.runs import RunComparison, RunSummary, StoredRun, compare_runs
 
 
 def runs_frame(runs: list[RunSummary]) -> pd.DataFrame:

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.common.admin import read_only_notice
+from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
 from dashboard.merges.charts import precision_recall_chart
 from pipeline.errors import RetrievalLabError
@@ -229,15 +230,11 @@ def _pct(value: float | None) -> str:
 # --- admin actions -------------------------------------------------------------------------------------
 
 
-def _flash(kind: str, text: str) -> None:
-    st.session_state[FLASH] = (kind, text)
-
-
 def _act(action: Callable[[], str]) -> None:
     try:
-        _flash("success", action())
+        flash(FLASH, action())
     except RetrievalLabError as exc:
-        _flash("error", str(exc))
+        flash(FLASH, str(exc), "error")
     st.rerun()
 
 
@@ -257,9 +254,7 @@ def render_admin(lab: Lab, group_id: str, actor: str | None, merges: list[MergeV
     if actor is None:
         read_only_notice()
         return
-    flash = st.session_state.pop(FLASH, None)
-    if flash:
-        (st.success if flash[0] == "success" else st.error)(flash[1])
+    show_flash(FLASH, icon=False)
 
     aliases = {v.record.alias_uuid for v in merges}
     entities: dict[str, EntityRef] = {e.uuid: e for e in run(list_entities(lab, group_id)) if e.uuid not in aliases}

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
 from dashboard.spotcheck.charts import verdict_bars
 from pipeline.errors import RetrievalLabError
@@ -61,19 +62,17 @@ def _safely(action: Callable[[], str | None]) -> None:
     try:
         message = action()
         if message:
-            st.session_state[FLASH] = message
+            flash(FLASH, message)
     except RetrievalLabError as exc:
-        st.session_state[ERROR] = str(exc)
+        flash(ERROR, str(exc), "error")
     except Exception as exc:  # the trace goes to the server log, the page shows one line
         log.exception("spot-check action failed")
-        st.session_state[ERROR] = f"Something went wrong: {type(exc).__name__}: {exc}"
+        flash(ERROR, f"Something went wrong: {type(exc).__name__}: {exc}", "error")
 
 
 def show_messages() -> None:
-    if message := st.session_state.pop(ERROR, None):
-        st.error(message, icon=":material/error:")
-    if message := st.session_state.pop(FLASH, None):
-        st.success(message, icon=":material/check_circle:")
+    show_flash(ERROR)
+    show_flash(FLASH)
 
 
 def reviewer_input() -> str:

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.common.admin import read_only_notice
+from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
 from pipeline.corrections.actions import (
     CORRECTION_CHANNELS,
@@ -24,15 +25,13 @@ NS = "timeline.fix"
 FLASH = "timeline.flash"
 
 
-def show_flash() -> None:
+def show_last_outcome() -> None:
     """The outcome of the last admin action, kept across the rerun that refreshes the page."""
-    message = st.session_state.pop(FLASH, None)
-    if message:
-        st.success(message, icon=":material/check_circle:")
+    show_flash(FLASH)
 
 
 def _done(message: str) -> None:
-    st.session_state[FLASH] = message
+    flash(FLASH, message)
     for key in (f"{NS}.statement", f"{NS}.source", f"{NS}.author"):
         st.session_state.pop(key, None)
     st.rerun()
