@@ -1,7 +1,6 @@
 import streamlit as st
 
-from dashboard.common.guard import page_guard
-from dashboard.common.sidebar import render_sidebar
+from dashboard.common.sidebar import page_context
 from dashboard.evaluate.view import (
     eval_sets,
     follow_sweep,
@@ -15,15 +14,14 @@ from dashboard.evaluate.view import (
 st.title("Evaluate & tune")
 st.caption("Sweep candidates N, top-k and rerankers over labelled queries: metrics, significance, a recommendation.")
 
-with page_guard():
-    lab, deal = render_sidebar()
-    if deal is not None:
-        sets = eval_sets(lab, deal.group_id)
-        render_query_sets(sets)
-        if sets:
-            sweep_controls(lab, deal.group_id, sets)
-            follow_sweep()
-            result, saved_as = pick_result(lab, deal.group_id)
-            if result is not None and result.spec.group_id == deal.group_id:
-                render_result(lab, result, saved_as)
-            render_comparison(lab, deal.group_id)
+lab, deal = page_context()
+if deal is not None:
+    sets = eval_sets(lab, deal.group_id)
+    render_query_sets(sets)
+    if sets:
+        sweep_controls(lab, deal.group_id, sets)
+        follow_sweep()
+        result, saved_as = pick_result(lab, deal.group_id)
+        if result is not None and result.spec.group_id == deal.group_id:
+            render_result(lab, result, saved_as)
+        render_comparison(lab, deal.group_id)

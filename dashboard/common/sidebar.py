@@ -1,4 +1,9 @@
-"""The sidebar every page shares: the deal, the backend and its health, the embedder, the rerankers."""
+"""The sidebar every page shares: the deal, the backend and its health, the embedder, the rerankers.
+
+The entry script draws it once per run, before the page (`draw_sidebar`). A page reads what it picked
+with `page_context()`, or `store_context()` when the page only reads the SQLite store and so keeps
+working while the graph backend is down.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from pipeline.settings import Settings, get_settings
 from pipeline.store import Store, open_store
 
 DEAL_KEY = "sidebar.deal"
+DRAWN_KEY = "sidebar.drawn"  # this run's lab and deal, or why the sidebar could not get them
 
 
 @dataclass(frozen=True)
@@ -25,20 +31,50 @@ class StoreOnly:
     store: Store
 
 
-def render_sidebar(require_graph: bool = True) -> tuple[Lab | StoreOnly, DealInfo | None]:
-    """Draw the sidebar; return the lab and the selected deal (None when no deal exists yet).
+@dataclass(frozen=True)
+class _BackendDown:
+    reason: RetrievalLabError
 
-    When the graph backend cannot be reached, pages that need it get the one-line reason (raised to
-    their `page_guard`); pages that only read the store (`require_graph=False`) keep working."""
+
+def draw_sidebar() -> None:
+    """Draw the sidebar and keep what it picked for the page. A failure is kept too: the page's
+    accessor raises it, so the page shows it under its own title."""
+    drawn: tuple[Lab, DealInfo | None] | _BackendDown | Exception
+    try:
+        drawn = _draw()
+    except Exception as exc:
+        drawn = exc
+    st.session_state[DRAWN_KEY] = drawn
+
+
+def page_context() -> tuple[Lab, DealInfo | None]:
+    """The lab and the sidebar's deal (None when no deal exists yet), for a page that needs the graph
+    backend; when the backend cannot be reached, its one-line reason is raised (to the page guard)."""
+    drawn = st.session_state[DRAWN_KEY]
+    if isinstance(drawn, _BackendDown):
+        raise drawn.reason
+    if isinstance(drawn, Exception):
+        raise drawn
+    return drawn
+
+
+def store_context() -> tuple[Lab | StoreOnly, DealInfo | None]:
+    """Like `page_context()`, for pages that only read the store: while the graph backend is down they
+    say so and get the store alone."""
+    drawn = st.session_state[DRAWN_KEY]
+    if not isinstance(drawn, _BackendDown):
+        return page_context()
+    st.warning("The graph backend is unavailable: showing recorded runs only.", icon=":material/cloud_off:")
+    settings = get_settings()
+    return StoreOnly(settings, open_store(settings.resolved_data_dir)), None
+
+
+def _draw() -> tuple[Lab, DealInfo | None] | _BackendDown:
     try:
         lab = get_lab()
     except RetrievalLabError as exc:
         st.sidebar.error(f"**Graph backend unavailable.** {exc}", icon=":material/cloud_off:")
-        if require_graph:
-            raise
-        st.warning("The graph backend is unavailable: showing recorded runs only.", icon=":material/cloud_off:")
-        settings = get_settings()
-        return StoreOnly(settings, open_store(settings.resolved_data_dir)), None
+        return _BackendDown(exc)
     return lab, _render(lab)
 
 
