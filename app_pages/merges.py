@@ -10,4 +10,4 @@ st.caption("Every recorded merge with the facts each alias brought, scored dupli
 lab, deal = page_context()
 actor = admin_actor(lab.settings)
 if deal is not None:
-    render_merges_page(lab, deal.group_id, actor)
+    render_merges_page(lab, deal, actor)

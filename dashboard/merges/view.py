@@ -1,7 +1,8 @@
 """The Entity merges page: recorded merges, candidate duplicates, precision/recall, admin actions.
 
-Everything is computed by pipeline/merges.py; this module only lays it out. Admin actions run on a
-button click, leave a one-line message in session state, and rerun the page so every table is fresh.
+Everything is computed by `pipeline/merges` and cached per deal state (`dashboard/merges/data.py`); this
+module only lays it out. Admin actions run on a button click, leave a one-line message in session state,
+and rerun the page so every table is fresh.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.common.admin import read_only_notice
+from dashboard.common.deal_state import DealState, deal_state
 from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
+from dashboard.merges import data
 from dashboard.merges.charts import precision_recall_chart
 from pipeline.errors import RetrievalLabError
+from pipeline.graph.deals import DealInfo
 from pipeline.lab import Lab
 from pipeline.merges.actions import (
     DEFAULT_THRESHOLD,
@@ -25,16 +29,9 @@ from pipeline.merges.actions import (
     CandidateReport,
     EntityRef,
     MergeView,
-    find_candidates,
-    labelled_evaluation,
-    list_entities,
-    list_merges,
     merge_entities,
     reject_pair,
-    rejected_pairs,
-    score_entities,
     undo_merge,
-    undone_merges,
 )
 
 NS = "merges"
@@ -42,13 +39,14 @@ FLASH = f"{NS}.flash"
 THRESHOLD = f"{NS}.threshold"
 
 
-def render_merges_page(lab: Lab, group_id: str, actor: str | None) -> None:
-    merges = run(list_merges(lab, group_id))
-    report = run(find_candidates(lab, group_id))
-    render_recorded(lab, group_id, merges)
-    threshold = render_candidates(lab, group_id, report)
-    render_precision_recall(lab, group_id, threshold)
-    render_admin(lab, group_id, actor, merges, report)
+def render_merges_page(lab: Lab, deal: DealInfo, actor: str | None) -> None:
+    group_id, state = deal.group_id, deal_state(lab, deal)
+    merges = data.merges(lab, group_id, state)
+    report = data.candidates(lab, group_id, state)
+    render_recorded(lab, group_id, state, merges)
+    threshold = render_candidates(lab, group_id, state, report)
+    render_precision_recall(lab, group_id, state, threshold)
+    render_admin(lab, group_id, state, actor, merges, report)
 
 
 # --- recorded merges ---------------------------------------------------------------------------------
@@ -85,7 +83,7 @@ def brought_frame(views: list[MergeView]) -> pd.DataFrame:
     )  # fmt: skip
 
 
-def render_recorded(lab: Lab, group_id: str, all_merges: list[MergeView]) -> None:
+def render_recorded(lab: Lab, group_id: str, state: DealState, all_merges: list[MergeView]) -> None:
     st.subheader("Recorded merges")
     search = st.text_input(
         "Search merges", key=f"{NS}.search", placeholder="entity name, method, who, or words of a fact"
@@ -106,7 +104,7 @@ def render_recorded(lab: Lab, group_id: str, all_merges: list[MergeView]) -> Non
         brought_frame(views), key=f"{NS}.brought", hide_index=True,
         column_config={"fact": st.column_config.TextColumn(width="large")},
     )  # fmt: skip
-    undone = undone_merges(lab, group_id)
+    undone = data.undone(lab, group_id, state)
     if undone:
         with st.expander(f"Undone merges ({len(undone)})"):
             st.dataframe(
@@ -141,7 +139,7 @@ def candidates_frame(report: CandidateReport, threshold: float) -> pd.DataFrame:
     )
 
 
-def render_candidates(lab: Lab, group_id: str, report: CandidateReport) -> float:
+def render_candidates(lab: Lab, group_id: str, state: DealState, report: CandidateReport) -> float:
     st.subheader("Candidate duplicates")
     st.caption(
         "Pairs that look like the same entity. Signals: **name match** (graphiti's exact normalised name = 1.0; "
@@ -177,7 +175,7 @@ def render_candidates(lab: Lab, group_id: str, report: CandidateReport) -> float
         f"{how}; listed when score ≥ 0.5."
         + (" Big deal: only the first entities were scanned." if report.capped else "")
     )
-    rejected = rejected_pairs(lab, group_id)
+    rejected = data.rejections(lab, group_id, state)
     if rejected:
         with st.expander(f"Rejected pairs ({len(rejected)}): never suggested again"):
             st.dataframe(
@@ -188,9 +186,9 @@ def render_candidates(lab: Lab, group_id: str, report: CandidateReport) -> float
     return threshold
 
 
-def render_precision_recall(lab: Lab, group_id: str, threshold: float) -> None:
+def render_precision_recall(lab: Lab, group_id: str, state: DealState, threshold: float) -> None:
     st.subheader("Precision and recall on the labelled pairs")
-    evaluation = run(labelled_evaluation(lab, group_id))
+    evaluation = data.labelled(lab, group_id, state)
     if evaluation is None:
         st.info("This deal has no labelled entity pairs (only deals built from the demo data do).")
         return
@@ -235,6 +233,7 @@ def _act(action: Callable[[], str]) -> None:
         flash(FLASH, action())
     except RetrievalLabError as exc:
         flash(FLASH, str(exc), "error")
+    data.clear()
     st.rerun()
 
 
@@ -249,7 +248,14 @@ def _keep_valid(key: str, options: list[Any]) -> None:
         del st.session_state[key]
 
 
-def render_admin(lab: Lab, group_id: str, actor: str | None, merges: list[MergeView], report: CandidateReport) -> None:
+def render_admin(
+    lab: Lab,
+    group_id: str,
+    state: DealState,
+    actor: str | None,
+    merges: list[MergeView],
+    report: CandidateReport,
+) -> None:
     st.subheader("Merge, reject, undo")
     if actor is None:
         read_only_notice()
@@ -257,7 +263,7 @@ def render_admin(lab: Lab, group_id: str, actor: str | None, merges: list[MergeV
     show_flash(FLASH, icon=False)
 
     aliases = {v.record.alias_uuid for v in merges}
-    entities: dict[str, EntityRef] = {e.uuid: e for e in run(list_entities(lab, group_id)) if e.uuid not in aliases}
+    entities: dict[str, EntityRef] = {e.uuid: e for e in data.entities(lab, group_id, state) if e.uuid not in aliases}
     uuids = list(entities)
     pairs = {f"{c.canonical.name} ← {c.alias.name} ({c.score:.2f})": (c.canonical.uuid, c.alias.uuid)
              for c in report.candidates}  # fmt: skip
@@ -277,7 +283,7 @@ def render_admin(lab: Lab, group_id: str, actor: str | None, merges: list[MergeV
     canonical = left.selectbox("Canonical entity (kept)", uuids, key=f"{NS}.canonical", format_func=name, index=None)
     alias = right.selectbox("Alias (merged into it)", uuids, key=f"{NS}.alias", format_func=name, index=None)
     if canonical and alias and canonical != alias:
-        s = run(score_entities(lab, group_id, alias, canonical))
+        s = data.pair_signals(lab, group_id, state, alias, canonical)
         cos = "n/a" if s.cosine is None else f"{s.cosine:.3f}"
         st.caption(
             f"Score **{s.score:.3f}** (name match {s.name_match:.1f} · shingle {s.shingle:.3f} · cosine {cos}). "
