@@ -10,6 +10,7 @@ import streamlit as st
 from dashboard.common.admin import read_only_notice
 from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
+from dashboard.timeline import data
 from pipeline.corrections.actions import (
     CORRECTION_CHANNELS,
     CorrectionRequest,
@@ -32,6 +33,7 @@ def show_last_outcome() -> None:
 
 def _done(message: str) -> None:
     flash(FLASH, message)
+    data.clear()
     for key in (f"{NS}.statement", f"{NS}.source", f"{NS}.author"):
         st.session_state.pop(key, None)
     st.rerun()

@@ -6,7 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import streamlit as st
 
+from dashboard.common.deal_state import DealState
 from dashboard.common.runtime import run
+from dashboard.timeline import data
 from dashboard.timeline.charts import (
     CHANNEL_LABELS,
     as_of_frames,
@@ -18,25 +20,20 @@ from pipeline.lab import Lab
 from pipeline.temporal.timeline import (
     Selection,
     Timeline,
-    as_of,
-    relation_names,
-    search_entities,
     superseded_candidate_share,
-    supersession_report,
-    timeline,
 )
 
 NS = "timeline"
 MODES = {"entity": "Entity", "relation": "Relation", "query": "Topic query"}
 
 
-def selection_controls(lab: Lab, group_id: str) -> Selection | None:
+def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection | None:
     """Entity (searched by name), relation, or topic query; None until something is picked."""
     mode = st.segmented_control(
         "Show the facts of", list(MODES), key=f"{NS}.mode", default="entity", format_func=MODES.__getitem__
     )
     if mode == "relation":
-        relations = run(relation_names(lab, group_id))
+        relations = data.relations(lab, group_id, state)
         counts = dict(relations)
         name = st.selectbox(
             "Relation", list(counts), key=f"{NS}.relation", index=None, placeholder="Pick a relation…",
@@ -51,7 +48,7 @@ def selection_controls(lab: Lab, group_id: str) -> Selection | None:
         return Selection("query", text) if text.strip() else None
     left, right = st.columns([2, 3])
     search = left.text_input("Search entities by name", key=f"{NS}.entity_search", placeholder="e.g. Halcyon")
-    matches = run(search_entities(lab, group_id, search))
+    matches = data.entities_named(lab, group_id, state, search)
     if not matches:
         right.info("No entity with facts matches that name.")
         return None
@@ -62,8 +59,8 @@ def selection_controls(lab: Lab, group_id: str) -> Selection | None:
     return Selection("entity", picked) if picked else None
 
 
-def render_timeline(lab: Lab, group_id: str, selection: Selection) -> Timeline:
-    tl = run(timeline(lab, group_id, selection))
+def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Selection) -> Timeline:
+    tl = data.timeline_of(lab, group_id, state, selection.kind, selection.value)
     if not tl.facts:
         st.info("No facts for this selection.")
         return tl
@@ -98,7 +95,7 @@ def render_timeline(lab: Lab, group_id: str, selection: Selection) -> Timeline:
     return tl
 
 
-def render_as_of(lab: Lab, group_id: str, selection: Selection, tl: Timeline) -> None:
+def render_as_of(lab: Lab, group_id: str, state: DealState, selection: Selection, tl: Timeline) -> None:
     st.caption(
         "What was true on a date for this selection, and what changed since: facts superseded since then, "
         "facts new since then, facts unchanged. A topic query runs retrieval with that as-of date."
@@ -111,7 +108,8 @@ def render_as_of(lab: Lab, group_id: str, selection: Selection, tl: Timeline) ->
     if when is None:
         st.info("Pick a date to see what was true then.")
         return
-    answer = run(as_of(lab, group_id, selection, datetime(when.year, when.month, when.day, tzinfo=UTC)))
+    when_utc = datetime(when.year, when.month, when.day, tzinfo=UTC)
+    answer = data.as_of_answer(lab, group_id, state, selection.kind, selection.value, when_utc)
     cols = st.columns(4)
     cols[0].metric(f"True on {when}", len(answer.then))
     cols[1].metric("Superseded since", answer.count("superseded"))
@@ -132,8 +130,8 @@ def render_as_of(lab: Lab, group_id: str, selection: Selection, tl: Timeline) ->
     )  # fmt: skip
 
 
-def render_supersessions(lab: Lab, group_id: str) -> None:
-    rows, counts = run(supersession_report(lab, group_id))
+def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
+    rows, counts = data.supersessions(lab, group_id, state)
     cols = st.columns(5)
     cols[0].metric("Facts", counts.facts)
     cols[1].metric("Current", counts.current)
