@@ -14,8 +14,16 @@ actor = admin_actor(lab.settings)
 rows = []
 for deal in run(lab.deals()):
     counts = run(deal_counts(lab.backend, deal.group_id))
-    rows.append({"deal": deal.group_id, "name": deal.name, "source": deal.source, **counts.__dict__,
-                 "embedder": deal.embedder.describe(), "built": deal.created_at})  # fmt: skip
+    rows.append(
+        {
+            "deal": deal.group_id,
+            "name": deal.name,
+            "source": deal.source,
+            **counts.__dict__,
+            "embedder": deal.embedder.describe(),
+            "built": deal.created_at,
+        }
+    )
 st.dataframe(rows, hide_index=True, key="deals.table")
 st.code("python -m pipeline import-beir ../shared/data/tatqa --group tatqa", language="bash")
 

@@ -24,13 +24,17 @@ else:
                 st.session_state[key] = None
         pick = st.columns(2)
         first = pick[0].selectbox(
-            "Open a run", [None, *labels], key="history.open",
+            "Open a run",
+            [None, *labels],
+            key="history.open",
             format_func=lambda i: "Pick a run…" if i is None else labels[i],
-        )  # fmt: skip
+        )
         second = pick[1].selectbox(
-            "Compare it with", [None, *labels], key="history.compare",
+            "Compare it with",
+            [None, *labels],
+            key="history.compare",
             format_func=lambda i: "Pick a second run…" if i is None else labels[i],
-        )  # fmt: skip
+        )
         if first is not None and second is not None and first != second:
             render_run_comparison(load_run(lab.store, first), load_run(lab.store, second))
         elif first is not None:

@@ -17,17 +17,23 @@ if deal is not None:
             st.warning(f"**The reranker fell back to first-stage order.** {run.fallback_reason}")
         frame = candidates_frame(run)
         st.dataframe(
-            frame, key="scores.table", hide_index=True,
+            frame,
+            key="scores.table",
+            hide_index=True,
             column_config={
                 "fact": st.column_config.TextColumn(width="large"),
                 "rerank_score_norm": st.column_config.ProgressColumn("rerank (0-1)", min_value=0, max_value=1),
                 "uuid": None,
             },
-        )  # fmt: skip
+        )
         st.download_button(
-            "Export CSV", frame.to_csv(index=False).encode(), file_name=f"candidates-{deal.group_id}.csv",
-            mime="text/csv", key="scores.export", icon=":material/download:",
-        )  # fmt: skip
+            "Export CSV",
+            frame.to_csv(index=False).encode(),
+            file_name=f"candidates-{deal.group_id}.csv",
+            mime="text/csv",
+            key="scores.export",
+            icon=":material/download:",
+        )
         if run.rerank_used:
             left, right = st.columns(2)
             left.plotly_chart(score_scatter(frame), key="scores.scatter")

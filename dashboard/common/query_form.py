@@ -52,24 +52,33 @@ def query_form(ns: str, lab: Lab, group_id: str) -> Request | None:
     examples = example_queries(lab, group_id)
     if examples:
         st.selectbox(
-            "Example queries from the labelled set", [None, *examples], key=f"{ns}.example",
+            "Example queries from the labelled set",
+            [None, *examples],
+            key=f"{ns}.example",
             format_func=lambda q: "Pick one for a one-click demo…" if q is None else q,
-            on_change=_use_example, args=(ns,),
-        )  # fmt: skip
+            on_change=_use_example,
+            args=(ns,),
+        )
     query = st.text_input(
-        "Query", key=f"{ns}.q", bind="query-params", max_chars=2000,
+        "Query",
+        key=f"{ns}.q",
+        bind="query-params",
+        max_chars=2000,
         placeholder="e.g. What was FY2025 revenue after the audit?",
-    )  # fmt: skip
+    )
     cols = st.columns([2, 2, 3])
     n = cols[0].slider(
         "Candidates (N)", 5, 100, settings.default_candidates, step=5, key=f"{ns}.n", bind="query-params"
     )
     k = cols[1].slider("Top-k", 1, 25, settings.default_top_k, key=f"{ns}.k", bind="query-params")
     reranker = cols[2].selectbox(
-        "Reranker", [c for c in choices if c != "none"], key=f"{ns}.reranker", bind="query-params",
+        "Reranker",
+        [c for c in choices if c != "none"],
+        key=f"{ns}.reranker",
+        bind="query-params",
         format_func=lambda c: choices[c].label if choices[c].available else f"{choices[c].label} — {choices[c].note}",
         help="The local re-scorer is not a cross-encoder: it re-scores candidates with the embedding model and BM25.",
-    )  # fmt: skip
+    )
     if not query.strip():
         st.info("Type a query or pick an example to run it.")
         return None

@@ -87,9 +87,12 @@ def _render(lab: Lab) -> DealInfo | None:
             if st.session_state.get(DEAL_KEY) not in by_id:
                 st.session_state.pop(DEAL_KEY, None)
             group_id = st.selectbox(
-                "Deal", list(by_id), key=DEAL_KEY, bind="query-params",
+                "Deal",
+                list(by_id),
+                key=DEAL_KEY,
+                bind="query-params",
                 format_func=lambda g: f"{g} — {by_id[g].name}",
-            )  # fmt: skip
+            )
             deal = by_id[group_id]
         else:
             st.warning("No deal loaded yet. Run `python -m pipeline seed-demo`.")

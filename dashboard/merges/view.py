@@ -74,13 +74,20 @@ def merges_frame(views: list[MergeView]) -> pd.DataFrame:
 def brought_frame(views: list[MergeView]) -> pd.DataFrame:
     return pd.DataFrame(
         [
-            {"alias": v.record.alias_name, "canonical": v.record.canonical_name, "relation": f.relation,
-             "fact": f.fact, "alias was": f.side, "other end": f.other, "current": f.current}
+            {
+                "alias": v.record.alias_name,
+                "canonical": v.record.canonical_name,
+                "relation": f.relation,
+                "fact": f.fact,
+                "alias was": f.side,
+                "other end": f.other,
+                "current": f.current,
+            }
             for v in views
             for f in v.facts
         ],
         columns=["alias", "canonical", "relation", "fact", "alias was", "other end", "current"],
-    )  # fmt: skip
+    )
 
 
 def render_recorded(lab: Lab, group_id: str, state: DealState, all_merges: list[MergeView]) -> None:
@@ -96,29 +103,42 @@ def render_recorded(lab: Lab, group_id: str, state: DealState, all_merges: list[
         + ". A merged alias keeps its node and name; its facts now hang on the canonical entity."
     )
     st.dataframe(
-        merges_frame(views), key=f"{NS}.table", hide_index=True,
+        merges_frame(views),
+        key=f"{NS}.table",
+        hide_index=True,
         column_config={"score": st.column_config.NumberColumn(format="%.2f"), "uuid": None},
-    )  # fmt: skip
+    )
     st.markdown("**Facts each alias brought** (now on the canonical entity; undo puts them back)")
     st.dataframe(
-        brought_frame(views), key=f"{NS}.brought", hide_index=True,
+        brought_frame(views),
+        key=f"{NS}.brought",
+        hide_index=True,
         column_config={"fact": st.column_config.TextColumn(width="large")},
-    )  # fmt: skip
+    )
     undone = data.undone(lab, group_id, state)
     if undone:
         with st.expander(f"Undone merges ({len(undone)})"):
             st.dataframe(
-                pd.DataFrame(undone)[["canonical_name", "alias_name", "method", "score", "merged_by", "undone_by",
-                                      "undone_at"]],
-                key=f"{NS}.undone", hide_index=True,
-            )  # fmt: skip
+                pd.DataFrame(undone)[
+                    ["canonical_name", "alias_name", "method", "score", "merged_by", "undone_by", "undone_at"]
+                ],
+                key=f"{NS}.undone",
+                hide_index=True,
+            )
 
 
 # --- candidates ----------------------------------------------------------------------------------------
 
 
-CANDIDATE_COLUMNS = ["canonical (suggested)", "alias", "score", "auto_merge", "name_match", "shingle_jaccard",
-                     "name_cosine"]  # fmt: skip
+CANDIDATE_COLUMNS = [
+    "canonical (suggested)",
+    "alias",
+    "score",
+    "auto_merge",
+    "name_match",
+    "shingle_jaccard",
+    "name_cosine",
+]
 
 
 def candidates_frame(report: CandidateReport, threshold: float) -> pd.DataFrame:
@@ -149,16 +169,23 @@ def render_candidates(lab: Lab, group_id: str, state: DealState, report: Candida
         "Already-merged aliases and rejected pairs are left out."
     )
     threshold = st.slider(
-        "Auto-merge threshold", 0.5, 1.0, DEFAULT_THRESHOLD, step=0.01, key=THRESHOLD,
+        "Auto-merge threshold",
+        0.5,
+        1.0,
+        DEFAULT_THRESHOLD,
+        step=0.01,
+        key=THRESHOLD,
         help="Pairs scoring at or above it would be merged automatically.",
-    )  # fmt: skip
+    )
     frame = candidates_frame(report, threshold)
     left, mid, right = st.columns(3)
     left.metric(f"Would auto-merge at {threshold:.2f}", f"{int(frame['auto_merge'].sum())} / {len(frame)}")
     mid.metric("Pairs scored", f"{report.pairs_scored:,}")
     right.metric("Rejected pairs hidden", report.rejected_hidden)
     st.dataframe(
-        frame, key=f"{NS}.candidates", hide_index=True,
+        frame,
+        key=f"{NS}.candidates",
+        hide_index=True,
         column_config={
             "canonical (suggested)": st.column_config.TextColumn(width="medium"),
             "alias": st.column_config.TextColumn(width="medium"),
@@ -168,7 +195,7 @@ def render_candidates(lab: Lab, group_id: str, state: DealState, report: Candida
             "name_cosine": st.column_config.NumberColumn(format="%.3f"),
             "auto_merge": st.column_config.CheckboxColumn(f"auto-merge at {threshold:.2f}"),
         },
-    )  # fmt: skip
+    )
     how = "blocked pairs (same core name, shared MinHash band, nearest names)" if report.blocked else "all pairs"
     st.caption(
         f"{report.scanned} of {report.entities} entities scanned ({report.aliases_left_out} merged aliases left out), "
@@ -179,10 +206,21 @@ def render_candidates(lab: Lab, group_id: str, state: DealState, report: Candida
     if rejected:
         with st.expander(f"Rejected pairs ({len(rejected)}): never suggested again"):
             st.dataframe(
-                pd.DataFrame([{"entity": r.name_a, "other": r.name_b, "score": r.score, "rejected_by": r.rejected_by,
-                               "rejected_at": r.rejected_at} for r in rejected]),
-                key=f"{NS}.rejected", hide_index=True,
-            )  # fmt: skip
+                pd.DataFrame(
+                    [
+                        {
+                            "entity": r.name_a,
+                            "other": r.name_b,
+                            "score": r.score,
+                            "rejected_by": r.rejected_by,
+                            "rejected_at": r.rejected_at,
+                        }
+                        for r in rejected
+                    ]
+                ),
+                key=f"{NS}.rejected",
+                hide_index=True,
+            )
     return threshold
 
 
@@ -206,19 +244,32 @@ def render_precision_recall(lab: Lab, group_id: str, state: DealState, threshold
         next(cols).metric(f"Precision at {t:.2f} ({label})", _pct(point.precision))
         next(cols).metric(f"Recall at {t:.2f} ({label})", _pct(point.recall))
         next(cols).metric(
-            f"Wrong merges at {t:.2f}", point.false_positives,
+            f"Wrong merges at {t:.2f}",
+            point.false_positives,
             help=f"Of the pairs that would auto-merge, those labelled different ({point.true_positives} right).",
-        )  # fmt: skip
+        )
     st.plotly_chart(precision_recall_chart(evaluation.points, threshold, DEFAULT_THRESHOLD), key=f"{NS}.pr")
     with st.expander("Labelled pairs and their signals"):
         st.dataframe(
-            pd.DataFrame([{"a": p.name_a, "b": p.name_b, "same": p.same, "merged in demo": p.merged,
-                           "name_match": p.signals.name_match, "shingle_jaccard": p.signals.shingle,
-                           "name_cosine": p.signals.cosine, "score": p.signals.score,
-                           f"auto-merge at {threshold:.2f}": p.signals.score >= threshold}
-                          for p in sorted(evaluation.pairs, key=lambda p: -p.signals.score)]),
-            key=f"{NS}.labelled", hide_index=True,
-        )  # fmt: skip
+            pd.DataFrame(
+                [
+                    {
+                        "a": p.name_a,
+                        "b": p.name_b,
+                        "same": p.same,
+                        "merged in demo": p.merged,
+                        "name_match": p.signals.name_match,
+                        "shingle_jaccard": p.signals.shingle,
+                        "name_cosine": p.signals.cosine,
+                        "score": p.signals.score,
+                        f"auto-merge at {threshold:.2f}": p.signals.score >= threshold,
+                    }
+                    for p in sorted(evaluation.pairs, key=lambda p: -p.signals.score)
+                ]
+            ),
+            key=f"{NS}.labelled",
+            hide_index=True,
+        )
 
 
 def _pct(value: float | None) -> str:
@@ -265,8 +316,10 @@ def render_admin(
     aliases = {v.record.alias_uuid for v in merges}
     entities: dict[str, EntityRef] = {e.uuid: e for e in data.entities(lab, group_id, state) if e.uuid not in aliases}
     uuids = list(entities)
-    pairs = {f"{c.canonical.name} ← {c.alias.name} ({c.score:.2f})": (c.canonical.uuid, c.alias.uuid)
-             for c in report.candidates}  # fmt: skip
+    pairs = {
+        f"{c.canonical.name} ← {c.alias.name} ({c.score:.2f})": (c.canonical.uuid, c.alias.uuid)
+        for c in report.candidates
+    }
     for key, options in ((f"{NS}.canonical", uuids), (f"{NS}.alias", uuids), (f"{NS}.pair", [None, *pairs])):
         _keep_valid(key, options)
 
@@ -276,9 +329,13 @@ def render_admin(
 
     st.markdown("**Merge an alias into a canonical entity, or reject a pair**")
     st.selectbox(
-        "Start from a candidate pair", [None, *pairs], key=f"{NS}.pair", on_change=_pick_pair, args=(pairs,),
+        "Start from a candidate pair",
+        [None, *pairs],
+        key=f"{NS}.pair",
+        on_change=_pick_pair,
+        args=(pairs,),
         format_func=lambda p: "Pick a candidate, or choose the two entities below…" if p is None else p,
-    )  # fmt: skip
+    )
     left, right = st.columns(2)
     canonical = left.selectbox("Canonical entity (kept)", uuids, key=f"{NS}.canonical", format_func=name, index=None)
     alias = right.selectbox("Alias (merged into it)", uuids, key=f"{NS}.alias", format_func=name, index=None)
@@ -313,17 +370,25 @@ def render_admin(
     by_uuid = {v.record.uuid: v.record for v in merges}
     _keep_valid(f"{NS}.undo_pick", list(by_uuid))
     picked = st.selectbox(
-        "Merge to undo", list(by_uuid), key=f"{NS}.undo_pick", index=None, placeholder="Pick a merge…",
-        format_func=lambda u: f"{by_uuid[u].alias_name} → {by_uuid[u].canonical_name} "
-        f"({by_uuid[u].method}, {by_uuid[u].merged_at[:10]}, {by_uuid[u].merged_by})",
-    )  # fmt: skip
+        "Merge to undo",
+        list(by_uuid),
+        key=f"{NS}.undo_pick",
+        index=None,
+        placeholder="Pick a merge…",
+        format_func=lambda u: (
+            f"{by_uuid[u].alias_name} → {by_uuid[u].canonical_name} "
+            f"({by_uuid[u].method}, {by_uuid[u].merged_at[:10]}, {by_uuid[u].merged_by})"
+        ),
+    )
     if st.button("Undo merge", key=f"{NS}.undo", disabled=picked is None):
         assert picked is not None
 
         def do_undo() -> str:
             result = run(undo_merge(lab, group_id, picked, actor))
             extra = f"; {len(result.missing)} no longer exist" if result.missing else ""
-            return (f"Undid the merge of {result.record.alias_name!r} into {result.record.canonical_name!r}: "
-                    f"{result.restored} fact(s) back on the alias{extra}.")  # fmt: skip
+            return (
+                f"Undid the merge of {result.record.alias_name!r} into {result.record.canonical_name!r}: "
+                f"{result.restored} fact(s) back on the alias{extra}."
+            )
 
         _act(do_undo)

@@ -52,9 +52,11 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
             st.info("This selection has no current fact to correct.")
         else:
             fact_uuid = st.selectbox(
-                "Fact to correct (current facts of this selection)", list(current), key=f"{NS}.fact",
+                "Fact to correct (current facts of this selection)",
+                list(current),
+                key=f"{NS}.fact",
                 format_func=lambda u: f"{current[u].relation} · {current[u].fact}",
-            )  # fmt: skip
+            )
             fact = current[fact_uuid]
             st.caption(f"Valid since {fact.valid_at.date() if fact.valid_at else 'unknown'} · {fact.citation}")
             statement = st.text_area("Corrected statement", key=f"{NS}.statement", max_chars=2000, height=80)
@@ -65,9 +67,11 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
             author = cols[1].text_input("Who said it", key=f"{NS}.author", placeholder="e.g. Dana Whitfield (CFO)")
             when = cols[2].date_input("When (valid from)", key=f"{NS}.date", max_value=datetime.now(UTC).date())
             source = st.text_area(
-                "The answer or note as written (optional)", key=f"{NS}.source", height=80,
+                "The answer or note as written (optional)",
+                key=f"{NS}.source",
+                height=80,
                 help="Kept as the new fact's source episode; the statement itself is used when left empty.",
-            )  # fmt: skip
+            )
             if st.button("Correct fact", key=f"{NS}.submit", type="primary", icon=":material/edit:"):
                 request = CorrectionRequest(fact_uuid, statement, channel, author, when, source)
                 try:
@@ -107,9 +111,11 @@ def render_history(lab: Lab, group_id: str, actor: str | None) -> None:
     if not open_records:
         return
     picked = st.selectbox(
-        "Correction to undo", list(open_records), key="timeline.undo.pick",
+        "Correction to undo",
+        list(open_records),
+        key="timeline.undo.pick",
         format_func=lambda i: f"{open_records[i].created_at[:16]} · {open_records[i].new_fact}",
-    )  # fmt: skip
+    )
     if st.button("Undo correction", key="timeline.undo.submit", icon=":material/undo:"):
         try:
             record = run(undo_correction(lab, group_id, picked, actor))

@@ -36,15 +36,22 @@ def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection |
         relations = data.relations(lab, group_id, state)
         counts = dict(relations)
         name = st.selectbox(
-            "Relation", list(counts), key=f"{NS}.relation", index=None, placeholder="Pick a relation…",
+            "Relation",
+            list(counts),
+            key=f"{NS}.relation",
+            index=None,
+            placeholder="Pick a relation…",
             format_func=lambda r: f"{r} ({counts[r]} facts)",
-        )  # fmt: skip
+        )
         return Selection("relation", name) if name else None
     if mode == "query":
         text = st.text_input(
-            "Topic query", key=f"{NS}.query", max_chars=2000, placeholder="e.g. Halcyon ARR",
+            "Topic query",
+            key=f"{NS}.query",
+            max_chars=2000,
+            placeholder="e.g. Halcyon ARR",
             help="Its top 20 facts from hybrid search (superseded ones included), with their whole chains.",
-        )  # fmt: skip
+        )
         return Selection("query", text) if text.strip() else None
     left, right = st.columns([2, 3])
     search = left.text_input("Search entities by name", key=f"{NS}.entity_search", placeholder="e.g. Halcyon")
@@ -77,9 +84,12 @@ def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Select
         "Date range", value=(default_start, today), min_value=first, max_value=today, key=f"{NS}.range"
     )
     channels = cols[1].multiselect(
-        "Source channel", list(CHANNEL_LABELS), default=list(CHANNEL_LABELS), key=f"{NS}.channels",
+        "Source channel",
+        list(CHANNEL_LABELS),
+        default=list(CHANNEL_LABELS),
+        key=f"{NS}.channels",
         format_func=CHANNEL_LABELS.__getitem__,
-    )  # fmt: skip
+    )
     only_chains = cols[2].toggle("Only chains with supersession", value=True, key=f"{NS}.only_chains")
     start, end = (window[0], window[1]) if isinstance(window, tuple) and len(window) == 2 else (None, None)
     shown = filter_timeline(tl, start, end, set(channels), only_chains)
@@ -122,12 +132,14 @@ def render_as_of(lab: Lab, group_id: str, state: DealState, selection: Selection
     )
     st.markdown("**Changed since then (compared with today)**")
     st.dataframe(
-        diff, key=f"{NS}.diff", hide_index=True,
+        diff,
+        key=f"{NS}.diff",
+        hide_index=True,
         column_config={
             "fact": st.column_config.TextColumn(width="large"),
             "replaced_by": st.column_config.TextColumn("replaced by (today)", width="large"),
         },
-    )  # fmt: skip
+    )
 
 
 def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
@@ -158,14 +170,21 @@ def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
         st.caption("The share of first-stage candidates that are superseded, over the deal's labelled queries (~5 s).")
     frame = supersession_frame(rows)
     st.dataframe(
-        frame, key=f"{NS}.supersessions", hide_index=True,
+        frame,
+        key=f"{NS}.supersessions",
+        hide_index=True,
         column_config={
             "old_fact": st.column_config.TextColumn("old fact", width="large"),
             "new_fact": st.column_config.TextColumn("new fact", width="large"),
-            "old_uuid": None, "new_uuid": None,
+            "old_uuid": None,
+            "new_uuid": None,
         },
-    )  # fmt: skip
+    )
     st.download_button(
-        "Export CSV", frame.to_csv(index=False).encode(), file_name=f"supersessions-{group_id}.csv",
-        mime="text/csv", key=f"{NS}.export", icon=":material/download:",
-    )  # fmt: skip
+        "Export CSV",
+        frame.to_csv(index=False).encode(),
+        file_name=f"supersessions-{group_id}.csv",
+        mime="text/csv",
+        key=f"{NS}.export",
+        icon=":material/download:",
+    )

@@ -32,15 +32,24 @@ ENV = "RETRIEVAL_LAB_ADMIN_SECRET"
 # app_pages/deals.py)
 ACTIONS = {
     "app_pages/timeline.py": {
-        "timeline.fix.fact", "timeline.fix.statement", "timeline.fix.author", "timeline.fix.submit",
-        "timeline.undo.pick", "timeline.undo.submit",
+        "timeline.fix.fact",
+        "timeline.fix.statement",
+        "timeline.fix.author",
+        "timeline.fix.submit",
+        "timeline.undo.pick",
+        "timeline.undo.submit",
     },
     "app_pages/merges.py": {
-        "merges.pair", "merges.canonical", "merges.alias", "merges.merge", "merges.reject", "merges.undo_pick",
+        "merges.pair",
+        "merges.canonical",
+        "merges.alias",
+        "merges.merge",
+        "merges.reject",
+        "merges.undo_pick",
         "merges.undo",
     },
     "app_pages/deals.py": {"deals.reset"},
-}  # fmt: skip
+}
 PAGES = list(ACTIONS)
 WIDGETS = ("button", "selectbox", "text_input", "text_area", "date_input")
 WRONG_SECRETS = ["wrong", ADMIN_SECRET[:-1], ADMIN_SECRET.upper(), f"{ADMIN_SECRET} ", f" {ADMIN_SECRET}"]
@@ -52,10 +61,15 @@ async def deal(lab: Lab) -> str:
     await correct_fact(
         lab,
         DEAL,
-        CorrectionRequest(stable_uuid(DEAL, "fact", "f216"), "Halcyon's cash balance was $1.45 million.",
-                          "qa_response", "Dana Whitfield (CFO)", date(2026, 4, 2)),
+        CorrectionRequest(
+            stable_uuid(DEAL, "fact", "f216"),
+            "Halcyon's cash balance was $1.45 million.",
+            "qa_response",
+            "Dana Whitfield (CFO)",
+            date(2026, 4, 2),
+        ),
         actor="Ana",
-    )  # fmt: skip
+    )
     return DEAL
 
 
