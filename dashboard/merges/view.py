@@ -28,7 +28,9 @@ from pipeline.merges.actions import (
     W_SHINGLE,
     CandidateReport,
     EntityRef,
+    LabelledEvaluation,
     MergeView,
+    Rejection,
     merge_entities,
     reject_pair,
     undo_merge,
@@ -159,6 +161,21 @@ def candidates_frame(report: CandidateReport, threshold: float) -> pd.DataFrame:
     )
 
 
+def rejected_frame(rejected: list[Rejection]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "entity": r.name_a,
+                "other": r.name_b,
+                "score": r.score,
+                "rejected_by": r.rejected_by,
+                "rejected_at": r.rejected_at,
+            }
+            for r in rejected
+        ]
+    )
+
+
 def render_candidates(lab: Lab, group_id: str, state: DealState, report: CandidateReport) -> float:
     st.subheader("Candidate duplicates")
     st.caption(
@@ -205,23 +222,27 @@ def render_candidates(lab: Lab, group_id: str, state: DealState, report: Candida
     rejected = data.rejections(lab, group_id, state)
     if rejected:
         with st.expander(f"Rejected pairs ({len(rejected)}): never suggested again"):
-            st.dataframe(
-                pd.DataFrame(
-                    [
-                        {
-                            "entity": r.name_a,
-                            "other": r.name_b,
-                            "score": r.score,
-                            "rejected_by": r.rejected_by,
-                            "rejected_at": r.rejected_at,
-                        }
-                        for r in rejected
-                    ]
-                ),
-                key=f"{NS}.rejected",
-                hide_index=True,
-            )
+            st.dataframe(rejected_frame(rejected), key=f"{NS}.rejected", hide_index=True)
     return threshold
+
+
+def labelled_frame(evaluation: LabelledEvaluation, threshold: float) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "a": p.name_a,
+                "b": p.name_b,
+                "same": p.same,
+                "merged in demo": p.merged,
+                "name_match": p.signals.name_match,
+                "shingle_jaccard": p.signals.shingle,
+                "name_cosine": p.signals.cosine,
+                "score": p.signals.score,
+                f"auto-merge at {threshold:.2f}": p.signals.score >= threshold,
+            }
+            for p in sorted(evaluation.pairs, key=lambda p: -p.signals.score)
+        ]
+    )
 
 
 def render_precision_recall(lab: Lab, group_id: str, state: DealState, threshold: float) -> None:
@@ -250,26 +271,7 @@ def render_precision_recall(lab: Lab, group_id: str, state: DealState, threshold
         )
     st.plotly_chart(precision_recall_chart(evaluation.points, threshold, DEFAULT_THRESHOLD), key=f"{NS}.pr")
     with st.expander("Labelled pairs and their signals"):
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        "a": p.name_a,
-                        "b": p.name_b,
-                        "same": p.same,
-                        "merged in demo": p.merged,
-                        "name_match": p.signals.name_match,
-                        "shingle_jaccard": p.signals.shingle,
-                        "name_cosine": p.signals.cosine,
-                        "score": p.signals.score,
-                        f"auto-merge at {threshold:.2f}": p.signals.score >= threshold,
-                    }
-                    for p in sorted(evaluation.pairs, key=lambda p: -p.signals.score)
-                ]
-            ),
-            key=f"{NS}.labelled",
-            hide_index=True,
-        )
+        st.dataframe(labelled_frame(evaluation, threshold), key=f"{NS}.labelled", hide_index=True)
 
 
 def _pct(value: float | None) -> str:
