@@ -1,24 +1,19 @@
 """The Evaluate & tune page's widgets: query sets, the sweep (progress, cancel), results, experiments.
 
-The sweep runs on the app's one event loop (`dashboard.common.runtime`) as a background task; the script polls
-it and draws a progress bar. Cancel sets a `threading.Event` that `run_sweep` checks between queries;
-a cancelled sweep keeps nothing (experiments are only written by "Save as experiment").
+The sweep runs in the background (`dashboard/evaluate/sweep_job.py`); the script polls it and draws a
+progress bar. A cancelled sweep keeps nothing (experiments are only written by "Save as experiment").
 """
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
-import threading
-from collections.abc import Coroutine
-from dataclasses import dataclass, field
-from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from dashboard.common.runtime import run
 from dashboard.evaluate.charts import heatmaps, pareto
+from dashboard.evaluate.sweep_job import SweepJob, start_sweep
 from pipeline.errors import RetrievalLabError
 from pipeline.evaluation.experiments import (
     compare_experiments,
@@ -32,7 +27,7 @@ from pipeline.evaluation.experiments import (
     wins_and_losses,
 )
 from pipeline.evaluation.judgments import EvalSet, available_eval_sets
-from pipeline.evaluation.sweep import METRIC_NAMES, SweepCancelled, SweepResult, SweepSpec, run_sweep
+from pipeline.evaluation.sweep import METRIC_NAMES, SweepCancelled, SweepResult, SweepSpec
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 
@@ -42,39 +37,6 @@ CANDIDATE_OPTIONS = [5, 10, 25, 50, 75, 100, 150, 200]
 TOP_K_OPTIONS = [1, 3, 5, 10, 20]
 POLL_S = 0.25
 LATEST = 0  # "Show" option for this session's latest sweep (experiment ids start at 1)
-
-
-@dataclass
-class SweepJob:
-    spec: SweepSpec
-    future: concurrent.futures.Future[SweepResult]
-    cancel: threading.Event = field(default_factory=threading.Event)
-    done: int = 0
-    total: int = 0
-    message: str = ""
-
-    def progress(self, done: int, total: int, message: str) -> None:  # called on the event loop's thread
-        self.done, self.total, self.message = done, total, message
-
-
-async def _submit(coro: Coroutine[Any, Any, SweepResult]) -> concurrent.futures.Future[SweepResult]:
-    """Schedule `coro` on the running (app) loop without waiting for it."""
-    return asyncio.run_coroutine_threadsafe(coro, asyncio.get_running_loop())
-
-
-def start_sweep(lab: Lab, spec: SweepSpec) -> SweepJob:
-    spec = spec.validate()
-    holder: dict[str, SweepJob] = {}
-    cancel = threading.Event()
-
-    def progress(done: int, total: int, message: str) -> None:
-        if "job" in holder:
-            holder["job"].progress(done, total, message)
-
-    future = run(_submit(run_sweep(lab, spec, progress=progress, cancel=cancel)))
-    job = SweepJob(spec, future, cancel)
-    holder["job"] = job
-    return job
 
 
 # --- query sets --------------------------------------------------------------------------------
