@@ -1,12 +1,19 @@
-"""Retrieval Lab: every page, listed explicitly in sections (see dashboard/navigation.py).
+"""Retrieval Lab: every page, listed explicitly in sections (see dashboard/common/navigation.py).
 
-The page files live in `app_pages/`, not `pages/`: Streamlit 1.67 still runs its legacy multipage
-mode whenever a `pages/` folder sits beside the entry script, which bypasses this navigation.
+The shared sidebar is drawn here, once, before the page runs; the page body runs under one guard,
+so an error shows as one line under the page's title. The page files live in `app_pages/`, not
+`pages/`: Streamlit 1.67 still runs its legacy multipage mode whenever a `pages/` folder sits beside
+the entry script, which bypasses this navigation.
 """
 
 import streamlit as st
 
-from dashboard.navigation import navigation
+from dashboard.common.guard import page_guard
+from dashboard.common.navigation import navigation
+from dashboard.common.sidebar import draw_sidebar
 
 st.set_page_config(page_title="Retrieval Lab", page_icon=":material/manage_search:", layout="wide")
-navigation().run()
+page = navigation()
+draw_sidebar()
+with page_guard():
+    page.run()

@@ -1,17 +1,15 @@
 import streamlit as st
 
-from dashboard.compare_view import render_comparison
-from dashboard.guard import page_guard
-from dashboard.query_form import cached_pair, query_form
-from dashboard.sidebar import render_sidebar
+from dashboard.common.query_form import cached_pair, query_form
+from dashboard.common.sidebar import page_context
+from dashboard.compare.view import render_comparison
 
 st.title("Compare")
 st.caption("The same query with and without reranking, side by side: what moved, what came in, what dropped out.")
 
-with page_guard():
-    lab, deal = render_sidebar()
-    if deal is not None:
-        request = query_form("compare", lab, deal.group_id)
-        if request is not None:
-            baseline, reranked = cached_pair("compare", lab, request)
-            render_comparison(lab, baseline, reranked)
+lab, deal = page_context()
+if deal is not None:
+    request = query_form("compare", lab, deal.group_id)
+    if request is not None:
+        baseline, reranked = cached_pair("compare", lab, request)
+        render_comparison(lab, baseline, reranked)

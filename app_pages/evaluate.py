@@ -1,6 +1,7 @@
 import streamlit as st
 
-from dashboard.evaluate_view import (
+from dashboard.common.sidebar import page_context
+from dashboard.evaluate.view import (
     eval_sets,
     follow_sweep,
     pick_result,
@@ -9,21 +10,18 @@ from dashboard.evaluate_view import (
     render_result,
     sweep_controls,
 )
-from dashboard.guard import page_guard
-from dashboard.sidebar import render_sidebar
 
 st.title("Evaluate & tune")
 st.caption("Sweep candidates N, top-k and rerankers over labelled queries: metrics, significance, a recommendation.")
 
-with page_guard():
-    lab, deal = render_sidebar()
-    if deal is not None:
-        sets = eval_sets(lab, deal.group_id)
-        render_query_sets(sets)
-        if sets:
-            sweep_controls(lab, deal.group_id, sets)
-            follow_sweep()
-            result, saved_as = pick_result(lab, deal.group_id)
-            if result is not None and result.spec.group_id == deal.group_id:
-                render_result(lab, result, saved_as)
-            render_comparison(lab, deal.group_id)
+lab, deal = page_context()
+if deal is not None:
+    sets = eval_sets(lab, deal.group_id)
+    render_query_sets(sets)
+    if sets:
+        sweep_controls(lab, deal.group_id, sets)
+        follow_sweep()
+        result, saved_as = pick_result(lab, deal.group_id)
+        if result is not None and result.spec.group_id == deal.group_id:
+            render_result(lab, result, saved_as)
+        render_comparison(lab, deal.group_id)

@@ -1,39 +1,41 @@
 import streamlit as st
 
-from dashboard.guard import page_guard
-from dashboard.history_filters import run_filter_controls
-from dashboard.history_view import render_run_comparison, render_run_list, render_stored_run
-from dashboard.sidebar import render_sidebar
+from dashboard.common.run_filters import run_filter_controls
+from dashboard.common.sidebar import store_context
+from dashboard.history.view import render_run_comparison, render_run_list, render_stored_run
 from pipeline.history.runs import count_runs, list_runs, load_run
 
 st.title("History")
 st.caption("Every recorded run: open one to see it again exactly as it was, or compare two side by side.")
 
-with page_guard():
-    lab, deal = render_sidebar(require_graph=False)
-    if count_runs(lab.store) == 0:
-        st.info("No runs recorded yet: run a query on Compare or Scores, or `python -m pipeline query` / `bench`.")
+lab, deal = store_context()
+if count_runs(lab.store) == 0:
+    st.info("No runs recorded yet: run a query on Compare or Scores, or `python -m pipeline query` / `bench`.")
+else:
+    flt = run_filter_controls("history", lab.store, deal.group_id if deal else None, text_search=True)
+    runs = list_runs(lab.store, flt)
+    if not runs:
+        st.info("No run matches these filters.")
     else:
-        flt = run_filter_controls("history", lab.store, deal.group_id if deal else None, text_search=True)
-        runs = list_runs(lab.store, flt)
-        if not runs:
-            st.info("No run matches these filters.")
-        else:
-            render_run_list(runs, count_runs(lab.store, flt))
-            labels = {r.id: r.label for r in runs}
-            for key in ("history.open", "history.compare"):  # a run the filters now hide is deselected
-                if st.session_state.get(key) not in (None, *labels):
-                    st.session_state[key] = None
-            pick = st.columns(2)
-            first = pick[0].selectbox(
-                "Open a run", [None, *labels], key="history.open",
-                format_func=lambda i: "Pick a run…" if i is None else labels[i],
-            )  # fmt: skip
-            second = pick[1].selectbox(
-                "Compare it with", [None, *labels], key="history.compare",
-                format_func=lambda i: "Pick a second run…" if i is None else labels[i],
-            )  # fmt: skip
-            if first is not None and second is not None and first != second:
-                render_run_comparison(load_run(lab.store, first), load_run(lab.store, second))
-            elif first is not None:
-                render_stored_run(load_run(lab.store, first))
+        render_run_list(runs, count_runs(lab.store, flt))
+        labels = {r.id: r.label for r in runs}
+        for key in ("history.open", "history.compare"):  # a run the filters now hide is deselected
+            if st.session_state.get(key) not in (None, *labels):
+                st.session_state[key] = None
+        pick = st.columns(2)
+        first = pick[0].selectbox(
+            "Open a run",
+            [None, *labels],
+            key="history.open",
+            format_func=lambda i: "Pick a run…" if i is None else labels[i],
+        )
+        second = pick[1].selectbox(
+            "Compare it with",
+            [None, *labels],
+            key="history.compare",
+            format_func=lambda i: "Pick a second run…" if i is None else labels[i],
+        )
+        if first is not None and second is not None and first != second:
+            render_run_comparison(load_run(lab.store, first), load_run(lab.store, second))
+        elif first is not None:
+            render_stored_run(load_run(lab.store, first))

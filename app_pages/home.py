@@ -1,9 +1,8 @@
 import streamlit as st
 
-from dashboard.guard import page_guard
-from dashboard.navigation import SECTIONS
-from dashboard.runtime import run
-from dashboard.sidebar import render_sidebar
+from dashboard.common.navigation import SECTIONS
+from dashboard.common.runtime import run
+from dashboard.common.sidebar import page_context
 from pipeline.graph.deals import deal_counts
 
 st.title("Retrieval Lab")
@@ -13,22 +12,21 @@ st.markdown(
     "Use it to tune candidate counts, top-k and rerankers on evidence, and to check what an agent would cite."
 )
 
-with page_guard():
-    lab, deal = render_sidebar()
-    if deal is not None:
-        st.subheader(deal.name)
-        st.caption(deal.description)
-        counts = run(deal_counts(lab.backend, deal.group_id))
-        cols = st.columns(5)
-        cols[0].metric("Facts", counts.facts)
-        cols[1].metric("Current", counts.current_facts)
-        cols[2].metric("Superseded", counts.superseded_facts)
-        cols[3].metric("Entities", counts.entities)
-        cols[4].metric("Episodes", counts.episodes)
-        st.caption(f"{counts.merges} recorded entity merges · built with {deal.embedder.describe()}")
+lab, deal = page_context()
+if deal is not None:
+    st.subheader(deal.name)
+    st.caption(deal.description)
+    counts = run(deal_counts(lab.backend, deal.group_id))
+    cols = st.columns(5)
+    cols[0].metric("Facts", counts.facts)
+    cols[1].metric("Current", counts.current_facts)
+    cols[2].metric("Superseded", counts.superseded_facts)
+    cols[3].metric("Entities", counts.entities)
+    cols[4].metric("Episodes", counts.episodes)
+    st.caption(f"{counts.merges} recorded entity merges · built with {deal.embedder.describe()}")
 
-    st.subheader("Where to go")
-    for section, specs in SECTIONS.items():
-        st.markdown(f"**{section}**")
-        for spec in specs:
-            st.page_link(spec.path, label=f"{spec.title} — {spec.blurb}", icon=spec.icon)
+st.subheader("Where to go")
+for section, specs in SECTIONS.items():
+    st.markdown(f"**{section}**")
+    for spec in specs:
+        st.page_link(spec.path, label=f"{spec.title} — {spec.blurb}", icon=spec.icon)

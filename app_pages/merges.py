@@ -1,15 +1,13 @@
 import streamlit as st
 
-from dashboard.admin import admin_actor
-from dashboard.guard import page_guard
-from dashboard.merges_view import render_merges_page
-from dashboard.sidebar import render_sidebar
+from dashboard.common.admin import admin_actor
+from dashboard.common.sidebar import page_context
+from dashboard.merges.view import render_merges_page
 
 st.title("Entity merges")
 st.caption("Every recorded merge with the facts each alias brought, scored duplicate candidates, and merge / undo.")
 
-with page_guard():
-    lab, deal = render_sidebar()
-    actor = admin_actor(lab.settings)
-    if deal is not None:
-        render_merges_page(lab, deal.group_id, actor)
+lab, deal = page_context()
+actor = admin_actor(lab.settings)
+if deal is not None:
+    render_merges_page(lab, deal, actor)

@@ -1,39 +1,43 @@
 import streamlit as st
 
-from dashboard.charts import rank_slope, rerank_histogram, score_scatter
-from dashboard.guard import page_guard
-from dashboard.query_form import cached_run, query_form
-from dashboard.score_table import candidates_frame
-from dashboard.sidebar import render_sidebar
+from dashboard.common.query_form import cached_run, query_form
+from dashboard.common.sidebar import page_context
+from dashboard.scores.charts import rank_slope, rerank_histogram, score_scatter
+from dashboard.scores.table import candidates_frame
 
 st.title("Scores")
 st.caption("Every first-stage candidate with its fused score and per-method ranks, beside the reranker's score.")
 
-with page_guard():
-    lab, deal = render_sidebar()
-    if deal is not None:
-        request = query_form("scores", lab, deal.group_id)
-        if request is not None:
-            run = cached_run("scores", lab, request, request.reranker)
-            if run.fallback_reason:
-                st.warning(f"**The reranker fell back to first-stage order.** {run.fallback_reason}")
-            frame = candidates_frame(run)
-            st.dataframe(
-                frame, key="scores.table", hide_index=True,
-                column_config={
-                    "fact": st.column_config.TextColumn(width="large"),
-                    "rerank_score_norm": st.column_config.ProgressColumn("rerank (0-1)", min_value=0, max_value=1),
-                    "uuid": None,
-                },
-            )  # fmt: skip
-            st.download_button(
-                "Export CSV", frame.to_csv(index=False).encode(), file_name=f"candidates-{deal.group_id}.csv",
-                mime="text/csv", key="scores.export", icon=":material/download:",
-            )  # fmt: skip
-            if run.rerank_used:
-                left, right = st.columns(2)
-                left.plotly_chart(score_scatter(frame), key="scores.scatter")
-                right.plotly_chart(rank_slope(frame), key="scores.slope")
-                st.plotly_chart(rerank_histogram(frame), key="scores.hist")
-            else:
-                st.info("No reranker scores to chart: pick a reranker that can run here.")
+lab, deal = page_context()
+if deal is not None:
+    request = query_form("scores", lab, deal.group_id)
+    if request is not None:
+        run = cached_run("scores", lab, request, request.reranker)
+        if run.fallback_reason:
+            st.warning(f"**The reranker fell back to first-stage order.** {run.fallback_reason}")
+        frame = candidates_frame(run)
+        st.dataframe(
+            frame,
+            key="scores.table",
+            hide_index=True,
+            column_config={
+                "fact": st.column_config.TextColumn(width="large"),
+                "rerank_score_norm": st.column_config.ProgressColumn("rerank (0-1)", min_value=0, max_value=1),
+                "uuid": None,
+            },
+        )
+        st.download_button(
+            "Export CSV",
+            frame.to_csv(index=False).encode(),
+            file_name=f"candidates-{deal.group_id}.csv",
+            mime="text/csv",
+            key="scores.export",
+            icon=":material/download:",
+        )
+        if run.rerank_used:
+            left, right = st.columns(2)
+            left.plotly_chart(score_scatter(frame), key="scores.scatter")
+            right.plotly_chart(rank_slope(frame), key="scores.slope")
+            st.plotly_chart(rerank_histogram(frame), key="scores.hist")
+        else:
+            st.info("No reranker scores to chart: pick a reranker that can run here.")

@@ -1,28 +1,28 @@
 import streamlit as st
 
-from dashboard.admin import admin_actor
-from dashboard.guard import page_guard
-from dashboard.sidebar import render_sidebar
-from dashboard.timeline_admin import render_correction, show_flash
-from dashboard.timeline_view import render_as_of, render_supersessions, render_timeline, selection_controls
+from dashboard.common.admin import admin_actor
+from dashboard.common.deal_state import deal_state
+from dashboard.common.sidebar import page_context
+from dashboard.timeline.admin import render_correction, show_last_outcome
+from dashboard.timeline.view import render_as_of, render_supersessions, render_timeline, selection_controls
 
 st.title("Timeline")
 st.caption("Facts over time: when each was valid, what superseded it, what was true on a date, and corrections.")
 
-with page_guard():
-    lab, deal = render_sidebar()
-    actor = admin_actor(lab.settings)
-    if deal is not None:
-        show_flash()
-        selection = selection_controls(lab, deal.group_id)
-        tl = render_timeline(lab, deal.group_id, selection) if selection else None
-        if tl is None:
-            st.info("Pick an entity or a relation, or type a topic query, to draw its timeline.")
-        as_of_tab, list_tab, fix_tab = st.tabs(["As of a date", "Supersession list", "Correct a fact"])
-        with as_of_tab:
-            if selection and tl:
-                render_as_of(lab, deal.group_id, selection, tl)
-        with list_tab:
-            render_supersessions(lab, deal.group_id)
-        with fix_tab:
-            render_correction(lab, deal.group_id, tl, actor)
+lab, deal = page_context()
+actor = admin_actor(lab.settings)
+if deal is not None:
+    show_last_outcome()
+    state = deal_state(lab, deal)  # the page's graph reads are cached per deal state
+    selection = selection_controls(lab, deal.group_id, state)
+    tl = render_timeline(lab, deal.group_id, state, selection) if selection else None
+    if tl is None:
+        st.info("Pick an entity or a relation, or type a topic query, to draw its timeline.")
+    as_of_tab, list_tab, fix_tab = st.tabs(["As of a date", "Supersession list", "Correct a fact"])
+    with as_of_tab:
+        if selection and tl:
+            render_as_of(lab, deal.group_id, state, selection, tl)
+    with list_tab:
+        render_supersessions(lab, deal.group_id, state)
+    with fix_tab:
+        render_correction(lab, deal.group_id, tl, actor)

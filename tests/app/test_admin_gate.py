@@ -3,7 +3,7 @@ merge, reject a pair, undo a merge, reset the demo) is absent unless the admin s
 entered correctly with a name; otherwise the page says it is read-only (and, when no secret is configured,
 how to enable admin actions).
 
-The gate is a UI gate (dashboard/admin.py): the pipeline functions behind it only insist on an actor name
+The gate is a UI gate (dashboard/common/admin.py): the pipeline functions behind it only insist on an actor name
 for the audit log, so these tests drive the pages, not the pipeline. A positive control (right secret and a
 name) shows every action control, so each "absent" assertion below can fail.
 """
@@ -16,7 +16,7 @@ from datetime import date
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import runtime
+from dashboard.common import runtime
 from pipeline.corrections.actions import CorrectionRequest, correct_fact
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.ingest.loading import stable_uuid
@@ -28,19 +28,28 @@ from tests.conftest import ADMIN_SECRET
 DEAL = "demo_admin_gate"  # our own deal: it gets one correction, so "undo correction" has something to show
 ENV = "RETRIEVAL_LAB_ADMIN_SECRET"
 
-# page -> the widget keys of its admin actions (dashboard/timeline_admin.py, dashboard/merges_view.py,
+# page -> the widget keys of its admin actions (dashboard/timeline/admin.py, dashboard/merges/view.py,
 # app_pages/deals.py)
 ACTIONS = {
     "app_pages/timeline.py": {
-        "timeline.fix.fact", "timeline.fix.statement", "timeline.fix.author", "timeline.fix.submit",
-        "timeline.undo.pick", "timeline.undo.submit",
+        "timeline.fix.fact",
+        "timeline.fix.statement",
+        "timeline.fix.author",
+        "timeline.fix.submit",
+        "timeline.undo.pick",
+        "timeline.undo.submit",
     },
     "app_pages/merges.py": {
-        "merges.pair", "merges.canonical", "merges.alias", "merges.merge", "merges.reject", "merges.undo_pick",
+        "merges.pair",
+        "merges.canonical",
+        "merges.alias",
+        "merges.merge",
+        "merges.reject",
+        "merges.undo_pick",
         "merges.undo",
     },
     "app_pages/deals.py": {"deals.reset"},
-}  # fmt: skip
+}
 PAGES = list(ACTIONS)
 WIDGETS = ("button", "selectbox", "text_input", "text_area", "date_input")
 WRONG_SECRETS = ["wrong", ADMIN_SECRET[:-1], ADMIN_SECRET.upper(), f"{ADMIN_SECRET} ", f" {ADMIN_SECRET}"]
@@ -52,10 +61,15 @@ async def deal(lab: Lab) -> str:
     await correct_fact(
         lab,
         DEAL,
-        CorrectionRequest(stable_uuid(DEAL, "fact", "f216"), "Halcyon's cash balance was $1.45 million.",
-                          "qa_response", "Dana Whitfield (CFO)", date(2026, 4, 2)),
+        CorrectionRequest(
+            stable_uuid(DEAL, "fact", "f216"),
+            "Halcyon's cash balance was $1.45 million.",
+            "qa_response",
+            "Dana Whitfield (CFO)",
+            date(2026, 4, 2),
+        ),
         actor="Ana",
-    )  # fmt: skip
+    )
     return DEAL
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import runtime
+from dashboard.common import runtime
 from pipeline.settings import get_settings
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.merges import data as merges_data
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.lab import Lab
+from pipeline.merges.actions import CandidateReport
 from pipeline.merges.records import read_merge_records
 from tests.app.conftest import no_errors, open_page
 from tests.conftest import ADMIN_SECRET
@@ -130,3 +134,42 @@ async def test_a_refused_merge_shows_one_clear_message(app: AppTest, lab: Lab, o
     assert not app.exception
     assert [e.value for e in app.error] == ["An entity cannot be merged into itself: pick two different entities."]
     assert await dump_deal(lab.backend, own_deal) == before
+
+
+async def test_widget_changes_reuse_the_candidates_and_admin_actions_refresh_them(
+    app: AppTest, lab: Lab, own_deal: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scoring every entity pair runs once per deal state: search, threshold, unlocking and picking a pair
+    reuse it; a merge and its undo each rescore, and the tables show the fresh candidates."""
+    scored: list[str] = []
+    find_candidates = merges_data.find_candidates
+
+    async def counted(lab: Lab, group_id: str, *args: Any, **kwargs: Any) -> CandidateReport:
+        scored.append(group_id)
+        return await find_candidates(lab, group_id, *args, **kwargs)
+
+    monkeypatch.setattr(merges_data, "find_candidates", counted)
+    merges_data.clear()
+    open_page(app, PAGE, own_deal)
+    assert scored.count(own_deal) == 1
+    assert "Greyfield Venture Partners" in set(table(app, "merges.candidates")["alias"])
+    app.text_input(key="merges.search").input("okafor").run()
+    app.slider(key="merges.threshold").set_value(0.7).run()
+    unlock(app)
+    greyfield = next(p for p in app.selectbox(key="merges.pair").options if p and "Greyfield Venture Partners" in p)
+    app.selectbox(key="merges.pair").set_value(greyfield).run()
+    no_errors(app)
+    assert scored.count(own_deal) == 1  # five widget changes, no rescoring
+
+    app.button(key="merges.merge").click().run()
+    no_errors(app)
+    assert any("Merged 'Greyfield Venture Partners'" in s.value for s in app.success)
+    assert scored.count(own_deal) == 2
+    assert "Greyfield Venture Partners" not in set(table(app, "merges.candidates")["alias"])  # a merged alias
+
+    record = next(r for r in await read_merge_records(lab.backend, own_deal) if r.alias_name.startswith("Greyfield"))
+    app.selectbox(key="merges.undo_pick").set_value(record.uuid).run()
+    app.button(key="merges.undo").click().run()
+    no_errors(app)
+    assert scored.count(own_deal) == 3
+    assert "Greyfield Venture Partners" in set(table(app, "merges.candidates")["alias"])

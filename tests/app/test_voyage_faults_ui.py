@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import runtime
+from dashboard.common import runtime
 from pipeline.rerankers.voyage import LAST_FAILURE
 from pipeline.settings import get_settings
 from tests.app.conftest import no_errors

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Page
 
-from dashboard.navigation import all_pages
+from dashboard.common.navigation import all_pages
 from tests.browser.conftest import screenshot, wait_for_app
 
 # every page of the app, straight from the navigation, so a new page cannot be left out

@@ -352,7 +352,7 @@ def test_synthetic_runs_have_the_real_shape_and_fill_a_store(tmp_path: Path) -> 
 
 
 def test_the_page_figures_build_from_synthetic_runs_with_timeouts(tmp_path: Path) -> None:
-    from dashboard import latency_charts
+    from dashboard.latency import charts as latency_charts
 
     store = Store(tmp_path / "lab.sqlite3")
     fill_store(store, 300, seed=3)

@@ -1,21 +1,27 @@
 """The query controls Compare and Scores share: query, N, k, reranker, example queries.
 
 Every control is bound to the URL (`bind="query-params"`), so a comparison can be shared as a link.
-Runs are kept in session state by their parameters: widget reruns never repeat a retrieval.
+Runs are kept in session state by their parameters (widget reruns never repeat a retrieval) and
+recorded once in the run history.
 """
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from dataclasses import dataclass
 
 import streamlit as st
 
-from dashboard.runtime import run
+from dashboard.common.runtime import run
+from pipeline.history.runs import save_run
 from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.retrieval.retrieve import MAX_CANDIDATES, retrieve, without_reranking
+
+log = logging.getLogger("retrieval_lab")
 
 
 @dataclass(frozen=True)
@@ -46,24 +52,33 @@ def query_form(ns: str, lab: Lab, group_id: str) -> Request | None:
     examples = example_queries(lab, group_id)
     if examples:
         st.selectbox(
-            "Example queries from the labelled set", [None, *examples], key=f"{ns}.example",
+            "Example queries from the labelled set",
+            [None, *examples],
+            key=f"{ns}.example",
             format_func=lambda q: "Pick one for a one-click demo…" if q is None else q,
-            on_change=_use_example, args=(ns,),
-        )  # fmt: skip
+            on_change=_use_example,
+            args=(ns,),
+        )
     query = st.text_input(
-        "Query", key=f"{ns}.q", bind="query-params", max_chars=2000,
+        "Query",
+        key=f"{ns}.q",
+        bind="query-params",
+        max_chars=2000,
         placeholder="e.g. What was FY2025 revenue after the audit?",
-    )  # fmt: skip
+    )
     cols = st.columns([2, 2, 3])
     n = cols[0].slider(
         "Candidates (N)", 5, 100, settings.default_candidates, step=5, key=f"{ns}.n", bind="query-params"
     )
     k = cols[1].slider("Top-k", 1, 25, settings.default_top_k, key=f"{ns}.k", bind="query-params")
     reranker = cols[2].selectbox(
-        "Reranker", [c for c in choices if c != "none"], key=f"{ns}.reranker", bind="query-params",
+        "Reranker",
+        [c for c in choices if c != "none"],
+        key=f"{ns}.reranker",
+        bind="query-params",
         format_func=lambda c: choices[c].label if choices[c].available else f"{choices[c].label} — {choices[c].note}",
         help="The local re-scorer is not a cross-encoder: it re-scores candidates with the embedding model and BM25.",
-    )  # fmt: skip
+    )
     if not query.strip():
         st.info("Type a query or pick an example to run it.")
         return None
@@ -98,7 +113,10 @@ def cached_pair(ns: str, lab: Lab, request: Request) -> tuple[RetrievalRun, Retr
 
 
 def _recorded(lab: Lab, retrieved: RetrievalRun) -> RetrievalRun:
-    from dashboard.history_view import remember_run
-
-    remember_run(lab, retrieved, "dashboard")
+    """Record a run in the history; a store failure is said in a toast and never hides the results."""
+    try:
+        save_run(lab.store, retrieved, "dashboard")
+    except sqlite3.Error as exc:
+        log.exception("could not record the run")
+        st.toast(f"This run was not recorded in the history: {exc}", icon=":material/warning:")
     return retrieved

@@ -16,8 +16,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard.runtime import run
-from dashboard.spotcheck_charts import verdict_bars
+from dashboard.common.flash import flash, show_flash
+from dashboard.common.runtime import run
+from dashboard.spotcheck.charts import verdict_bars
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
@@ -61,26 +62,28 @@ def _safely(action: Callable[[], str | None]) -> None:
     try:
         message = action()
         if message:
-            st.session_state[FLASH] = message
+            flash(FLASH, message)
     except RetrievalLabError as exc:
-        st.session_state[ERROR] = str(exc)
+        flash(ERROR, str(exc), "error")
     except Exception as exc:  # the trace goes to the server log, the page shows one line
         log.exception("spot-check action failed")
-        st.session_state[ERROR] = f"Something went wrong: {type(exc).__name__}: {exc}"
+        flash(ERROR, f"Something went wrong: {type(exc).__name__}: {exc}", "error")
 
 
 def show_messages() -> None:
-    if message := st.session_state.pop(ERROR, None):
-        st.error(message, icon=":material/error:")
-    if message := st.session_state.pop(FLASH, None):
-        st.success(message, icon=":material/check_circle:")
+    show_flash(ERROR)
+    show_flash(FLASH)
 
 
 def reviewer_input() -> str:
     return st.text_input(
-        "Your name (reviewer)", key=REVIEWER, max_chars=80, bind="query-params",
-        placeholder="Required before recording verdicts", help="Each verdict is kept under its reviewer's name.",
-    ).strip()  # fmt: skip
+        "Your name (reviewer)",
+        key=REVIEWER,
+        max_chars=80,
+        bind="query-params",
+        placeholder="Required before recording verdicts",
+        help="Each verdict is kept under its reviewer's name.",
+    ).strip()
 
 
 def queue_picker(queues: list[Queue]) -> Queue | None:
@@ -88,9 +91,13 @@ def queue_picker(queues: list[Queue]) -> Queue | None:
     if st.session_state.get(QUEUE) not in by_id:
         st.session_state.pop(QUEUE, None)
     picked = st.selectbox(
-        "Review queue", list(by_id), key=QUEUE, format_func=lambda i: by_id[i].label,
-        placeholder="Build a queue first", help="Queues of this deal, newest first.",
-    )  # fmt: skip
+        "Review queue",
+        list(by_id),
+        key=QUEUE,
+        format_func=lambda i: by_id[i].label,
+        placeholder="Build a queue first",
+        help="Queues of this deal, newest first.",
+    )
     return by_id.get(picked) if picked is not None else None
 
 
@@ -183,8 +190,14 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
         for signal in item.signals:
             badges.badge(SIGNALS.get(signal, signal), color="violet")
         c = item.citation
-        parts = [c.document_name or "(no document)", c.location, c.channel.replace("_", " "),
-                 f"confidence {c.confidence:.2f}", c.author, c.episode_valid_at or ""]  # fmt: skip
+        parts = [
+            c.document_name or "(no document)",
+            c.location,
+            c.channel.replace("_", " "),
+            f"confidence {c.confidence:.2f}",
+            c.author,
+            c.episode_valid_at or "",
+        ]
         st.markdown(f":material/description: **Citation** · {escape_md(' · '.join(p for p in parts if p))}")
         html, how = _episode_html(lab, queue, item)
         st.html(html)
@@ -205,21 +218,38 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
     buttons = st.columns(4)
     for column, (verdict, label) in zip(buttons, VERDICTS.items(), strict=True):
         column.button(
-            label, key=f"{NS}.v.{verdict}", shortcut=SHORTCUTS[verdict], disabled=not reviewer, width="stretch",
+            label,
+            key=f"{NS}.v.{verdict}",
+            shortcut=SHORTCUTS[verdict],
+            disabled=not reviewer,
+            width="stretch",
             type="primary" if current is not None and current.verdict == verdict else "secondary",
-            on_click=_safely, args=(lambda v=verdict: _record(lab, queue, item, reviewer, v),),
-        )  # fmt: skip
+            on_click=_safely,
+            args=(lambda v=verdict: _record(lab, queue, item, reviewer, v),),
+        )
     nav = st.columns([1, 1, 4])
     nav[0].button(
-        "Previous", key=f"{NS}.prev", shortcut="Left", icon=":material/arrow_back:", disabled=position <= 1,
-        on_click=_move, args=(queue, reviewer, position - 1),
-    )  # fmt: skip
+        "Previous",
+        key=f"{NS}.prev",
+        shortcut="Left",
+        icon=":material/arrow_back:",
+        disabled=position <= 1,
+        on_click=_move,
+        args=(queue, reviewer, position - 1),
+    )
     nav[1].button(
-        "Next", key=f"{NS}.next", shortcut="Enter", icon=":material/arrow_forward:", disabled=position >= len(items),
-        on_click=_move, args=(queue, reviewer, position + 1),
-    )  # fmt: skip
-    nav[2].caption("Keys: **1** supported · **2** partially · **3** not supported · **4** wrong source · "
-                   "**Enter** next · **←** previous (not while typing in a field).")  # fmt: skip
+        "Next",
+        key=f"{NS}.next",
+        shortcut="Enter",
+        icon=":material/arrow_forward:",
+        disabled=position >= len(items),
+        on_click=_move,
+        args=(queue, reviewer, position + 1),
+    )
+    nav[2].caption(
+        "Keys: **1** supported · **2** partially · **3** not supported · **4** wrong source · "
+        "**Enter** next · **←** previous (not while typing in a field)."
+    )
 
 
 # --- summary ----------------------------------------------------------------------------------------
@@ -248,30 +278,55 @@ def render_summary(lab: Lab, group_id: str, queue: Queue | None) -> None:
         st.dataframe(
             pd.DataFrame(
                 [
-                    {"queue": d.queue_name, "item": d.position, "query": d.query or "fact sample", "fact": d.fact,
-                     "document": d.document_name,
-                     "verdicts": "; ".join(f"{r}: {VERDICTS[v].lower()}" + (f" ({n})" if n else "")
-                                           for r, v, n in d.verdicts)}
+                    {
+                        "queue": d.queue_name,
+                        "item": d.position,
+                        "query": d.query or "fact sample",
+                        "fact": d.fact,
+                        "document": d.document_name,
+                        "verdicts": "; ".join(
+                            f"{r}: {VERDICTS[v].lower()}" + (f" ({n})" if n else "") for r, v, n in d.verdicts
+                        ),
+                    }
                     for d in split
                 ]
             ),
-            key=f"{NS}.disagreements", hide_index=True,
-        )  # fmt: skip
+            key=f"{NS}.disagreements",
+            hide_index=True,
+        )
     else:
         st.caption("No item has different verdicts from different reviewers.")
 
     st.subheader("All verdicts")
     frame = pd.DataFrame([r.__dict__ for r in rows])
     st.dataframe(
-        frame[["queue_name", "position", "query", "fact", "document_name", "channel", "reviewer", "verdict", "note",
-               "updated_at", "revision"]],
-        key=f"{NS}.verdicts", hide_index=True,
-    )  # fmt: skip
+        frame[
+            [
+                "queue_name",
+                "position",
+                "query",
+                "fact",
+                "document_name",
+                "channel",
+                "reviewer",
+                "verdict",
+                "note",
+                "updated_at",
+                "revision",
+            ]
+        ],
+        key=f"{NS}.verdicts",
+        hide_index=True,
+    )
     scope = group_id if whole_deal or queue is None else f"{group_id}-queue{queue.id}"
     st.download_button(
-        "Export CSV (one row per verdict)", export_csv(rows).encode(), file_name=f"spotcheck-{scope}.csv",
-        mime="text/csv", key=f"{NS}.export", icon=":material/download:",
-    )  # fmt: skip
+        "Export CSV (one row per verdict)",
+        export_csv(rows).encode(),
+        file_name=f"spotcheck-{scope}.csv",
+        mime="text/csv",
+        key=f"{NS}.export",
+        icon=":material/download:",
+    )
 
 
 # --- building a queue ---------------------------------------------------------------------------------
@@ -288,10 +343,17 @@ def _build(lab: Lab, group_id: str) -> str:
     )
     limit = int(state[f"{NS}.new.queries"])
     spec = QueueSpec(
-        name=name, group_id=group_id, source=source, size=size, seed=seed, priority=state[f"{NS}.new.priority"],
-        created_by=reviewer, top_k=int(state[f"{NS}.new.top_k"]), reranker=state[f"{NS}.new.reranker"],
+        name=name,
+        group_id=group_id,
+        source=source,
+        size=size,
+        seed=seed,
+        priority=state[f"{NS}.new.priority"],
+        created_by=reviewer,
+        top_k=int(state[f"{NS}.new.top_k"]),
+        reranker=state[f"{NS}.new.reranker"],
         query_limit=limit or None,
-    )  # fmt: skip
+    )
     queue = run(build_queue(lab, spec), timeout=600)
     state[QUEUE] = queue.id
     state[f"{NS}.new.name"] = ""
@@ -311,24 +373,37 @@ def render_new_queue(lab: Lab, group_id: str) -> None:
             "Seed", 0, 2**31 - 1, 42, key=f"{NS}.new.seed", help="Same seed + same graph = same sample."
         )
         cols[3].selectbox(
-            "Priority", list(PRIORITIES), key=f"{NS}.new.priority", format_func=PRIORITIES.__getitem__,
+            "Priority",
+            list(PRIORITIES),
+            key=f"{NS}.new.priority",
+            format_func=PRIORITIES.__getitem__,
             help="Sources disagree: a fact cited by several channels, with different confidences, "
             "or one that supersedes / was superseded by another fact.",
-        )  # fmt: skip
+        )
         more = st.columns(3)
         more[0].number_input("Top-k per query (query set)", 1, 20, 3, key=f"{NS}.new.top_k")
         more[1].selectbox(
-            "Reranker (query set)", rerankers, key=f"{NS}.new.reranker",
+            "Reranker (query set)",
+            rerankers,
+            key=f"{NS}.new.reranker",
             index=rerankers.index("local") if "local" in rerankers else 0,
-        )  # fmt: skip
+        )
         more[2].number_input(
-            "Queries to run (query set, 0 = all)", 0, 10_000, 0, key=f"{NS}.new.queries",
+            "Queries to run (query set, 0 = all)",
+            0,
+            10_000,
+            0,
+            key=f"{NS}.new.queries",
             help="A seeded sample of the labelled queries: quicker on large sets.",
-        )  # fmt: skip
+        )
         st.form_submit_button(
-            "Build queue", key=f"{NS}.new.build", type="primary", icon=":material/playlist_add:",
-            on_click=_safely, args=(lambda: _build(lab, group_id),),
-        )  # fmt: skip
+            "Build queue",
+            key=f"{NS}.new.build",
+            type="primary",
+            icon=":material/playlist_add:",
+            on_click=_safely,
+            args=(lambda: _build(lab, group_id),),
+        )
 
 
 def render_spotcheck_page(lab: Lab, group_id: str) -> None:

@@ -1,24 +1,19 @@
 """The Evaluate & tune page's widgets: query sets, the sweep (progress, cancel), results, experiments.
 
-The sweep runs on the app's one event loop (`dashboard.runtime`) as a background task; the script polls
-it and draws a progress bar. Cancel sets a `threading.Event` that `run_sweep` checks between queries;
-a cancelled sweep keeps nothing (experiments are only written by "Save as experiment").
+The sweep runs in the background (`dashboard/evaluate/sweep_job.py`); the script polls it and draws a
+progress bar. A cancelled sweep keeps nothing (experiments are only written by "Save as experiment").
 """
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
-import threading
-from collections.abc import Coroutine
-from dataclasses import dataclass, field
-from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from dashboard.evaluate_charts import heatmaps, pareto
-from dashboard.runtime import run
+from dashboard.common.runtime import run
+from dashboard.evaluate.charts import heatmaps, pareto
+from dashboard.evaluate.sweep_job import SweepJob, start_sweep
 from pipeline.errors import RetrievalLabError
 from pipeline.evaluation.experiments import (
     compare_experiments,
@@ -32,7 +27,7 @@ from pipeline.evaluation.experiments import (
     wins_and_losses,
 )
 from pipeline.evaluation.judgments import EvalSet, available_eval_sets
-from pipeline.evaluation.sweep import METRIC_NAMES, SweepCancelled, SweepResult, SweepSpec, run_sweep
+from pipeline.evaluation.sweep import METRIC_NAMES, SweepCancelled, SweepResult, SweepSpec
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 
@@ -44,39 +39,6 @@ POLL_S = 0.25
 LATEST = 0  # "Show" option for this session's latest sweep (experiment ids start at 1)
 
 
-@dataclass
-class SweepJob:
-    spec: SweepSpec
-    future: concurrent.futures.Future[SweepResult]
-    cancel: threading.Event = field(default_factory=threading.Event)
-    done: int = 0
-    total: int = 0
-    message: str = ""
-
-    def progress(self, done: int, total: int, message: str) -> None:  # called on the event loop's thread
-        self.done, self.total, self.message = done, total, message
-
-
-async def _submit(coro: Coroutine[Any, Any, SweepResult]) -> concurrent.futures.Future[SweepResult]:
-    """Schedule `coro` on the running (app) loop without waiting for it."""
-    return asyncio.run_coroutine_threadsafe(coro, asyncio.get_running_loop())
-
-
-def start_sweep(lab: Lab, spec: SweepSpec) -> SweepJob:
-    spec = spec.validate()
-    holder: dict[str, SweepJob] = {}
-    cancel = threading.Event()
-
-    def progress(done: int, total: int, message: str) -> None:
-        if "job" in holder:
-            holder["job"].progress(done, total, message)
-
-    future = run(_submit(run_sweep(lab, spec, progress=progress, cancel=cancel)))
-    job = SweepJob(spec, future, cancel)
-    holder["job"] = job
-    return job
-
-
 # --- query sets --------------------------------------------------------------------------------
 
 
@@ -86,11 +48,16 @@ def render_query_sets(sets: list[EvalSet]) -> None:
         st.info("This deal has no judgments yet: seed the demo deal or `python -m pipeline import-beir DIR`.")
         return
     rows = [
-        {"source": s.label, "queries": len(s.queries), "scorable": len(s.scorable), "judgments": s.judgments,
-         "query types": ", ".join(f"{t} {n}" for t, n in s.type_mix.items()),
-         "splits": ", ".join(f"{t} {n}" for t, n in s.splits.items()) or "-"}
+        {
+            "source": s.label,
+            "queries": len(s.queries),
+            "scorable": len(s.scorable),
+            "judgments": s.judgments,
+            "query types": ", ".join(f"{t} {n}" for t, n in s.type_mix.items()),
+            "splits": ", ".join(f"{t} {n}" for t, n in s.splits.items()) or "-",
+        }
         for s in sets
-    ]  # fmt: skip
+    ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{NS}.sets")
     st.caption(
         "Scorable: queries with at least one relevant judgment. Analysts' verdicts from the Citation spot-check "
@@ -111,32 +78,47 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
     ns = cols[0].multiselect("Candidates N", CANDIDATE_OPTIONS, default=[10, 25, 50, 100], key=f"{NS}.candidates")
     ks = cols[1].multiselect("Top-k", TOP_K_OPTIONS, default=[3, 5, 10], key=f"{NS}.top_k")
     rerankers = cols[2].multiselect(
-        "Rerankers", list(usable), default=[r for r in ("none", "local") if r in usable], key=f"{NS}.rerankers",
+        "Rerankers",
+        list(usable),
+        default=[r for r in ("none", "local") if r in usable],
+        key=f"{NS}.rerankers",
         help="; ".join(f"{c.name}: {c.label}" for c in usable.values()),
-    )  # fmt: skip
+    )
     source = cols[3].selectbox(
-        "Judgments", [s.source for s in sets], key=f"{NS}.source",
+        "Judgments",
+        [s.source for s in sets],
+        key=f"{NS}.source",
         format_func=lambda name: next(s.label for s in sets if s.source == name),
-    )  # fmt: skip
+    )
     chosen = next((s for s in sets if s.source == source), None)
     cols = st.columns([2, 2, 4])
     splits = list(chosen.splits) if chosen else []
     split = cols[0].selectbox("Split", ["all", *splits], key=f"{NS}.split", disabled=not splits)
     limit = cols[1].number_input(
         "Queries (0 = all)", min_value=0, max_value=100_000, value=0, step=10, key=f"{NS}.limit"
-    )  # fmt: skip
+    )
     cache_note = "Cached first-stage candidates and reranker scores are reused (keyed by the graph's fingerprint)."
     cols[2].caption(f"Baseline: no reranking, N=50, k=10 (always computed). {cache_note}")
 
     spec = SweepSpec(
-        group_id, tuple(ns), tuple(ks), tuple(rerankers), judgments=source or "labelled",
-        split=None if split == "all" else split, limit_queries=int(limit) or None,
-    )  # fmt: skip
+        group_id,
+        tuple(ns),
+        tuple(ks),
+        tuple(rerankers),
+        judgments=source or "labelled",
+        split=None if split == "all" else split,
+        limit_queries=int(limit) or None,
+    )
     buttons = st.columns([1.4, 1.1, 5])
     buttons[0].button(
-        "Run sweep", key=f"{NS}.run", type="primary", icon=":material/play_arrow:", disabled=running,
-        on_click=_on_run, args=(lab, spec),
-    )  # fmt: skip
+        "Run sweep",
+        key=f"{NS}.run",
+        type="primary",
+        icon=":material/play_arrow:",
+        disabled=running,
+        on_click=_on_run,
+        args=(lab, spec),
+    )
     buttons[1].button("Cancel", key=f"{NS}.cancel", icon=":material/stop:", disabled=not running, on_click=_on_cancel)
 
 
@@ -199,13 +181,15 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     table = pd.DataFrame(settings_table(result))
     table["recommended"] = table["setting"] == rec.key
     st.dataframe(
-        table, hide_index=True, key=f"{NS}.table",
+        table,
+        hide_index=True,
+        key=f"{NS}.table",
         column_config={
             "p_value": st.column_config.NumberColumn("p (randomization)", format="%.4f"),
             "p_ttest": st.column_config.NumberColumn("p (t-test)", format="%.4f"),
             "cost_usd": st.column_config.NumberColumn("cost $", format="%.4f"),
         },
-    )  # fmt: skip
+    )
     st.caption(
         "**@10** metrics: top 10 of the reranked list of N, the same for every k (k only cuts the list). "
         "**@k**: the top k the setting hands on. Latency: embedding + first stage at N + reranking, as measured "
@@ -221,8 +205,9 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     st.markdown(f"**By query type** — {picked}")
     st.dataframe(
         pd.DataFrame([{"type": t, **{k: round(v, 4) for k, v in m.items()}} for t, m in setting.by_type.items()]),
-        hide_index=True, key=f"{NS}.by_type",
-    )  # fmt: skip
+        hide_index=True,
+        key=f"{NS}.by_type",
+    )
     render_wins_losses(result, picked, metric)
     render_exports(lab, result, saved_as)
 
@@ -262,7 +247,7 @@ def render_exports(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     cols[1].download_button("Table CSV", to_csv(result).encode(), f"{slug}.csv", "text/csv", key=f"{NS}.csv")
     cols[2].download_button(
         "Per-query CSV", per_query_csv(result).encode(), f"{slug}-queries.csv", "text/csv", key=f"{NS}.qcsv"
-    )  # fmt: skip
+    )
     cols[3].download_button("JSON", to_json(result).encode(), f"{slug}.json", "application/json", key=f"{NS}.json")
 
 
@@ -276,9 +261,11 @@ def pick_result(lab: Lab, group_id: str) -> tuple[SweepResult | None, str | None
     if st.session_state.get(f"{NS}.open") not in (LATEST, *labels):
         st.session_state[f"{NS}.open"] = LATEST
     opened = st.selectbox(
-        "Show", [LATEST, *labels], key=f"{NS}.open",
+        "Show",
+        [LATEST, *labels],
+        key=f"{NS}.open",
         format_func=lambda i: "Latest sweep (this session)" if i == LATEST else labels.get(i, f"#{i}"),
-    )  # fmt: skip
+    )
     if opened != LATEST:
         info, result = load_experiment(lab.store, opened)
         return result, f"#{info.id} {info.name}"
@@ -304,12 +291,24 @@ def render_comparison(lab: Lab, group_id: str) -> None:
         st.info("The two experiments share no setting.")
         return
     st.dataframe(
-        pd.DataFrame([{"setting": r.setting, f"A {metric}": round(r.metric_a, 4), f"B {metric}": round(r.metric_b, 4),
-                       "delta": round(r.delta, 4), "p (paired, shared queries)": r.p_value,
-                       "shared queries": r.queries, "A p50 ms": round(r.p50_a, 1), "B p50 ms": round(r.p50_b, 1)}
-                      for r in rows]),
-        hide_index=True, key=f"{NS}.cmp_table",
-    )  # fmt: skip
+        pd.DataFrame(
+            [
+                {
+                    "setting": r.setting,
+                    f"A {metric}": round(r.metric_a, 4),
+                    f"B {metric}": round(r.metric_b, 4),
+                    "delta": round(r.delta, 4),
+                    "p (paired, shared queries)": r.p_value,
+                    "shared queries": r.queries,
+                    "A p50 ms": round(r.p50_a, 1),
+                    "B p50 ms": round(r.p50_b, 1),
+                }
+                for r in rows
+            ]
+        ),
+        hide_index=True,
+        key=f"{NS}.cmp_table",
+    )
 
 
 def eval_sets(lab: Lab, group_id: str) -> list[EvalSet]:

@@ -32,9 +32,12 @@ TITLES = {"hybrid_search": "Hybrid search", "rerank": "Rerank", "total": "End to
 
 def _layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     fig.update_layout(
-        title=title, height=height, margin={"l": 10, "r": 10, "t": 70, "b": 10}, bargap=0.05,
+        title=title,
+        height=height,
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        bargap=0.05,
         legend={"orientation": "h", "yanchor": "bottom", "y": -0.3, "x": 0},
-    )  # fmt: skip
+    )
     return fig
 
 
@@ -46,24 +49,34 @@ def stacked_stages(medians: Mapping[str, Mapping[str, float]]) -> go.Figure:
     for stage in SEQUENTIAL_STAGES:
         fig.add_trace(
             go.Bar(
-                name=stage, y=names, x=[medians[name][stage] for name in names], orientation="h",
-                marker_color=STAGE_COLOURS[stage], hovertemplate="%{y}<br>" + stage + " p50 %{x:.0f} ms<extra></extra>",
+                name=stage,
+                y=names,
+                x=[medians[name][stage] for name in names],
+                orientation="h",
+                marker_color=STAGE_COLOURS[stage],
+                hovertemplate="%{y}<br>" + stage + " p50 %{x:.0f} ms<extra></extra>",
             )
-        )  # fmt: skip
+        )
     fig.add_trace(
         go.Scatter(
-            name="end to end (p50)", y=names, x=[medians[name]["total"] for name in names], mode="markers",
+            name="end to end (p50)",
+            y=names,
+            x=[medians[name]["total"] for name in names],
+            mode="markers",
             marker={"symbol": "diamond", "size": 12, "color": "#1f2937"},
             hovertemplate="%{y}<br>end to end p50 %{x:.0f} ms<extra></extra>",
         )
-    )  # fmt: skip
+    )
     budget = BUDGETS_MS["total"]
     title = "Median per stage, by reranker"
     if max((m["total"] for m in medians.values()), default=0.0) >= budget / 4:
         fig.add_vline(
-            x=budget, line_dash="dash", line_color=BUDGET, annotation_text=f"budget {budget:.0f} ms",
+            x=budget,
+            line_dash="dash",
+            line_color=BUDGET,
+            annotation_text=f"budget {budget:.0f} ms",
             annotation_position="top left",
-        )  # fmt: skip
+        )
     else:  # a line far beyond the bars would flatten them; say how far below it they are instead
         title += f"<br><sup>all far below the end-to-end budget ({budget:,.0f} ms)</sup>"
     fig.update_layout(barmode="stack", xaxis_title="ms (median of each stage)", yaxis={"autorange": "reversed"})
@@ -74,9 +87,12 @@ def stacked_stages(medians: Mapping[str, Mapping[str, float]]) -> go.Figure:
 
 def _three_panels(title: str, x_title: str, y_title: str, shared_y: bool = False) -> go.Figure:
     fig = make_subplots(
-        rows=1, cols=len(BUDGETED_STAGES), subplot_titles=[TITLES[s] for s in BUDGETED_STAGES],
-        horizontal_spacing=0.06, shared_yaxes=shared_y,
-    )  # fmt: skip
+        rows=1,
+        cols=len(BUDGETED_STAGES),
+        subplot_titles=[TITLES[s] for s in BUDGETED_STAGES],
+        horizontal_spacing=0.06,
+        shared_yaxes=shared_y,
+    )
     fig.update_xaxes(title_text=x_title)
     fig.update_yaxes(title_text=y_title, col=1)
     return _layout(fig, title)
@@ -102,20 +118,30 @@ def histograms(table: TimingTable, bins: int = 40) -> go.Figure:
             edges = hist.edges
             fig.add_trace(
                 go.Bar(
-                    x=(edges[:-1] + edges[1:]) / 2, y=hist.counts, width=np.diff(edges), marker_color=P50,
-                    name=stage, showlegend=False,
+                    x=(edges[:-1] + edges[1:]) / 2,
+                    y=hist.counts,
+                    width=np.diff(edges),
+                    marker_color=P50,
+                    name=stage,
+                    showlegend=False,
                     customdata=np.stack([edges[:-1], edges[1:]], axis=1),
                     hovertemplate="%{customdata[0]:.0f}–%{customdata[1]:.0f} ms: %{y} runs<extra></extra>",
                 ),
-                row=1, col=col,
-            )  # fmt: skip
+                row=1,
+                col=col,
+            )
             if hist.beyond:
                 axis = "" if col == 1 else str(col)
                 fig.add_annotation(
-                    text=f"+{hist.beyond} slower than {edges[-1]:,.0f} ms", showarrow=False,
-                    xref=f"x{axis} domain", yref=f"y{axis} domain", x=1, y=0.9, xanchor="right",
+                    text=f"+{hist.beyond} slower than {edges[-1]:,.0f} ms",
+                    showarrow=False,
+                    xref=f"x{axis} domain",
+                    yref=f"y{axis} domain",
+                    x=1,
+                    y=0.9,
+                    xanchor="right",
                     font={"color": BUDGET},
-                )  # fmt: skip
+                )
         _budget(fig, stage, col, vertical=True)
     return fig
 
@@ -124,11 +150,18 @@ def _percentile_lines(fig: go.Figure, x: np.ndarray, p50: np.ndarray, p95: np.nd
     for name, values, colour in (("p50", p50, P50), ("p95", p95, P95)):
         fig.add_trace(
             go.Scatter(
-                x=x, y=values, mode="lines+markers", name=name, line={"color": colour}, legendgroup=name,
-                showlegend=col == 1, hovertemplate=name + " %{y:.0f} ms<extra></extra>",
+                x=x,
+                y=values,
+                mode="lines+markers",
+                name=name,
+                line={"color": colour},
+                legendgroup=name,
+                showlegend=col == 1,
+                hovertemplate=name + " %{y:.0f} ms<extra></extra>",
             ),
-            row=1, col=col,
-        )  # fmt: skip
+            row=1,
+            col=col,
+        )
 
 
 def latency_by_candidates(table: TimingTable) -> go.Figure:

@@ -6,8 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import streamlit as st
 
-from dashboard.runtime import run
-from dashboard.timeline_charts import (
+from dashboard.common.deal_state import DealState
+from dashboard.common.runtime import run
+from dashboard.timeline import data
+from dashboard.timeline.charts import (
     CHANNEL_LABELS,
     as_of_frames,
     filter_timeline,
@@ -18,40 +20,42 @@ from pipeline.lab import Lab
 from pipeline.temporal.timeline import (
     Selection,
     Timeline,
-    as_of,
-    relation_names,
-    search_entities,
     superseded_candidate_share,
-    supersession_report,
-    timeline,
 )
 
 NS = "timeline"
 MODES = {"entity": "Entity", "relation": "Relation", "query": "Topic query"}
 
 
-def selection_controls(lab: Lab, group_id: str) -> Selection | None:
+def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection | None:
     """Entity (searched by name), relation, or topic query; None until something is picked."""
     mode = st.segmented_control(
         "Show the facts of", list(MODES), key=f"{NS}.mode", default="entity", format_func=MODES.__getitem__
     )
     if mode == "relation":
-        relations = run(relation_names(lab, group_id))
+        relations = data.relations(lab, group_id, state)
         counts = dict(relations)
         name = st.selectbox(
-            "Relation", list(counts), key=f"{NS}.relation", index=None, placeholder="Pick a relation…",
+            "Relation",
+            list(counts),
+            key=f"{NS}.relation",
+            index=None,
+            placeholder="Pick a relation…",
             format_func=lambda r: f"{r} ({counts[r]} facts)",
-        )  # fmt: skip
+        )
         return Selection("relation", name) if name else None
     if mode == "query":
         text = st.text_input(
-            "Topic query", key=f"{NS}.query", max_chars=2000, placeholder="e.g. Halcyon ARR",
+            "Topic query",
+            key=f"{NS}.query",
+            max_chars=2000,
+            placeholder="e.g. Halcyon ARR",
             help="Its top 20 facts from hybrid search (superseded ones included), with their whole chains.",
-        )  # fmt: skip
+        )
         return Selection("query", text) if text.strip() else None
     left, right = st.columns([2, 3])
     search = left.text_input("Search entities by name", key=f"{NS}.entity_search", placeholder="e.g. Halcyon")
-    matches = run(search_entities(lab, group_id, search))
+    matches = data.entities_named(lab, group_id, state, search)
     if not matches:
         right.info("No entity with facts matches that name.")
         return None
@@ -62,8 +66,8 @@ def selection_controls(lab: Lab, group_id: str) -> Selection | None:
     return Selection("entity", picked) if picked else None
 
 
-def render_timeline(lab: Lab, group_id: str, selection: Selection) -> Timeline:
-    tl = run(timeline(lab, group_id, selection))
+def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Selection) -> Timeline:
+    tl = data.timeline_of(lab, group_id, state, selection.kind, selection.value)
     if not tl.facts:
         st.info("No facts for this selection.")
         return tl
@@ -80,9 +84,12 @@ def render_timeline(lab: Lab, group_id: str, selection: Selection) -> Timeline:
         "Date range", value=(default_start, today), min_value=first, max_value=today, key=f"{NS}.range"
     )
     channels = cols[1].multiselect(
-        "Source channel", list(CHANNEL_LABELS), default=list(CHANNEL_LABELS), key=f"{NS}.channels",
+        "Source channel",
+        list(CHANNEL_LABELS),
+        default=list(CHANNEL_LABELS),
+        key=f"{NS}.channels",
         format_func=CHANNEL_LABELS.__getitem__,
-    )  # fmt: skip
+    )
     only_chains = cols[2].toggle("Only chains with supersession", value=True, key=f"{NS}.only_chains")
     start, end = (window[0], window[1]) if isinstance(window, tuple) and len(window) == 2 else (None, None)
     shown = filter_timeline(tl, start, end, set(channels), only_chains)
@@ -98,7 +105,7 @@ def render_timeline(lab: Lab, group_id: str, selection: Selection) -> Timeline:
     return tl
 
 
-def render_as_of(lab: Lab, group_id: str, selection: Selection, tl: Timeline) -> None:
+def render_as_of(lab: Lab, group_id: str, state: DealState, selection: Selection, tl: Timeline) -> None:
     st.caption(
         "What was true on a date for this selection, and what changed since: facts superseded since then, "
         "facts new since then, facts unchanged. A topic query runs retrieval with that as-of date."
@@ -111,7 +118,8 @@ def render_as_of(lab: Lab, group_id: str, selection: Selection, tl: Timeline) ->
     if when is None:
         st.info("Pick a date to see what was true then.")
         return
-    answer = run(as_of(lab, group_id, selection, datetime(when.year, when.month, when.day, tzinfo=UTC)))
+    when_utc = datetime(when.year, when.month, when.day, tzinfo=UTC)
+    answer = data.as_of_answer(lab, group_id, state, selection.kind, selection.value, when_utc)
     cols = st.columns(4)
     cols[0].metric(f"True on {when}", len(answer.then))
     cols[1].metric("Superseded since", answer.count("superseded"))
@@ -124,16 +132,18 @@ def render_as_of(lab: Lab, group_id: str, selection: Selection, tl: Timeline) ->
     )
     st.markdown("**Changed since then (compared with today)**")
     st.dataframe(
-        diff, key=f"{NS}.diff", hide_index=True,
+        diff,
+        key=f"{NS}.diff",
+        hide_index=True,
         column_config={
             "fact": st.column_config.TextColumn(width="large"),
             "replaced_by": st.column_config.TextColumn("replaced by (today)", width="large"),
         },
-    )  # fmt: skip
+    )
 
 
-def render_supersessions(lab: Lab, group_id: str) -> None:
-    rows, counts = run(supersession_report(lab, group_id))
+def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
+    rows, counts = data.supersessions(lab, group_id, state)
     cols = st.columns(5)
     cols[0].metric("Facts", counts.facts)
     cols[1].metric("Current", counts.current)
@@ -160,14 +170,21 @@ def render_supersessions(lab: Lab, group_id: str) -> None:
         st.caption("The share of first-stage candidates that are superseded, over the deal's labelled queries (~5 s).")
     frame = supersession_frame(rows)
     st.dataframe(
-        frame, key=f"{NS}.supersessions", hide_index=True,
+        frame,
+        key=f"{NS}.supersessions",
+        hide_index=True,
         column_config={
             "old_fact": st.column_config.TextColumn("old fact", width="large"),
             "new_fact": st.column_config.TextColumn("new fact", width="large"),
-            "old_uuid": None, "new_uuid": None,
+            "old_uuid": None,
+            "new_uuid": None,
         },
-    )  # fmt: skip
+    )
     st.download_button(
-        "Export CSV", frame.to_csv(index=False).encode(), file_name=f"supersessions-{group_id}.csv",
-        mime="text/csv", key=f"{NS}.export", icon=":material/download:",
-    )  # fmt: skip
+        "Export CSV",
+        frame.to_csv(index=False).encode(),
+        file_name=f"supersessions-{group_id}.csv",
+        mime="text/csv",
+        key=f"{NS}.export",
+        icon=":material/download:",
+    )

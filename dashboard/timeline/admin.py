@@ -7,8 +7,10 @@ from datetime import UTC, datetime
 import pandas as pd
 import streamlit as st
 
-from dashboard.admin import read_only_notice
-from dashboard.runtime import run
+from dashboard.common.admin import read_only_notice
+from dashboard.common.flash import flash, show_flash
+from dashboard.common.runtime import run
+from dashboard.timeline import data
 from pipeline.corrections.actions import (
     CORRECTION_CHANNELS,
     CorrectionRequest,
@@ -24,15 +26,14 @@ NS = "timeline.fix"
 FLASH = "timeline.flash"
 
 
-def show_flash() -> None:
+def show_last_outcome() -> None:
     """The outcome of the last admin action, kept across the rerun that refreshes the page."""
-    message = st.session_state.pop(FLASH, None)
-    if message:
-        st.success(message, icon=":material/check_circle:")
+    show_flash(FLASH)
 
 
 def _done(message: str) -> None:
-    st.session_state[FLASH] = message
+    flash(FLASH, message)
+    data.clear()
     for key in (f"{NS}.statement", f"{NS}.source", f"{NS}.author"):
         st.session_state.pop(key, None)
     st.rerun()
@@ -51,9 +52,11 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
             st.info("This selection has no current fact to correct.")
         else:
             fact_uuid = st.selectbox(
-                "Fact to correct (current facts of this selection)", list(current), key=f"{NS}.fact",
+                "Fact to correct (current facts of this selection)",
+                list(current),
+                key=f"{NS}.fact",
                 format_func=lambda u: f"{current[u].relation} · {current[u].fact}",
-            )  # fmt: skip
+            )
             fact = current[fact_uuid]
             st.caption(f"Valid since {fact.valid_at.date() if fact.valid_at else 'unknown'} · {fact.citation}")
             statement = st.text_area("Corrected statement", key=f"{NS}.statement", max_chars=2000, height=80)
@@ -64,9 +67,11 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
             author = cols[1].text_input("Who said it", key=f"{NS}.author", placeholder="e.g. Dana Whitfield (CFO)")
             when = cols[2].date_input("When (valid from)", key=f"{NS}.date", max_value=datetime.now(UTC).date())
             source = st.text_area(
-                "The answer or note as written (optional)", key=f"{NS}.source", height=80,
+                "The answer or note as written (optional)",
+                key=f"{NS}.source",
+                height=80,
                 help="Kept as the new fact's source episode; the statement itself is used when left empty.",
-            )  # fmt: skip
+            )
             if st.button("Correct fact", key=f"{NS}.submit", type="primary", icon=":material/edit:"):
                 request = CorrectionRequest(fact_uuid, statement, channel, author, when, source)
                 try:
@@ -106,9 +111,11 @@ def render_history(lab: Lab, group_id: str, actor: str | None) -> None:
     if not open_records:
         return
     picked = st.selectbox(
-        "Correction to undo", list(open_records), key="timeline.undo.pick",
+        "Correction to undo",
+        list(open_records),
+        key="timeline.undo.pick",
         format_func=lambda i: f"{open_records[i].created_at[:16]} · {open_records[i].new_fact}",
-    )  # fmt: skip
+    )
     if st.button("Undo correction", key="timeline.undo.submit", icon=":material/undo:"):
         try:
             record = run(undo_correction(lab, group_id, picked, actor))

@@ -1,7 +1,8 @@
 """The Entity merges page: recorded merges, candidate duplicates, precision/recall, admin actions.
 
-Everything is computed by pipeline/merges.py; this module only lays it out. Admin actions run on a
-button click, leave a one-line message in session state, and rerun the page so every table is fresh.
+Everything is computed by `pipeline/merges` and cached per deal state (`dashboard/merges/data.py`); this
+module only lays it out. Admin actions run on a button click, leave a one-line message in session state,
+and rerun the page so every table is fresh.
 """
 
 from __future__ import annotations
@@ -12,22 +13,24 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard.admin import read_only_notice
-from dashboard.merges_charts import precision_recall_chart
-from dashboard.runtime import run
+from dashboard.common.admin import read_only_notice
+from dashboard.common.deal_state import DealState, deal_state
+from dashboard.common.flash import flash, show_flash
+from dashboard.common.runtime import run
+from dashboard.merges import data
+from dashboard.merges.charts import precision_recall_chart
 from pipeline.errors import RetrievalLabError
-from pipeline.ingest.demo.labels import labelled_evaluation
+from pipeline.graph.deals import DealInfo
 from pipeline.lab import Lab
 from pipeline.merges.actions import (
     merge_entities,
     reject_pair,
-    rejected_pairs,
-    score_entities,
     undo_merge,
-    undone_merges,
 )
-from pipeline.merges.candidates import CandidateReport, EntityRef, find_candidates, list_entities
-from pipeline.merges.records import MergeView, list_merges
+from pipeline.merges.candidates import CandidateReport, EntityRef
+from pipeline.merges.labelled import LabelledEvaluation
+from pipeline.merges.records import MergeView
+from pipeline.merges.repo import Rejection
 from pipeline.merges.scoring import DEFAULT_THRESHOLD, W_COSINE, W_SHINGLE
 
 NS = "merges"
@@ -35,13 +38,14 @@ FLASH = f"{NS}.flash"
 THRESHOLD = f"{NS}.threshold"
 
 
-def render_merges_page(lab: Lab, group_id: str, actor: str | None) -> None:
-    merges = run(list_merges(lab, group_id))
-    report = run(find_candidates(lab, group_id))
-    render_recorded(lab, group_id, merges)
-    threshold = render_candidates(lab, group_id, report)
-    render_precision_recall(lab, group_id, threshold)
-    render_admin(lab, group_id, actor, merges, report)
+def render_merges_page(lab: Lab, deal: DealInfo, actor: str | None) -> None:
+    group_id, state = deal.group_id, deal_state(lab, deal)
+    merges = data.merges(lab, group_id, state)
+    report = data.candidates(lab, group_id, state)
+    render_recorded(lab, group_id, state, merges)
+    threshold = render_candidates(lab, group_id, state, report)
+    render_precision_recall(lab, group_id, state, threshold)
+    render_admin(lab, group_id, state, actor, merges, report)
 
 
 # --- recorded merges ---------------------------------------------------------------------------------
@@ -69,16 +73,23 @@ def merges_frame(views: list[MergeView]) -> pd.DataFrame:
 def brought_frame(views: list[MergeView]) -> pd.DataFrame:
     return pd.DataFrame(
         [
-            {"alias": v.record.alias_name, "canonical": v.record.canonical_name, "relation": f.relation,
-             "fact": f.fact, "alias was": f.side, "other end": f.other, "current": f.current}
+            {
+                "alias": v.record.alias_name,
+                "canonical": v.record.canonical_name,
+                "relation": f.relation,
+                "fact": f.fact,
+                "alias was": f.side,
+                "other end": f.other,
+                "current": f.current,
+            }
             for v in views
             for f in v.facts
         ],
         columns=["alias", "canonical", "relation", "fact", "alias was", "other end", "current"],
-    )  # fmt: skip
+    )
 
 
-def render_recorded(lab: Lab, group_id: str, all_merges: list[MergeView]) -> None:
+def render_recorded(lab: Lab, group_id: str, state: DealState, all_merges: list[MergeView]) -> None:
     st.subheader("Recorded merges")
     search = st.text_input(
         "Search merges", key=f"{NS}.search", placeholder="entity name, method, who, or words of a fact"
@@ -91,29 +102,42 @@ def render_recorded(lab: Lab, group_id: str, all_merges: list[MergeView]) -> Non
         + ". A merged alias keeps its node and name; its facts now hang on the canonical entity."
     )
     st.dataframe(
-        merges_frame(views), key=f"{NS}.table", hide_index=True,
+        merges_frame(views),
+        key=f"{NS}.table",
+        hide_index=True,
         column_config={"score": st.column_config.NumberColumn(format="%.2f"), "uuid": None},
-    )  # fmt: skip
+    )
     st.markdown("**Facts each alias brought** (now on the canonical entity; undo puts them back)")
     st.dataframe(
-        brought_frame(views), key=f"{NS}.brought", hide_index=True,
+        brought_frame(views),
+        key=f"{NS}.brought",
+        hide_index=True,
         column_config={"fact": st.column_config.TextColumn(width="large")},
-    )  # fmt: skip
-    undone = undone_merges(lab, group_id)
+    )
+    undone = data.undone(lab, group_id, state)
     if undone:
         with st.expander(f"Undone merges ({len(undone)})"):
             st.dataframe(
-                pd.DataFrame(undone)[["canonical_name", "alias_name", "method", "score", "merged_by", "undone_by",
-                                      "undone_at"]],
-                key=f"{NS}.undone", hide_index=True,
-            )  # fmt: skip
+                pd.DataFrame(undone)[
+                    ["canonical_name", "alias_name", "method", "score", "merged_by", "undone_by", "undone_at"]
+                ],
+                key=f"{NS}.undone",
+                hide_index=True,
+            )
 
 
 # --- candidates ----------------------------------------------------------------------------------------
 
 
-CANDIDATE_COLUMNS = ["canonical (suggested)", "alias", "score", "auto_merge", "name_match", "shingle_jaccard",
-                     "name_cosine"]  # fmt: skip
+CANDIDATE_COLUMNS = [
+    "canonical (suggested)",
+    "alias",
+    "score",
+    "auto_merge",
+    "name_match",
+    "shingle_jaccard",
+    "name_cosine",
+]
 
 
 def candidates_frame(report: CandidateReport, threshold: float) -> pd.DataFrame:
@@ -134,7 +158,22 @@ def candidates_frame(report: CandidateReport, threshold: float) -> pd.DataFrame:
     )
 
 
-def render_candidates(lab: Lab, group_id: str, report: CandidateReport) -> float:
+def rejected_frame(rejected: list[Rejection]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "entity": r.name_a,
+                "other": r.name_b,
+                "score": r.score,
+                "rejected_by": r.rejected_by,
+                "rejected_at": r.rejected_at,
+            }
+            for r in rejected
+        ]
+    )
+
+
+def render_candidates(lab: Lab, group_id: str, state: DealState, report: CandidateReport) -> float:
     st.subheader("Candidate duplicates")
     st.caption(
         "Pairs that look like the same entity. Signals: **name match** (graphiti's exact normalised name = 1.0; "
@@ -144,16 +183,23 @@ def render_candidates(lab: Lab, group_id: str, report: CandidateReport) -> float
         "Already-merged aliases and rejected pairs are left out."
     )
     threshold = st.slider(
-        "Auto-merge threshold", 0.5, 1.0, DEFAULT_THRESHOLD, step=0.01, key=THRESHOLD,
+        "Auto-merge threshold",
+        0.5,
+        1.0,
+        DEFAULT_THRESHOLD,
+        step=0.01,
+        key=THRESHOLD,
         help="Pairs scoring at or above it would be merged automatically.",
-    )  # fmt: skip
+    )
     frame = candidates_frame(report, threshold)
     left, mid, right = st.columns(3)
     left.metric(f"Would auto-merge at {threshold:.2f}", f"{int(frame['auto_merge'].sum())} / {len(frame)}")
     mid.metric("Pairs scored", f"{report.pairs_scored:,}")
     right.metric("Rejected pairs hidden", report.rejected_hidden)
     st.dataframe(
-        frame, key=f"{NS}.candidates", hide_index=True,
+        frame,
+        key=f"{NS}.candidates",
+        hide_index=True,
         column_config={
             "canonical (suggested)": st.column_config.TextColumn(width="medium"),
             "alias": st.column_config.TextColumn(width="medium"),
@@ -163,27 +209,42 @@ def render_candidates(lab: Lab, group_id: str, report: CandidateReport) -> float
             "name_cosine": st.column_config.NumberColumn(format="%.3f"),
             "auto_merge": st.column_config.CheckboxColumn(f"auto-merge at {threshold:.2f}"),
         },
-    )  # fmt: skip
+    )
     how = "blocked pairs (same core name, shared MinHash band, nearest names)" if report.blocked else "all pairs"
     st.caption(
         f"{report.scanned} of {report.entities} entities scanned ({report.aliases_left_out} merged aliases left out), "
         f"{how}; listed when score ≥ 0.5."
         + (" Big deal: only the first entities were scanned." if report.capped else "")
     )
-    rejected = rejected_pairs(lab, group_id)
+    rejected = data.rejections(lab, group_id, state)
     if rejected:
         with st.expander(f"Rejected pairs ({len(rejected)}): never suggested again"):
-            st.dataframe(
-                pd.DataFrame([{"entity": r.name_a, "other": r.name_b, "score": r.score, "rejected_by": r.rejected_by,
-                               "rejected_at": r.rejected_at} for r in rejected]),
-                key=f"{NS}.rejected", hide_index=True,
-            )  # fmt: skip
+            st.dataframe(rejected_frame(rejected), key=f"{NS}.rejected", hide_index=True)
     return threshold
 
 
-def render_precision_recall(lab: Lab, group_id: str, threshold: float) -> None:
+def labelled_frame(evaluation: LabelledEvaluation, threshold: float) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "a": p.name_a,
+                "b": p.name_b,
+                "same": p.same,
+                "merged in demo": p.merged,
+                "name_match": p.signals.name_match,
+                "shingle_jaccard": p.signals.shingle,
+                "name_cosine": p.signals.cosine,
+                "score": p.signals.score,
+                f"auto-merge at {threshold:.2f}": p.signals.score >= threshold,
+            }
+            for p in sorted(evaluation.pairs, key=lambda p: -p.signals.score)
+        ]
+    )
+
+
+def render_precision_recall(lab: Lab, group_id: str, state: DealState, threshold: float) -> None:
     st.subheader("Precision and recall on the labelled pairs")
-    evaluation = run(labelled_evaluation(lab, group_id))
+    evaluation = data.labelled(lab, group_id, state)
     if evaluation is None:
         st.info("This deal has no labelled entity pairs (only deals built from the demo data do).")
         return
@@ -201,19 +262,13 @@ def render_precision_recall(lab: Lab, group_id: str, threshold: float) -> None:
         next(cols).metric(f"Precision at {t:.2f} ({label})", _pct(point.precision))
         next(cols).metric(f"Recall at {t:.2f} ({label})", _pct(point.recall))
         next(cols).metric(
-            f"Wrong merges at {t:.2f}", point.false_positives,
+            f"Wrong merges at {t:.2f}",
+            point.false_positives,
             help=f"Of the pairs that would auto-merge, those labelled different ({point.true_positives} right).",
-        )  # fmt: skip
+        )
     st.plotly_chart(precision_recall_chart(evaluation.points, threshold, DEFAULT_THRESHOLD), key=f"{NS}.pr")
     with st.expander("Labelled pairs and their signals"):
-        st.dataframe(
-            pd.DataFrame([{"a": p.name_a, "b": p.name_b, "same": p.same, "merged in demo": p.merged,
-                           "name_match": p.signals.name_match, "shingle_jaccard": p.signals.shingle,
-                           "name_cosine": p.signals.cosine, "score": p.signals.score,
-                           f"auto-merge at {threshold:.2f}": p.signals.score >= threshold}
-                          for p in sorted(evaluation.pairs, key=lambda p: -p.signals.score)]),
-            key=f"{NS}.labelled", hide_index=True,
-        )  # fmt: skip
+        st.dataframe(labelled_frame(evaluation, threshold), key=f"{NS}.labelled", hide_index=True)
 
 
 def _pct(value: float | None) -> str:
@@ -223,15 +278,12 @@ def _pct(value: float | None) -> str:
 # --- admin actions -------------------------------------------------------------------------------------
 
 
-def _flash(kind: str, text: str) -> None:
-    st.session_state[FLASH] = (kind, text)
-
-
 def _act(action: Callable[[], str]) -> None:
     try:
-        _flash("success", action())
+        flash(FLASH, action())
     except RetrievalLabError as exc:
-        _flash("error", str(exc))
+        flash(FLASH, str(exc), "error")
+    data.clear()
     st.rerun()
 
 
@@ -246,20 +298,27 @@ def _keep_valid(key: str, options: list[Any]) -> None:
         del st.session_state[key]
 
 
-def render_admin(lab: Lab, group_id: str, actor: str | None, merges: list[MergeView], report: CandidateReport) -> None:
+def render_admin(
+    lab: Lab,
+    group_id: str,
+    state: DealState,
+    actor: str | None,
+    merges: list[MergeView],
+    report: CandidateReport,
+) -> None:
     st.subheader("Merge, reject, undo")
     if actor is None:
         read_only_notice()
         return
-    flash = st.session_state.pop(FLASH, None)
-    if flash:
-        (st.success if flash[0] == "success" else st.error)(flash[1])
+    show_flash(FLASH, icon=False)
 
     aliases = {v.record.alias_uuid for v in merges}
-    entities: dict[str, EntityRef] = {e.uuid: e for e in run(list_entities(lab, group_id)) if e.uuid not in aliases}
+    entities: dict[str, EntityRef] = {e.uuid: e for e in data.entities(lab, group_id, state) if e.uuid not in aliases}
     uuids = list(entities)
-    pairs = {f"{c.canonical.name} ← {c.alias.name} ({c.score:.2f})": (c.canonical.uuid, c.alias.uuid)
-             for c in report.candidates}  # fmt: skip
+    pairs = {
+        f"{c.canonical.name} ← {c.alias.name} ({c.score:.2f})": (c.canonical.uuid, c.alias.uuid)
+        for c in report.candidates
+    }
     for key, options in ((f"{NS}.canonical", uuids), (f"{NS}.alias", uuids), (f"{NS}.pair", [None, *pairs])):
         _keep_valid(key, options)
 
@@ -269,14 +328,18 @@ def render_admin(lab: Lab, group_id: str, actor: str | None, merges: list[MergeV
 
     st.markdown("**Merge an alias into a canonical entity, or reject a pair**")
     st.selectbox(
-        "Start from a candidate pair", [None, *pairs], key=f"{NS}.pair", on_change=_pick_pair, args=(pairs,),
+        "Start from a candidate pair",
+        [None, *pairs],
+        key=f"{NS}.pair",
+        on_change=_pick_pair,
+        args=(pairs,),
         format_func=lambda p: "Pick a candidate, or choose the two entities below…" if p is None else p,
-    )  # fmt: skip
+    )
     left, right = st.columns(2)
     canonical = left.selectbox("Canonical entity (kept)", uuids, key=f"{NS}.canonical", format_func=name, index=None)
     alias = right.selectbox("Alias (merged into it)", uuids, key=f"{NS}.alias", format_func=name, index=None)
     if canonical and alias and canonical != alias:
-        s = run(score_entities(lab, group_id, alias, canonical))
+        s = data.pair_signals(lab, group_id, state, alias, canonical)
         cos = "n/a" if s.cosine is None else f"{s.cosine:.3f}"
         st.caption(
             f"Score **{s.score:.3f}** (name match {s.name_match:.1f} · shingle {s.shingle:.3f} · cosine {cos}). "
@@ -306,17 +369,25 @@ def render_admin(lab: Lab, group_id: str, actor: str | None, merges: list[MergeV
     by_uuid = {v.record.uuid: v.record for v in merges}
     _keep_valid(f"{NS}.undo_pick", list(by_uuid))
     picked = st.selectbox(
-        "Merge to undo", list(by_uuid), key=f"{NS}.undo_pick", index=None, placeholder="Pick a merge…",
-        format_func=lambda u: f"{by_uuid[u].alias_name} → {by_uuid[u].canonical_name} "
-        f"({by_uuid[u].method}, {by_uuid[u].merged_at[:10]}, {by_uuid[u].merged_by})",
-    )  # fmt: skip
+        "Merge to undo",
+        list(by_uuid),
+        key=f"{NS}.undo_pick",
+        index=None,
+        placeholder="Pick a merge…",
+        format_func=lambda u: (
+            f"{by_uuid[u].alias_name} → {by_uuid[u].canonical_name} "
+            f"({by_uuid[u].method}, {by_uuid[u].merged_at[:10]}, {by_uuid[u].merged_by})"
+        ),
+    )
     if st.button("Undo merge", key=f"{NS}.undo", disabled=picked is None):
         assert picked is not None
 
         def do_undo() -> str:
             result = run(undo_merge(lab, group_id, picked, actor))
             extra = f"; {len(result.missing)} no longer exist" if result.missing else ""
-            return (f"Undid the merge of {result.record.alias_name!r} into {result.record.canonical_name!r}: "
-                    f"{result.restored} fact(s) back on the alias{extra}.")  # fmt: skip
+            return (
+                f"Undid the merge of {result.record.alias_name!r} into {result.record.canonical_name!r}: "
+                f"{result.restored} fact(s) back on the alias{extra}."
+            )
 
         _act(do_undo)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.result_cards import result_card
-from dashboard.runtime import run
+from dashboard.common.result_cards import result_card
+from dashboard.common.runtime import run
 from pipeline.lab import Lab
 from pipeline.retrieval.citations import fetch_episodes
 from pipeline.retrieval.records import RetrievalRun
@@ -30,9 +30,11 @@ def render_comparison(lab: Lab, baseline: RetrievalRun, reranked: RetrievalRun) 
     stats[0].metric("Overlap of the two top-k", f"{shared} / {len(reranked.results)}")
     stats[1].metric("Without reranking", f"{baseline.timings.stages_ms['total']:.0f} ms")
     stats[2].metric(
-        "With reranking", f"{reranked.timings.stages_ms['total']:.0f} ms",
-        delta=f"rerank {reranked.timings.stages_ms.get('rerank', 0):.0f} ms", delta_color="off",
-    )  # fmt: skip
+        "With reranking",
+        f"{reranked.timings.stages_ms['total']:.0f} ms",
+        delta=f"rerank {reranked.timings.stages_ms.get('rerank', 0):.0f} ms",
+        delta_color="off",
+    )
     cost = reranked.timings.rerank_cost_usd
     stats[3].metric("Rerank cost", "free (local)" if cost is None else f"${cost:.5f}")
 
@@ -40,10 +42,11 @@ def render_comparison(lab: Lab, baseline: RetrievalRun, reranked: RetrievalRun) 
     before = {c.uuid: c.first_stage_rank for c in reranked.candidates}
     episodes = run(
         fetch_episodes(
-            lab.backend, reranked.group_id,
+            lab.backend,
+            reranked.group_id,
             (c.episode_uuid for r in (*baseline.results, *reranked.results) for c in r.citations),
         )
-    )  # fmt: skip
+    )
     left, right = st.columns(2)
     with left:
         st.subheader("Without reranking")

@@ -90,12 +90,18 @@ def timeline_figure(
     if frame.empty:
         return go.Figure()
     fig = px.timeline(
-        frame, x_start="start", x_end="end", y="uuid", color="channel", pattern_shape="status",
-        color_discrete_map=CHANNEL_COLOURS, pattern_shape_map={"current": "", "superseded": "/"},
+        frame,
+        x_start="start",
+        x_end="end",
+        y="uuid",
+        color="channel",
+        pattern_shape="status",
+        color_discrete_map=CHANNEL_COLOURS,
+        pattern_shape_map={"current": "", "superseded": "/"},
         category_orders={"channel": list(CHANNEL_COLOURS), "status": ["current", "superseded"]},
         custom_data=["fact", "relation", "between", "valid_at", "invalid_at", "expired_at", "citation"],
         labels={"channel": "source", "status": "status"},
-    )  # fmt: skip
+    )
     fig.update_traces(
         hovertemplate=(
             "<b>%{customdata[0]}</b><br>%{customdata[1]} · %{customdata[2]}<br>"
@@ -107,14 +113,30 @@ def timeline_figure(
     for link in tl.links:
         old, new = by_uuid.loc[link.old], by_uuid.loc[link.new]
         fig.add_annotation(
-            x=new["start"], y=link.new, ax=old["end"], ay=link.old, xref="x", yref="y", axref="x", ayref="y",
-            showarrow=True, arrowhead=3, arrowsize=1.2, arrowwidth=1.5,
-            arrowcolor="#8a5cd1" if link.inferred else "#d9534f", text="",
-        )  # fmt: skip
+            x=new["start"],
+            y=link.new,
+            ax=old["end"],
+            ay=link.old,
+            xref="x",
+            yref="y",
+            axref="x",
+            ayref="y",
+            showarrow=True,
+            arrowhead=3,
+            arrowsize=1.2,
+            arrowwidth=1.5,
+            arrowcolor="#8a5cd1" if link.inferred else "#d9534f",
+            text="",
+        )
     fig.update_yaxes(
-        categoryorder="array", categoryarray=list(frame["uuid"]), autorange="reversed",
-        tickmode="array", tickvals=list(frame["uuid"]), ticktext=list(frame["label"]), title=None,
-    )  # fmt: skip
+        categoryorder="array",
+        categoryarray=list(frame["uuid"]),
+        autorange="reversed",
+        tickmode="array",
+        tickvals=list(frame["uuid"]),
+        ticktext=list(frame["label"]),
+        title=None,
+    )
     fig.update_xaxes(title=None)
     if window and window[0] and window[1]:  # bars that began earlier are clipped at the left edge
         fig.update_xaxes(range=[window[0].isoformat(), (window[1] + timedelta(days=1)).isoformat()])

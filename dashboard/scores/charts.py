@@ -10,11 +10,15 @@ import plotly.graph_objects as go
 def score_scatter(frame: pd.DataFrame) -> go.Figure:
     data = frame.assign(top_k=frame["in_top_k_after"].map({True: "in top-k after rerank", False: "outside"}))
     fig = px.scatter(
-        data, x="fused_score", y="rerank_score", color="top_k", hover_data=["rank_before", "rank_after", "fact"],
+        data,
+        x="fused_score",
+        y="rerank_score",
+        color="top_k",
+        hover_data=["rank_before", "rank_after", "fact"],
         color_discrete_map={"in top-k after rerank": "#2f6fde", "outside": "#b0b7c3"},
         labels={"fused_score": "first-stage fused score (RRF)", "rerank_score": "reranker score", "top_k": ""},
         title="First-stage score vs reranker score",
-    )  # fmt: skip
+    )
     fig.update_traces(marker={"size": 9})
     return fig
 
@@ -25,11 +29,15 @@ def rank_slope(frame: pd.DataFrame) -> go.Figure:
         colour = "#2e9e5b" if row.rank_change > 0 else "#d9534f" if row.rank_change < 0 else "#b0b7c3"
         fig.add_trace(
             go.Scatter(
-                x=["before", "after"], y=[row.rank_before, row.rank_after], mode="lines+markers",
+                x=["before", "after"],
+                y=[row.rank_before, row.rank_after],
+                mode="lines+markers",
                 line={"color": colour, "width": 2 if row.in_top_k_after or row.in_top_k_before else 1},
-                hovertext=row.fact[:120], hoverinfo="text", showlegend=False,
+                hovertext=row.fact[:120],
+                hoverinfo="text",
+                showlegend=False,
             )
-        )  # fmt: skip
+        )
     fig.update_yaxes(autorange="reversed", title="rank")
     fig.update_layout(title="Rank changes (green: moved up, red: moved down)")
     return fig
@@ -37,7 +45,10 @@ def rank_slope(frame: pd.DataFrame) -> go.Figure:
 
 def rerank_histogram(frame: pd.DataFrame) -> go.Figure:
     return px.histogram(
-        frame, x="rerank_score", nbins=20, color="in_top_k_after",
+        frame,
+        x="rerank_score",
+        nbins=20,
+        color="in_top_k_after",
         labels={"rerank_score": "reranker score", "in_top_k_after": "in top-k"},
         title="Distribution of reranker scores",
-    )  # fmt: skip
+    )

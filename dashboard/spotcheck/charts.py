@@ -23,17 +23,24 @@ def verdict_bars(rows: Sequence[RateRow], title: str) -> go.Figure:
     for verdict, name in VERDICTS.items():
         fig.add_trace(
             go.Bar(
-                y=labels, x=[r.counts.get(verdict, 0) / r.verdicts if r.verdicts else 0 for r in rows],
-                customdata=[r.counts.get(verdict, 0) for r in rows], name=name, orientation="h",
+                y=labels,
+                x=[r.counts.get(verdict, 0) / r.verdicts if r.verdicts else 0 for r in rows],
+                customdata=[r.counts.get(verdict, 0) for r in rows],
+                name=name,
+                orientation="h",
                 text=[f"{r.supported_rate:.0%}" if verdict == "supported" and r.counts[verdict] else "" for r in rows],
                 textposition="inside",
-                marker_color=COLOURS[verdict], hovertemplate=f"{name}: %{{customdata}} (%{{x:.0%}})<extra></extra>",
+                marker_color=COLOURS[verdict],
+                hovertemplate=f"{name}: %{{customdata}} (%{{x:.0%}})<extra></extra>",
             )
-        )  # fmt: skip
+        )
     fig.update_layout(
-        barmode="stack", title={"text": title, "font": {"size": 15}},
-        xaxis={"tickformat": ".0%", "range": [0, 1]}, yaxis={"autorange": "reversed"},
+        barmode="stack",
+        title={"text": title, "font": {"size": 15}},
+        xaxis={"tickformat": ".0%", "range": [0, 1]},
+        yaxis={"autorange": "reversed"},
         legend={"orientation": "h", "x": 0, "y": -0.2, "yanchor": "top", "traceorder": "normal"},
-        height=max(260, 170 + 40 * len(rows)), margin={"l": 10, "r": 10, "t": 40, "b": 90},
-    )  # fmt: skip
+        height=max(260, 170 + 40 * len(rows)),
+        margin={"l": 10, "r": 10, "t": 40, "b": 90},
+    )
     return fig

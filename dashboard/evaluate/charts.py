@@ -30,16 +30,25 @@ def heatmaps(result: SweepResult, metric: str) -> go.Figure:
             text.append(labels)
         fig.add_trace(
             go.Heatmap(
-                z=z, x=[f"k={k}" for k in ks], y=[f"N={n}" for n in ns], text=text, texttemplate="%{text}",
-                zmin=low, zmax=high, colorscale="Blues", showscale=col == len(rerankers),
+                z=z,
+                x=[f"k={k}" for k in ks],
+                y=[f"N={n}" for n in ns],
+                text=text,
+                texttemplate="%{text}",
+                zmin=low,
+                zmax=high,
+                colorscale="Blues",
+                showscale=col == len(rerankers),
                 hovertemplate=f"{reranker}<br>%{{y}}, %{{x}}<br>{metric} %{{z:.4f}}<extra></extra>",
             ),
-            row=1, col=col,
-        )  # fmt: skip
+            row=1,
+            col=col,
+        )
     fig.update_layout(
-        title=f"{metric} by candidates N and top-k, per reranker", height=120 + 60 * len(ns),
+        title=f"{metric} by candidates N and top-k, per reranker",
+        height=120 + 60 * len(ns),
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
-    )  # fmt: skip
+    )
     return fig
 
 
@@ -51,34 +60,48 @@ def pareto(result: SweepResult, metric: str, recommended: str, front: set[str]) 
         points = [s for s in result.grid if s.reranker == reranker]
         fig.add_trace(
             go.Scatter(
-                name=reranker, x=[s.p50_ms for s in points], y=[s.metrics[metric] for s in points], mode="markers",
-                marker={"color": COLOURS.get(reranker, "#555"), "size": [12 + min(20, (s.cost_usd or 0) * 50)
-                                                                        for s in points]},
+                name=reranker,
+                x=[s.p50_ms for s in points],
+                y=[s.metrics[metric] for s in points],
+                mode="markers",
+                marker={
+                    "color": COLOURS.get(reranker, "#555"),
+                    "size": [12 + min(20, (s.cost_usd or 0) * 50) for s in points],
+                },
                 text=[s.key for s in points],
-                customdata=[[s.cost_usd or 0.0, s.p_value if s.p_value is not None else float("nan")]
-                            for s in points],
+                customdata=[[s.cost_usd or 0.0, s.p_value if s.p_value is not None else float("nan")] for s in points],
                 hovertemplate="%{text}<br>" + metric + " %{y:.4f}<br>p50 %{x:.0f} ms<br>cost $%{customdata[0]:.4f}"
                 "<br>p vs baseline %{customdata[1]:.4f}<extra></extra>",
             )
-        )  # fmt: skip
+        )
     on_front = sorted((s for s in result.grid if s.key in front), key=lambda s: s.p50_ms)
     fig.add_trace(
         go.Scatter(
-            name="Pareto front", x=[s.p50_ms for s in on_front], y=[s.metrics[metric] for s in on_front],
-            mode="lines", line={"color": "#1f2937", "dash": "dot"}, hoverinfo="skip",
+            name="Pareto front",
+            x=[s.p50_ms for s in on_front],
+            y=[s.metrics[metric] for s in on_front],
+            mode="lines",
+            line={"color": "#1f2937", "dash": "dot"},
+            hoverinfo="skip",
         )
-    )  # fmt: skip
+    )
     rec = result.setting(recommended)
     fig.add_trace(
         go.Scatter(
-            name=f"recommended: {rec.key}", x=[rec.p50_ms], y=[rec.metrics[metric]], mode="markers",
+            name=f"recommended: {rec.key}",
+            x=[rec.p50_ms],
+            y=[rec.metrics[metric]],
+            mode="markers",
             marker={"symbol": "star", "size": 22, "color": "#f5c518", "line": {"color": "#1f2937", "width": 1}},
             hovertemplate=f"recommended: {rec.key}<extra></extra>",
         )
-    )  # fmt: skip
+    )
     fig.update_layout(
-        title=f"Quality vs latency vs cost ({metric}; marker size: cost)", xaxis_title="p50 latency (ms)",
-        yaxis_title=metric, height=420, margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        title=f"Quality vs latency vs cost ({metric}; marker size: cost)",
+        xaxis_title="p50 latency (ms)",
+        yaxis_title=metric,
+        height=420,
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
         legend={"orientation": "h", "yanchor": "bottom", "y": -0.35, "x": 0},
-    )  # fmt: skip
+    )
     return fig

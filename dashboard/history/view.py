@@ -1,57 +1,53 @@
-"""The History page body (list, one run as it was, two runs side by side) and `remember_run`."""
+"""The History page body: the list of runs, one run as it was, two runs side by side."""
 
 from __future__ import annotations
-
-import logging
-import sqlite3
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard.result_cards import result_card
-from pipeline.history.runs import RunComparison, RunSummary, Source, StoredRun, compare_runs, save_run
-from pipeline.lab import Lab
-from pipeline.retrieval.records import RetrievalRun
-
-log = logging.getLogger("retrieval_lab")
-
-
-def remember_run(lab: Lab, run: RetrievalRun, source: Source = "dashboard") -> int | None:
-    """Record a run in the history; a store failure is said in a toast and never hides the results."""
-    try:
-        return save_run(lab.store, run, source)
-    except sqlite3.Error as exc:
-        log.exception("could not record the run")
-        st.toast(f"This run was not recorded in the history: {exc}", icon=":material/warning:")
-        return None
+from dashboard.common.result_cards import result_card
+from pipeline.history.runs import RunComparison, RunSummary, StoredRun, compare_runs
 
 
 def runs_frame(runs: list[RunSummary]) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
-                "run": r.id, "when (UTC)": r.created_at[:19].replace("T", " "), "deal": r.group_id,
-                "source": r.source, "query": r.query, "N": r.num_candidates, "k": r.top_k, "reranker": r.reranker,
-                "model": r.reranker_model, "total ms": r.total_ms, "results": r.result_count,
-                "tokens": r.rerank_tokens, "cost $": r.rerank_cost_usd, "fallback": r.fallback_reason or "",
+                "run": r.id,
+                "when (UTC)": r.created_at[:19].replace("T", " "),
+                "deal": r.group_id,
+                "source": r.source,
+                "query": r.query,
+                "N": r.num_candidates,
+                "k": r.top_k,
+                "reranker": r.reranker,
+                "model": r.reranker_model,
+                "total ms": r.total_ms,
+                "results": r.result_count,
+                "tokens": r.rerank_tokens,
+                "cost $": r.rerank_cost_usd,
+                "fallback": r.fallback_reason or "",
             }
             for r in runs
         ]
-    )  # fmt: skip
+    )
 
 
 def render_run_list(runs: list[RunSummary], matching: int) -> None:
     shown = f"the newest {len(runs):,} of " if matching > len(runs) else ""
     st.caption(f"Showing {shown}{matching:,} matching runs.")
     st.dataframe(
-        runs_frame(runs), key="history.table", hide_index=True, height=320,
+        runs_frame(runs),
+        key="history.table",
+        hide_index=True,
+        height=320,
         column_config={
             "query": st.column_config.TextColumn(width="large"),
             "total ms": st.column_config.NumberColumn(format="%.0f"),
             "cost $": st.column_config.NumberColumn(format="$%.6f"),
         },
-    )  # fmt: skip
+    )
 
 
 def _timings_figure(names: list[str], series: dict[str, list[float | None]], title: str) -> go.Figure:
@@ -59,9 +55,13 @@ def _timings_figure(names: list[str], series: dict[str, list[float | None]], tit
     for label, values in series.items():
         fig.add_trace(go.Bar(name=label, y=names, x=values, orientation="h", texttemplate="%{x:.0f}"))
     fig.update_layout(
-        title=title, barmode="group", height=100 + 22 * len(names) * max(1, len(series)),
-        margin={"l": 10, "r": 10, "t": 50, "b": 10}, xaxis_title="ms", yaxis={"autorange": "reversed"},
-    )  # fmt: skip
+        title=title,
+        barmode="group",
+        height=100 + 22 * len(names) * max(1, len(series)),
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        xaxis_title="ms",
+        yaxis={"autorange": "reversed"},
+    )
     return fig
 
 
@@ -92,9 +92,13 @@ def render_stored_run(stored: StoredRun) -> None:
     st.markdown(f"**Top {len(run.results)} results** (movement relative to the first-stage order)")
     for result in run.results:
         result_card(
-            result, result.ranked.candidate.first_stage_rank, run.top_k, "reranked", {},
+            result,
+            result.ranked.candidate.first_stage_rank,
+            run.top_k,
+            "reranked",
+            {},
             key=f"history.run.{s.id}.{result.uuid}",
-        )  # fmt: skip
+        )
 
 
 def comparison_frames(cmp: RunComparison) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -104,11 +108,16 @@ def comparison_frames(cmp: RunComparison) -> tuple[pd.DataFrame, pd.DataFrame, p
     )
     ranks = pd.DataFrame(
         [
-            {"fact": r.fact, "rank in A": r.rank_a, "rank in B": r.rank_b, "change (+ = up in B)": r.change,
-             "where": "both" if r.change is not None else ("only A" if r.rank_b is None else "only B")}
+            {
+                "fact": r.fact,
+                "rank in A": r.rank_a,
+                "rank in B": r.rank_b,
+                "change (+ = up in B)": r.change,
+                "where": "both" if r.change is not None else ("only A" if r.rank_b is None else "only B"),
+            }
             for r in cmp.ranks
         ]
-    )  # fmt: skip
+    )
     timings = pd.DataFrame(
         [
             {"stage": n, "run A ms": a, "run B ms": b, "B − A ms": (b - a) if a is not None and b is not None else None}
@@ -132,9 +141,11 @@ def render_run_comparison(a: StoredRun, b: StoredRun) -> None:
     left, right = st.columns([2, 3])
     left.dataframe(params, key="history.compare.params", hide_index=True)
     right.dataframe(
-        ranks, key="history.compare.ranks", hide_index=True,
+        ranks,
+        key="history.compare.ranks",
+        hide_index=True,
         column_config={"fact": st.column_config.TextColumn(width="large")},
-    )  # fmt: skip
+    )
     names = [n for n, _, _ in cmp.stages_ms]
     st.plotly_chart(
         _timings_figure(
@@ -148,6 +159,8 @@ def render_run_comparison(a: StoredRun, b: StoredRun) -> None:
         key="history.compare.timings",
     )
     st.dataframe(
-        timings, key="history.compare.timing_table", hide_index=True,
+        timings,
+        key="history.compare.timing_table",
+        hide_index=True,
         column_config={c: st.column_config.NumberColumn(format="%.1f") for c in ("run A ms", "run B ms", "B − A ms")},
-    )  # fmt: skip
+    )

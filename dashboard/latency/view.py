@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import latency_charts
+from dashboard.latency import charts as latency_charts
 from pipeline.history.latency import (
     StagePercentiles,
     TimingTable,
@@ -69,12 +69,14 @@ def render_latency(data: LatencyData) -> None:
     st.subheader("Per-stage percentiles")
     st.caption("bm25, cosine and bfs run concurrently inside hybrid_search; fusion merges them.")
     st.dataframe(
-        pd.DataFrame([s.as_row() for s in data.stages]), key="latency.percentiles", hide_index=True,
+        pd.DataFrame([s.as_row() for s in data.stages]),
+        key="latency.percentiles",
+        hide_index=True,
         column_config={
             **{c: MS for c in ("p50 ms", "p95 ms", "p99 ms", "mean ms")},
             "budget": st.column_config.TextColumn(help="the stage's budget, and the share of runs over it"),
         },
-    )  # fmt: skip
+    )
 
     st.subheader("Latency and cost per reranker")
     st.caption(
@@ -82,10 +84,14 @@ def render_latency(data: LatencyData) -> None:
         "the local re-scorer and no reranking cost $0."
     )
     st.dataframe(
-        pd.DataFrame(data.rerankers), key="latency.costs", hide_index=True,
+        pd.DataFrame(data.rerankers),
+        key="latency.costs",
+        hide_index=True,
         column_config={
-            **{c: st.column_config.NumberColumn(format="%.1f ms") for c in ("p50 total", "p95 total", "p50 rerank",
-                                                                              "p95 rerank")},
+            **{
+                c: st.column_config.NumberColumn(format="%.1f ms")
+                for c in ("p50 total", "p95 total", "p50 rerank", "p95 rerank")
+            },
             "runs": st.column_config.NumberColumn(width="small"),
             "tokens/query": st.column_config.NumberColumn(format="%.0f", width="small"),
             "$ / M tokens": st.column_config.NumberColumn(format="$%.3f", width="small"),
@@ -93,7 +99,7 @@ def render_latency(data: LatencyData) -> None:
             "$ / 1k queries": st.column_config.NumberColumn(format="$%.4f", width="small"),
             "fallbacks": st.column_config.NumberColumn(width="small"),
         },
-    )  # fmt: skip
+    )
     unpriced = [r["reranker"] for r in data.rerankers if r["$ / M tokens"] is None]
     if unpriced:
         st.caption(f":orange[No price set for {', '.join(map(str, unpriced))}]: add it to `rerank_prices_per_mtok`.")

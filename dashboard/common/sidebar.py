@@ -1,0 +1,108 @@
+"""The sidebar every page shares: the deal, the backend and its health, the embedder, the rerankers.
+
+The entry script draws it once per run, before the page (`draw_sidebar`). A page reads what it picked
+with `page_context()`, or `store_context()` when the page only reads the SQLite store and so keeps
+working while the graph backend is down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from dashboard.common.runtime import get_lab, run
+from pipeline.errors import RetrievalLabError
+from pipeline.graph.deals import DealInfo
+from pipeline.lab import Lab
+from pipeline.rerankers import reranker_choices
+from pipeline.settings import Settings, get_settings
+from pipeline.store import Store, open_store
+
+DEAL_KEY = "sidebar.deal"
+DRAWN_KEY = "sidebar.drawn"  # this run's lab and deal, or why the sidebar could not get them
+
+
+@dataclass(frozen=True)
+class StoreOnly:
+    """What pages that only read the SQLite store need while the graph backend is down."""
+
+    settings: Settings
+    store: Store
+
+
+@dataclass(frozen=True)
+class _BackendDown:
+    reason: RetrievalLabError
+
+
+def draw_sidebar() -> None:
+    """Draw the sidebar and keep what it picked for the page. A failure is kept too: the page's
+    accessor raises it, so the page shows it under its own title."""
+    drawn: tuple[Lab, DealInfo | None] | _BackendDown | Exception
+    try:
+        drawn = _draw()
+    except Exception as exc:
+        drawn = exc
+    st.session_state[DRAWN_KEY] = drawn
+
+
+def page_context() -> tuple[Lab, DealInfo | None]:
+    """The lab and the sidebar's deal (None when no deal exists yet), for a page that needs the graph
+    backend; when the backend cannot be reached, its one-line reason is raised (to the page guard)."""
+    drawn = st.session_state[DRAWN_KEY]
+    if isinstance(drawn, _BackendDown):
+        raise drawn.reason
+    if isinstance(drawn, Exception):
+        raise drawn
+    return drawn
+
+
+def store_context() -> tuple[Lab | StoreOnly, DealInfo | None]:
+    """Like `page_context()`, for pages that only read the store: while the graph backend is down they
+    say so and get the store alone."""
+    drawn = st.session_state[DRAWN_KEY]
+    if not isinstance(drawn, _BackendDown):
+        return page_context()
+    st.warning("The graph backend is unavailable: showing recorded runs only.", icon=":material/cloud_off:")
+    settings = get_settings()
+    return StoreOnly(settings, open_store(settings.resolved_data_dir)), None
+
+
+def _draw() -> tuple[Lab, DealInfo | None] | _BackendDown:
+    try:
+        lab = get_lab()
+    except RetrievalLabError as exc:
+        st.sidebar.error(f"**Graph backend unavailable.** {exc}", icon=":material/cloud_off:")
+        return _BackendDown(exc)
+    return lab, _render(lab)
+
+
+def _render(lab: Lab) -> DealInfo | None:
+    deals = run(lab.deals())
+    with st.sidebar:
+        deal = None
+        if deals:
+            by_id = {d.group_id: d for d in deals}
+            if st.session_state.get(DEAL_KEY) not in by_id:
+                st.session_state.pop(DEAL_KEY, None)
+            group_id = st.selectbox(
+                "Deal",
+                list(by_id),
+                key=DEAL_KEY,
+                bind="query-params",
+                format_func=lambda g: f"{g} — {by_id[g].name}",
+            )
+            deal = by_id[group_id]
+        else:
+            st.warning("No deal loaded yet. Run `python -m pipeline seed-demo`.")
+        st.caption(f"**Graph:** {lab.backend.label} · :green[healthy]  \n`{lab.backend.location}`")
+        st.caption(f"**Embedder:** {lab.embedder.info.describe()}")
+        if deal and deal.embedder != lab.embedder.info:
+            st.error(f"This deal was built with {deal.embedder.describe()}; queries are refused.")
+        lines = [
+            f"{':green[●]' if c.available else ':gray[○]'} {c.label}" + ("" if c.available else f" — {c.note}")
+            for c in reranker_choices(lab.settings)
+        ]
+        st.caption("**Rerankers**  \n" + "  \n".join(lines))
+    return deal

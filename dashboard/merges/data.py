@@ -1,0 +1,66 @@
+"""The Merges page's data, cached per deal and deal state (`dashboard/common/deal_state.py`).
+
+Scoring every entity pair is the page's heavy part: with the cache, a widget change (search, threshold,
+a pick) reruns the page without rescoring. An admin action changes the deal's state, so the next run
+reads fresh data; `clear()` also drops the old entries at once. The lab is not hashable: it is passed
+as `_lab` and left out of the key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from dashboard.common.deal_state import DealState
+from dashboard.common.runtime import run
+from pipeline.ingest.demo.labels import labelled_evaluation
+from pipeline.lab import Lab
+from pipeline.merges.actions import rejected_pairs, score_entities, undone_merges
+from pipeline.merges.candidates import CandidateReport, EntityRef, find_candidates, list_entities
+from pipeline.merges.labelled import LabelledEvaluation
+from pipeline.merges.records import MergeView, list_merges
+from pipeline.merges.repo import Rejection
+from pipeline.merges.scoring import PairSignals
+
+CACHED = st.cache_data(show_spinner=False, max_entries=32)
+
+
+@CACHED
+def merges(_lab: Lab, group_id: str, state: DealState) -> list[MergeView]:
+    return run(list_merges(_lab, group_id))
+
+
+@CACHED
+def candidates(_lab: Lab, group_id: str, state: DealState) -> CandidateReport:
+    return run(find_candidates(_lab, group_id))
+
+
+@CACHED
+def labelled(_lab: Lab, group_id: str, state: DealState) -> LabelledEvaluation | None:
+    return run(labelled_evaluation(_lab, group_id))
+
+
+@CACHED
+def entities(_lab: Lab, group_id: str, state: DealState) -> list[EntityRef]:
+    return run(list_entities(_lab, group_id))
+
+
+@CACHED
+def pair_signals(_lab: Lab, group_id: str, state: DealState, uuid_a: str, uuid_b: str) -> PairSignals:
+    return run(score_entities(_lab, group_id, uuid_a, uuid_b))
+
+
+@CACHED
+def rejections(_lab: Lab, group_id: str, state: DealState) -> list[Rejection]:
+    return rejected_pairs(_lab, group_id)
+
+
+@CACHED
+def undone(_lab: Lab, group_id: str, state: DealState) -> list[dict[str, Any]]:
+    return undone_merges(_lab, group_id)
+
+
+def clear() -> None:
+    for cached in (merges, candidates, labelled, entities, pair_signals, rejections, undone):
+        cached.clear()
