@@ -324,7 +324,9 @@ ACME_DEAL = Script(
             source=EpisodeType.message,
             source_description="Chat | #acme-deal | Tom Reyes",
             reference_time=_t("2026-03-18T17:45:00Z"),
-            content="Tom Reyes: Harbor Bank wants a covenant waiver before closing, and Maria Chen is drafting the request.",
+            content=(
+                "Tom Reyes: Harbor Bank wants a covenant waiver before closing, and Maria Chen is drafting the request."
+            ),
             entities=("Tom Reyes", "Harbor Bank", "Maria Chen"),
             facts=(
                 ScriptedFact(
