@@ -1,0 +1,339 @@
+"""A loopback stand-in for OpenAI's embeddings endpoint (no OpenAI API can be reached here), reached by the
+real openai SDK through base_url.
+
+Give the SDK `base_url=server.base_url` (`http://127.0.0.1:PORT/v1`; it appends `/embeddings`): either
+`openai.AsyncOpenAI(base_url=..., api_key=...)` or graphiti's `OpenAIEmbedder(OpenAIEmbedderConfig(
+api_key=..., base_url=..., embedding_model=..., embedding_dim=...))`. Nothing in the application is mocked;
+only the far end of the HTTP connection is ours.
+
+It speaks the public API's shapes as the SDK (3.x) sends and reads them:
+
+- `POST /v1/embeddings` `{model, input: str | list[str] | token ids, dimensions?, encoding_format?, user?}` ->
+  `{"object": "list", "data": [{"object": "embedding", "index", "embedding"}], "model",
+  "usage": {"prompt_tokens", "total_tokens"}}`. Vectors are deterministic hashed bags of words (see
+  `expected_embedding`: texts sharing words point the same way), unit length, float32-rounded, in
+  `dimensions` or the model's native size (text-embedding-3-small 1536, -3-large 3072, ada-002 1536).
+  The SDK asks for `encoding_format="base64"` (little-endian float32) whenever the caller names no format,
+  numpy or not, and decodes it itself; both forms are served.
+- Errors come back as OpenAI sends them: the status and `{"error": {"message", "type", "param", "code"}}`.
+  A wrong key gets 401 `invalid_api_key`; an unknown model 404 `model_not_found`; a bad body 400.
+
+Faults are scripted per request: `server.script(["429", "ok"])` answers the next request with 429, the one
+after normally; then every request is answered normally. Modes: `ok`, `hang` (answer nothing for `hang_s`;
+teardown releases it at once), `malformed` (200 with a body that is not JSON), `partial` (a normal answer
+with its last `data` item dropped), or any HTTP status as a string (`"429"`, `"500"`, `"503"`, ...): the
+status with OpenAI's error JSON. The SDK retries 408/409/429/5xx itself (`max_retries`, default 2) after
+`retry-after-ms` when the server sends one: set `retry_after_ms` to keep retrying tests fast.
+Every request is recorded (`server.requests`: path, parsed body, headers, how it was answered).
+
+    with FakeOpenAIServer(api_key="sk-test") as server:
+        client = openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
+        result = await client.embeddings.create(model="text-embedding-3-small", input=["a fact"])
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import json
+import math
+import struct
+import threading
+from collections import deque
+from collections.abc import Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+from tests.support.fakes.voyage_server import FAULT_MODES, RecordedRequest, words
+
+__all__ = ["EMBED_DIMS", "FakeOpenAIServer", "RecordedRequest", "expected_embedding"]
+
+EMBED_DIMS = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
+SHORTENABLE = frozenset({"text-embedding-3-small", "text-embedding-3-large"})  # accept `dimensions`
+
+# status -> (message, type, code), as OpenAI words them
+_ERRORS: dict[int, tuple[str, str, str | None]] = {
+    400: ("Invalid request.", "invalid_request_error", None),
+    401: ("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"),
+    403: ("You are not allowed to sample from this model.", "invalid_request_error", None),
+    404: ("Not found.", "invalid_request_error", None),
+    429: (
+        "Rate limit reached for requests. Please try again in 1ms.",
+        "requests",
+        "rate_limit_exceeded",
+    ),
+    500: ("The server had an error while processing your request. Sorry about that!", "server_error", None),
+    502: ("Bad gateway.", "server_error", None),
+    503: ("The engine is currently overloaded, please try again later.", "server_error", None),
+    504: ("Gateway timeout.", "server_error", None),
+}
+_DEFAULT = object()  # "the status's usual error code"
+
+
+def _features(item: str | list[int]) -> list[str]:
+    if isinstance(item, str):
+        return words(item)
+    return [f"__token={t}__" for t in item]
+
+
+def count_tokens(items: Iterable[str | list[int]]) -> int:
+    """The fake's token count: one per word (token ids count one each), at least one per input."""
+    return sum(max(1, len(_features(i))) for i in items)
+
+
+def expected_embedding(text: str | list[int], dim: int) -> list[float]:
+    """Hashed bag of words, unit length, float32-rounded: exactly what the server returns for `text`."""
+    vec = [0.0] * dim
+    features = _features(text) or ["__empty__"]
+    for feature in features:
+        digest = hashlib.blake2b(feature.encode(), digest_size=8, person=b"fake-openai").digest()
+        bucket = int.from_bytes(digest[:4], "little") % dim
+        vec[bucket] += 1.0 if digest[4] & 1 else -1.0
+    norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+    return [struct.unpack("<f", struct.pack("<f", v / norm))[0] for v in vec]
+
+
+class _ApiError(Exception):
+    def __init__(self, status: int, message: str, param: str | None = None, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.param, self.code = status, message, param, code
+
+
+def _inputs(raw: Any) -> list[str | list[int]]:
+    """OpenAI's four input forms: a string, a list of strings, one token array, a list of token arrays."""
+    if isinstance(raw, str):
+        items: list[Any] = [raw]
+    elif isinstance(raw, list) and raw and all(isinstance(t, int) for t in raw):
+        items = [raw]
+    elif isinstance(raw, list) and raw:
+        items = raw
+    else:
+        raise _ApiError(400, "'$.input' is invalid. Please check the API reference.", "input")
+    for item in items:
+        is_text = isinstance(item, str) and item != ""
+        is_tokens = isinstance(item, list) and item and all(isinstance(t, int) for t in item)
+        if not (is_text or is_tokens):
+            raise _ApiError(400, "'$.input' is invalid. Please check the API reference.", "input")
+    if len(items) > 2048:
+        raise _ApiError(400, "'$.input' is too long: at most 2048 inputs per request.", "input")
+    return items
+
+
+def _embeddings(body: Any) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise _ApiError(400, "We could not parse the JSON body of your request.")
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise _ApiError(400, "you must provide a model parameter", "model")
+    if model not in EMBED_DIMS:
+        raise _ApiError(
+            404, f"The model `{model}` does not exist or you do not have access to it.", code="model_not_found"
+        )
+    items = _inputs(body.get("input"))
+    dim = EMBED_DIMS[model]
+    if body.get("dimensions") is not None:
+        wanted = body["dimensions"]
+        if model not in SHORTENABLE:
+            raise _ApiError(400, "This model does not support specifying dimensions.", "dimensions")
+        if not isinstance(wanted, int) or isinstance(wanted, bool) or not 1 <= wanted <= dim:
+            raise _ApiError(400, f"'$.dimensions' must be an integer between 1 and {dim}.", "dimensions")
+        dim = wanted
+    encoding = body.get("encoding_format") or "float"
+    if encoding not in ("float", "base64"):
+        raise _ApiError(400, f"'{encoding}' is not one of ['float', 'base64'] - 'encoding_format'", "encoding_format")
+    data = []
+    for i, item in enumerate(items):
+        vec = expected_embedding(item, dim)
+        embedding: Any = vec
+        if encoding == "base64":
+            embedding = base64.b64encode(struct.pack(f"<{dim}f", *vec)).decode()
+        data.append({"object": "embedding", "index": i, "embedding": embedding})
+    tokens = count_tokens(items)
+    return {"object": "list", "data": data, "model": model, "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    protocol_version = "HTTP/1.0"  # one request per connection: nothing lingers at teardown
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    def do_POST(self) -> None:
+        self._handle()
+
+    def _handle(self) -> None:
+        fake = self.server.fake
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        headers = {k: v for k, v in self.headers.items()}
+
+        auth = self.headers.get("Authorization") or ""
+        if auth != f"Bearer {fake.api_key}":
+            fake._record(self.command, self.path, body, headers, "401")
+            if not auth.startswith("Bearer ") or auth == "Bearer ":
+                message = "You didn't provide an API key. You need to provide your API key in an Authorization header."
+                self._send_error(401, message, code=None)
+            else:
+                shown = auth.removeprefix("Bearer ")[:8] + "*****"
+                message = f"Incorrect API key provided: {shown}. You can find your API key in your account settings."
+                self._send_error(401, message, code="invalid_api_key")
+            return
+        if self.command != "POST" or self.path != "/v1/embeddings":
+            fake._record(self.command, self.path, body, headers, "404")
+            self._send_error(404, f"Invalid URL ({self.command} {self.path})")
+            return
+
+        mode = fake._next_mode()
+        fake._record(self.command, self.path, body, headers, mode)
+        if mode == "hang":
+            fake._closing.wait(fake.hang_s)
+            return  # the client has given up (or we are shutting down): close without an answer
+        if mode == "malformed":
+            self._send(200, b'{"object": "list", "data": [{"object": "embedding", "index": 0, "embedd')
+            return
+        if mode not in ("ok", "partial"):
+            self._send_error(int(mode))
+            return
+        try:
+            payload = _embeddings(body)
+        except _ApiError as exc:
+            self._send_error(exc.status, exc.message, param=exc.param, code=exc.code or _DEFAULT)
+            return
+        if mode == "partial":
+            payload["data"] = payload["data"][:-1]
+        self._send(200, json.dumps(payload).encode())
+
+    def _send_error(
+        self, status: int, message: str | None = None, *, param: str | None = None, code: object = _DEFAULT
+    ) -> None:
+        default_message, kind, default_code = _ERRORS.get(status, (f"HTTP {status}", "server_error", None))
+        code = default_code if code is _DEFAULT else code
+        error = {"message": message or default_message, "type": kind, "param": param, "code": code}
+        extra = {}
+        if self.server.fake.retry_after_ms is not None and (status == 429 or status >= 500):
+            extra["retry-after-ms"] = str(self.server.fake.retry_after_ms)
+        self._send(status, json.dumps({"error": error}).encode(), extra)
+
+    def _send(self, status: int, payload: bytes, extra_headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.send_header("x-request-id", self.server.fake._next_request_id())
+            for name, value in (extra_headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(payload)
+        except OSError:  # the client went away first
+            pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    fake: FakeOpenAIServer
+
+
+class FakeOpenAIServer:
+    """The loopback OpenAI embeddings API. Use as a context manager, or call `start()` / `stop()`."""
+
+    def __init__(self, api_key: str = "sk-test", hang_s: float = 30.0, retry_after_ms: int | None = None) -> None:
+        self.api_key = api_key
+        self.hang_s = hang_s
+        self.retry_after_ms = retry_after_ms  # sent with 429 and 5xx answers when set
+        self._lock = threading.Lock()
+        self._script: deque[str] = deque()
+        self._requests: list[RecordedRequest] = []
+        self._request_ids = itertools.count(1)
+        self._closing = threading.Event()
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # lifecycle
+    def start(self) -> FakeOpenAIServer:
+        self._closing.clear()
+        httpd = _Server(("127.0.0.1", 0), _Handler)
+        httpd.fake = self
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._closing.set()  # releases hanging handlers at once
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = self._thread = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("the fake OpenAI server is not running")
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """What to pass as the SDK's `base_url` (the SDK appends `/embeddings`)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # scripting and inspection
+    def script(self, modes: Iterable[str]) -> None:
+        """Answer the next requests with these modes, in order; then normally."""
+        modes = [str(m) for m in modes]
+        for m in modes:
+            if m not in FAULT_MODES and not (m.isdigit() and 100 <= int(m) <= 599):
+                raise ValueError(f"unknown fault mode {m!r}: use {FAULT_MODES} or an HTTP status")
+        with self._lock:
+            self._script.extend(modes)
+
+    def reset(self) -> None:
+        """Forget recorded requests and any script left."""
+        with self._lock:
+            self._script.clear()
+            self._requests.clear()
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    def requests_to(self, path: str) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path == path]
+
+    def _next_mode(self) -> str:
+        with self._lock:
+            return self._script.popleft() if self._script else "ok"
+
+    def _next_request_id(self) -> str:
+        with self._lock:
+            return f"req_fake{next(self._request_ids):06d}"
+
+    def _record(self, method: str, path: str, body: Any, headers: dict[str, str], answered: str) -> None:
+        with self._lock:
+            self._requests.append(RecordedRequest(method, path, body, headers, answered))
