@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.merges import data as merges_data
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.lab import Lab
-from pipeline.merges.actions import CandidateReport
+from pipeline.merges.candidates import CandidateReport
 from pipeline.merges.records import read_merge_records
 from tests.app.conftest import no_errors, open_page
 from tests.conftest import ADMIN_SECRET
