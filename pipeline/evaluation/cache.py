@@ -39,15 +39,7 @@ def sha(text: str) -> str:
 
 async def graph_fingerprint(backend: GraphBackend, group_id: str, embedder: str) -> str:
     """A hash of everything the first stage reads from the deal's graph (embeddings follow the texts)."""
-    facts = await backend.query(
-        group_id,
-        """
-        MATCH (s:Entity)-[e:RELATES_TO]->(t:Entity)
-        RETURN e.uuid AS u, e.name AS n, e.fact AS f, s.uuid AS s, t.uuid AS t,
-               toString(e.valid_at) AS va, toString(e.invalid_at) AS ia, toString(e.expired_at) AS ea
-        """,
-    )
-    entities = await backend.query(group_id, "MATCH (n:Entity) RETURN n.uuid AS u, n.name AS n")
+    facts, entities = await backend.cypher.fingerprint_rows(group_id)
     digest = hashlib.sha1(embedder.encode())
     for row in sorted(json.dumps(r, sort_keys=True, default=str) for r in facts):
         digest.update(row.encode())

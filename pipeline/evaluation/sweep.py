@@ -404,8 +404,4 @@ def _score(
 
 
 async def _fact_texts(lab: Lab, group_id: str, uuids: list[str]) -> dict[str, str]:
-    rows = await lab.backend.query(
-        group_id, "MATCH (:Entity)-[e:RELATES_TO]->(:Entity) WHERE e.uuid IN $u RETURN e.uuid AS u, e.fact AS f",
-        u=uuids,
-    )  # fmt: skip
-    return {r["u"]: r["f"] for r in rows}
+    return await lab.backend.cypher.fact_texts(group_id, uuids)

@@ -185,11 +185,7 @@ async def write_deal(
     ]
     await add_nodes_and_edges_bulk(driver, episode_nodes, episodic_edges, entity_nodes, [], embedder)
     for batch in _batches(content.episodes, WRITE_BATCH):
-        await backend.query(
-            group_id,
-            "UNWIND $rows AS r MATCH (n:Episodic {uuid: r.uuid}) SET n += r.props",
-            rows=[{"uuid": ep_uuid(s.key), "props": s.citation_props} for s in batch],
-        )
+        await backend.cypher.add_episode_properties(group_id, {ep_uuid(s.key): s.citation_props for s in batch})
 
     done = 0
     for batch in _batches(content.facts, WRITE_BATCH):

@@ -22,16 +22,7 @@ async def fetch_episodes(backend: GraphBackend, group_id: str, uuids: Iterable[s
     wanted = sorted(set(uuids))
     if not wanted:
         return {}
-    rows = await backend.query(
-        group_id,
-        """
-        MATCH (e:Episodic) WHERE e.uuid IN $uuids AND e.group_id = $g
-        RETURN e.uuid AS uuid, properties(e) AS props
-        """,
-        uuids=wanted,
-        g=group_id,
-    )
-    return {r["uuid"]: r["props"] for r in rows}
+    return await backend.cypher.episodes(group_id, wanted)
 
 
 def parse_source_description(text: str) -> dict[str, Any]:

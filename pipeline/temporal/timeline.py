@@ -28,15 +28,6 @@ DiffStatus = Literal["unchanged", "superseded", "new"]
 QUERY_TOP_K = 20  # facts a topic query puts on the timeline (before whole chains are added)
 QUERY_CANDIDATES = 50
 
-FACTS_CYPHER = """
-MATCH (a:Entity)-[e:RELATES_TO]->(b:Entity)
-WHERE e.group_id = $g
-RETURN e.uuid AS uuid, e.name AS relation, e.fact AS fact, e.episodes AS episodes,
-       e.valid_at AS valid_at, e.invalid_at AS invalid_at, e.expired_at AS expired_at,
-       e.created_at AS created_at, e.supersedes AS supersedes, e.superseded_by AS superseded_by,
-       a.uuid AS source_uuid, a.name AS source_name, b.uuid AS target_uuid, b.name AS target_name
-"""
-
 
 def _time(value: Any) -> datetime | None:
     if value is None or value == "":
@@ -218,7 +209,7 @@ def _fact_row(row: dict[str, Any], episodes: dict[str, dict[str, Any]]) -> FactR
 
 async def load_facts(lab: Lab, group_id: str) -> list[FactRow]:
     """Every fact of the deal (no embeddings), with its channel and citation line."""
-    rows = await lab.backend.query(group_id, FACTS_CYPHER, g=group_id)
+    rows = await lab.backend.cypher.facts(group_id)
     episodes = await fetch_episodes(lab.backend, group_id, (u for r in rows for u in r.get("episodes") or ()))
     return [_fact_row(r, episodes) for r in rows]
 
@@ -305,27 +296,12 @@ def counts(facts: Sequence[FactRow], links: Sequence[Link] | None = None) -> Sup
 
 async def search_entities(lab: Lab, group_id: str, text: str, limit: int = 50) -> list[EntityMatch]:
     """Entities whose name contains `text` (case-insensitive), those with most facts first."""
-    rows = await lab.backend.query(
-        group_id,
-        """
-        MATCH (n:Entity {group_id: $g}) WHERE toLower(n.name) CONTAINS toLower($text)
-        OPTIONAL MATCH (n)-[e:RELATES_TO]-(:Entity)
-        WITH n, count(e) AS facts WHERE facts > 0
-        RETURN n.uuid AS uuid, n.name AS name, facts ORDER BY facts DESC, name LIMIT $limit
-        """,
-        g=group_id,
-        text=text.strip(),
-        limit=limit,
-    )
+    rows = await lab.backend.cypher.entities_named(group_id, text.strip(), limit)
     return [EntityMatch(r["uuid"], r["name"], int(r["facts"])) for r in rows]
 
 
 async def relation_names(lab: Lab, group_id: str) -> list[tuple[str, int]]:
-    rows = await lab.backend.query(
-        group_id,
-        "MATCH (:Entity)-[e:RELATES_TO {group_id: $g}]->(:Entity) RETURN e.name AS name, count(e) AS n ORDER BY name",
-        g=group_id,
-    )
+    rows = await lab.backend.cypher.relation_counts(group_id)
     return [(r["name"], int(r["n"])) for r in rows]
 
 

@@ -6,7 +6,8 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from pipeline.corrections import actions as corrections
+from pipeline.corrections import graph as correction_graph
+from pipeline.corrections import repo as correction_repo
 from pipeline.corrections.actions import (
     ACTION_CORRECT,
     ACTION_UNDO,
@@ -177,8 +178,8 @@ async def test_a_failure_midway_rolls_back_what_was_written(
         raise RuntimeError("disk full (simulated)")
 
     # the episode and the new fact are written, then marking the old fact fails
-    steps = (corrections._save_episode, corrections._save_new_fact, broken)
-    monkeypatch.setattr(corrections, "GRAPH_STEPS", steps)
+    steps = (correction_graph.save_episode, correction_graph.save_new_fact, broken)
+    monkeypatch.setattr(correction_graph, "GRAPH_STEPS", steps)
     with pytest.raises(RuntimeError, match="simulated"):
         await correct_fact(lab, deal, request(), actor="Ana")
     assert await dump_deal(lab.backend, deal) == before
@@ -188,7 +189,7 @@ async def test_a_failure_midway_rolls_back_what_was_written(
     def no_sqlite(store: object, record: object) -> object:
         raise RuntimeError("database is locked (simulated)")
 
-    monkeypatch.setattr(corrections, "_write_correction", no_sqlite)
+    monkeypatch.setattr(correction_repo, "write_correction", no_sqlite)
     with pytest.raises(RuntimeError, match="locked"):
         await correct_fact(lab, deal, request(), actor="Ana")
     assert await dump_deal(lab.backend, deal) == before
@@ -204,7 +205,7 @@ async def test_an_undo_whose_record_cannot_be_written_leaves_the_correction_in_p
     def no_sqlite(store: object, record: object, actor: str) -> object:
         raise RuntimeError("database is locked (simulated)")
 
-    monkeypatch.setattr(corrections, "_write_undo", no_sqlite)
+    monkeypatch.setattr(correction_repo, "write_undo", no_sqlite)
     with pytest.raises(RuntimeError, match="locked"):
         await undo_correction(lab, deal, record.id, actor="Ana")
     assert await dump_deal(lab.backend, deal) == corrected

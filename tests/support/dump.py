@@ -17,19 +17,8 @@ def _canonical(value: Any) -> Any:
 
 
 async def dump_deal(backend: GraphBackend, group_id: str) -> dict[str, list[Any]]:
-    nodes = await backend.query(
-        group_id,
-        "MATCH (n {group_id: $g}) RETURN labels(n) AS labels, properties(n) AS props",
-        g=group_id,
-    )
-    rels = await backend.query(
-        group_id,
-        """
-        MATCH (a {group_id: $g})-[r]->(b)
-        RETURN type(r) AS type, a.uuid AS source, b.uuid AS target, properties(r) AS props
-        """,
-        g=group_id,
-    )
+    nodes = await backend.cypher.dump_nodes(group_id)
+    rels = await backend.cypher.dump_relations(group_id)
     node_rows = sorted(
         json.dumps(_canonical({"labels": sorted(r["labels"]), "props": r["props"]}), sort_keys=True) for r in nodes
     )

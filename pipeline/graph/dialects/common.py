@@ -65,11 +65,94 @@ class GraphQueries:
 
     # --- retrieval: citations ------------------------------------------------------------------------
 
+    EPISODES = """
+        MATCH (e:Episodic) WHERE e.uuid IN $uuids AND e.group_id = $g
+        RETURN e.uuid AS uuid, properties(e) AS props
+        """
+
+    async def episodes(self, group_id: str, uuids: list[str]) -> dict[str, dict[str, Any]]:
+        """uuid -> every property of those episodes of the deal (our citation fields included)."""
+        rows = await self._rows(group_id, self.EPISODES, uuids=uuids, g=group_id)
+        return {r["uuid"]: r["props"] for r in rows}
+
     # --- loading -------------------------------------------------------------------------------------
+
+    ADD_EPISODE_PROPERTIES = "UNWIND $rows AS r MATCH (n:Episodic {uuid: r.uuid}) SET n += r.props"
+
+    async def add_episode_properties(self, group_id: str, props_by_uuid: dict[str, dict[str, Any]]) -> None:
+        """Citation fields graphiti's `EpisodicNode` does not persist, added to episodes already saved."""
+        rows = [{"uuid": uuid, "props": props} for uuid, props in props_by_uuid.items()]
+        await self._rows(group_id, self.ADD_EPISODE_PROPERTIES, rows=rows)
 
     # --- temporal ------------------------------------------------------------------------------------
 
+    FACTS = """
+        MATCH (a:Entity)-[e:RELATES_TO]->(b:Entity)
+        WHERE e.group_id = $g
+        RETURN e.uuid AS uuid, e.name AS relation, e.fact AS fact, e.episodes AS episodes,
+               e.valid_at AS valid_at, e.invalid_at AS invalid_at, e.expired_at AS expired_at,
+               e.created_at AS created_at, e.supersedes AS supersedes, e.superseded_by AS superseded_by,
+               a.uuid AS source_uuid, a.name AS source_name, b.uuid AS target_uuid, b.name AS target_name
+        """
+    ENTITIES_NAMED = """
+        MATCH (n:Entity {group_id: $g}) WHERE toLower(n.name) CONTAINS toLower($text)
+        OPTIONAL MATCH (n)-[e:RELATES_TO]-(:Entity)
+        WITH n, count(e) AS facts WHERE facts > 0
+        RETURN n.uuid AS uuid, n.name AS name, facts ORDER BY facts DESC, name LIMIT $limit
+        """
+    RELATION_COUNTS = """
+        MATCH (:Entity)-[e:RELATES_TO {group_id: $g}]->(:Entity)
+        RETURN e.name AS name, count(e) AS n ORDER BY name
+        """
+
+    async def facts(self, group_id: str) -> list[dict[str, Any]]:
+        """Every fact of the deal with its dates, supersession links and endpoints (no embeddings)."""
+        return await self._rows(group_id, self.FACTS, g=group_id)
+
+    async def entities_named(self, group_id: str, text: str, limit: int) -> list[dict[str, Any]]:
+        """Entities whose name contains `text` (any case) and that have facts, most facts first."""
+        return await self._rows(group_id, self.ENTITIES_NAMED, g=group_id, text=text, limit=limit)
+
+    async def relation_counts(self, group_id: str) -> list[dict[str, Any]]:
+        return await self._rows(group_id, self.RELATION_COUNTS, g=group_id)
+
     # --- corrections ---------------------------------------------------------------------------------
+
+    FACT = """
+        MATCH (a:Entity)-[e:RELATES_TO {uuid: $u}]->(b:Entity) WHERE e.group_id = $g
+        RETURN e.uuid AS uuid, e.name AS name, e.fact AS fact, e.valid_at AS valid_at,
+               e.invalid_at AS invalid_at, e.expired_at AS expired_at, e.superseded_by AS superseded_by,
+               a.uuid AS source_uuid, b.uuid AS target_uuid
+        """
+    SET_SUPERSESSION = """
+        MATCH (:Entity)-[e:RELATES_TO {uuid: $u}]->(:Entity)
+        SET e.invalid_at = $invalid_at, e.expired_at = $expired_at, e.superseded_by = $superseded_by
+        RETURN e.uuid AS uuid
+        """
+    RESTORE_EPISODE = "MERGE (n:Episodic {uuid: $p.uuid}) SET n = $p"
+
+    async def fact(self, group_id: str, uuid: str) -> dict[str, Any] | None:
+        """One fact of the deal as stored (dates as the graph holds them, so an undo writes back the same)."""
+        rows = await self._rows(group_id, self.FACT, u=uuid, g=group_id)
+        return rows[0] if rows else None
+
+    async def set_supersession(
+        self, group_id: str, uuid: str, invalid_at: Any, expired_at: Any, superseded_by: str | None
+    ) -> bool:
+        """Set (None: remove) the three properties a correction changes on a fact; False if there is no such fact."""
+        rows = await self._rows(
+            group_id,
+            self.SET_SUPERSESSION,
+            u=uuid,
+            invalid_at=invalid_at,
+            expired_at=expired_at,
+            superseded_by=superseded_by,
+        )
+        return bool(rows)
+
+    async def restore_episode(self, group_id: str, props: dict[str, Any]) -> None:
+        """Re-create an episode node with exactly these properties (it carries no vector)."""
+        await self._rows(group_id, self.RESTORE_EPISODE, p=props)
 
     # --- merges --------------------------------------------------------------------------------------
 
@@ -204,9 +287,45 @@ class GraphQueries:
 
     # --- evaluation ----------------------------------------------------------------------------------
 
+    FINGERPRINT_FACTS = """
+        MATCH (s:Entity)-[e:RELATES_TO {group_id: $g}]->(t:Entity)
+        RETURN e.uuid AS u, e.name AS n, e.fact AS f, s.uuid AS s, t.uuid AS t,
+               toString(e.valid_at) AS va, toString(e.invalid_at) AS ia, toString(e.expired_at) AS ea
+        """
+    FINGERPRINT_ENTITIES = "MATCH (n:Entity {group_id: $g}) RETURN n.uuid AS u, n.name AS n"
+    FACT_TEXTS = """
+        MATCH (:Entity)-[e:RELATES_TO {group_id: $g}]->(:Entity) WHERE e.uuid IN $uuids
+        RETURN e.uuid AS u, e.fact AS f
+        """
+
+    async def fingerprint_rows(self, group_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """What the first stage reads from the deal: its facts (text, endpoints, dates) and entity names.
+
+        Filtered by group_id, so on Neo4j (one database for every deal) only this deal is read."""
+        facts = await self._rows(group_id, self.FINGERPRINT_FACTS, g=group_id)
+        entities = await self._rows(group_id, self.FINGERPRINT_ENTITIES, g=group_id)
+        return facts, entities
+
+    async def fact_texts(self, group_id: str, uuids: list[str]) -> dict[str, str]:
+        rows = await self._rows(group_id, self.FACT_TEXTS, g=group_id, uuids=uuids)
+        return {r["u"]: r["f"] for r in rows}
+
     # --- backend maintenance -------------------------------------------------------------------------
 
     DELETE_DEAL = "MATCH (n {group_id: $g}) DETACH DELETE n"
+    DUMP_NODES = "MATCH (n {group_id: $g}) RETURN labels(n) AS labels, properties(n) AS props"
+    DUMP_RELATIONS = """
+        MATCH (a {group_id: $g})-[r]->(b)
+        RETURN type(r) AS type, a.uuid AS source, b.uuid AS target, properties(r) AS props
+        """
 
     async def delete_deal(self, group_id: str) -> None:
         await self._rows(group_id, self.DELETE_DEAL, g=group_id)
+
+    async def dump_nodes(self, group_id: str) -> list[dict[str, Any]]:
+        """Every node of the deal with its labels and all properties (tests compare dumps)."""
+        return await self._rows(group_id, self.DUMP_NODES, g=group_id)
+
+    async def dump_relations(self, group_id: str) -> list[dict[str, Any]]:
+        """Every relationship leaving a node of the deal: type, endpoints' uuids and all properties."""
+        return await self._rows(group_id, self.DUMP_RELATIONS, g=group_id)

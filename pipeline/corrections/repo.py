@@ -1,0 +1,79 @@
+"""Corrections in the SQLite store: each record lands in one transaction with its audit entry."""
+
+from __future__ import annotations
+
+from pipeline.corrections.records import ACTION_CORRECT, ACTION_UNDO, Correction, CorrectionRefused
+from pipeline.store.db import Store, utc_now
+
+
+def list_corrections(store: Store, group_id: str) -> list[Correction]:
+    rows = store.query("SELECT * FROM fact_corrections WHERE group_id = ? ORDER BY created_at DESC, id", (group_id,))
+    return [Correction.from_row(r) for r in rows]
+
+
+def get_correction(store: Store, correction_id: str) -> Correction | None:
+    rows = store.query("SELECT * FROM fact_corrections WHERE id = ?", (correction_id,))
+    return Correction.from_row(rows[0]) if rows else None
+
+
+def write_correction(store: Store, record: Correction) -> Correction:
+    """The correction record and its audit entry, in one SQLite transaction."""
+    with store.transaction() as conn:
+        audit_id = store.audit(
+            record.actor,
+            ACTION_CORRECT,
+            record.group_id,
+            record.old_uuid,
+            {
+                "correction_id": record.id,
+                "old_uuid": record.old_uuid,
+                "new_uuid": record.new_uuid,
+                "episode_uuid": record.episode_uuid,
+                "old_fact": record.old_fact,
+                "new_fact": record.new_fact,
+                "channel": record.channel,
+                "author": record.author,
+                "valid_at": record.valid_at,
+                "prior": record.prior_props,
+            },
+            conn=conn,
+        )
+        conn.execute(
+            """
+            INSERT INTO fact_corrections (id, group_id, old_uuid, new_uuid, episode_uuid, mention_uuids, old_fact,
+                new_fact, channel, author, valid_at, prior_props, actor, created_at, audit_id)
+            VALUES (:id, :group_id, :old_uuid, :new_uuid, :episode_uuid, :mention_uuids, :old_fact, :new_fact,
+                :channel, :author, :valid_at, :prior_props, :actor, :created_at, :audit_id)
+            """,
+            {**record.to_row(), "audit_id": audit_id},
+        )
+    return Correction(**{**record.__dict__, "audit_id": audit_id})
+
+
+def write_undo(store: Store, record: Correction, actor: str) -> Correction:
+    """Mark the correction undone, with its audit entry, in one SQLite transaction (refused if already undone)."""
+    at = utc_now()
+    with store.transaction() as conn:
+        audit_id = store.audit(
+            actor,
+            ACTION_UNDO,
+            record.group_id,
+            record.old_uuid,
+            {
+                "correction_id": record.id,
+                "old_uuid": record.old_uuid,
+                "new_uuid": record.new_uuid,
+                "old_fact": record.old_fact,
+                "new_fact": record.new_fact,
+                "restored": record.prior_props,
+            },
+            conn=conn,
+        )
+        updated = conn.execute(
+            "UPDATE fact_corrections SET undone_at = ?, undone_by = ?, undo_audit_id = ? "
+            "WHERE id = ? AND undone_at IS NULL",
+            (at, actor, audit_id, record.id),
+        ).rowcount
+        if updated != 1:
+            raise CorrectionRefused("That correction was undone meanwhile; nothing was changed.")
+    return Correction(**{**record.__dict__, "undone_at": at, "undone_by": actor, "undo_audit_id": audit_id})
