@@ -19,6 +19,7 @@ from typing import Any
 from pipeline.history.runs import Source, save_payloads
 from pipeline.ingest.demo.seed import DATA_DIR as DEMO_DATA
 from pipeline.ingest.loading import stable_uuid
+from pipeline.rerankers import traits
 from pipeline.retrieval.records import BUDGETS_MS
 from pipeline.store.db import Store
 
@@ -172,7 +173,7 @@ def synthetic_payloads(
             for stage, budget in BUDGETS_MS.items()
             if stages.get(stage, 0.0) > budget
         ]
-        price = prices.get(model) if reranker == "voyage" else None
+        price = prices.get(model) if traits(reranker).priced else None
         payload = {
             "query": rng.choice(corpus.queries), "group": rng.choices(*zip(*DEALS, strict=True))[0],
             "num_candidates": n, "top_k": k, "reranker": reranker,

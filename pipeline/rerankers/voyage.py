@@ -40,14 +40,6 @@ BACKOFF_MAX_S = 2.0
 BACKOFF_JITTER_S = 0.05
 
 
-def estimate_cost(tokens: int, model: str, settings: Settings) -> float | None:
-    """Dollars for `tokens` reranked with `model`; None when the model's price is not in the settings."""
-    price = settings.rerank_prices_per_mtok.get(model)
-    if price is None:
-        return None
-    return tokens * price / 1_000_000
-
-
 _TRANSIENT = (
     voyage_error.RateLimitError,  # 429
     voyage_error.ServerError,  # 500

@@ -13,12 +13,10 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from graphiti_core.edges import EntityEdge
-from graphiti_core.search.search_utils import get_embeddings_for_edges
 
 from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
-from pipeline.rerankers import RerankerFailed, make_reranker
-from pipeline.rerankers.voyage import estimate_cost
+from pipeline.rerankers import RerankerFailed, estimate_cost, make_reranker
 from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import hybrid_search
@@ -33,6 +31,7 @@ from pipeline.retrieval.records import (
     Timings,
     iso,
 )
+from pipeline.retrieval.rerank import normalise, rank_order, score_pool
 from pipeline.timing import StageTimer
 
 MAX_QUERY_CHARS = 2000
@@ -75,11 +74,6 @@ def _candidate(edge: EntityEdge, fused: float, rank: int, method_ranks: dict[str
     )
 
 
-def _normalise(scores: list[float]) -> list[float]:
-    low, high = min(scores), max(scores)
-    return [1.0 if high == low else (s - low) / (high - low) for s in scores]
-
-
 async def retrieve(
     lab: Lab,
     query: str,
@@ -118,18 +112,14 @@ async def retrieve(
         model = getattr(ranker, "model", "") or ranker.name
         with timer.stage("rerank"):
             try:
-                vectors = None
-                if ranker.uses_vectors:  # search results carry no embeddings; one query loads them
-                    stored = await get_embeddings_for_edges(driver, list(first.edges))
-                    if all(c.uuid in stored for c in candidates):
-                        vectors = [stored[c.uuid] for c in candidates]
-                outcome = await ranker.score(query, [c.fact for c in candidates], vectors)
+                uuids, facts = [c.uuid for c in candidates], [c.fact for c in candidates]
+                outcome = await score_pool(driver, ranker, query, uuids, facts, first.edges)
                 scores, tokens, model = list(outcome.scores), outcome.tokens, outcome.model or model
             except RerankerFailed as exc:
                 fallback = str(exc)
     if scores is not None:
-        order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
-        norm = _normalise(scores)
+        order = rank_order(scores)
+        norm = normalise(scores)
         reranked = tuple(
             RankedCandidate(candidates[i], rank, scores[i], norm[i]) for rank, i in enumerate(order, start=1)
         )
