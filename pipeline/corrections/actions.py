@@ -29,6 +29,8 @@ from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.ingest.loading import EpisodeSpec, parse_time
 from pipeline.lab import Lab
 from pipeline.store.db import Store, utc_now
+from pipeline.text import one_line
+from pipeline.utc import as_utc
 
 CORRECTION_CHANNELS = {"qa_response": "Q&A answer", "analyst_chat": "Analyst note"}
 MAX_STATEMENT_CHARS = 2000
@@ -117,20 +119,14 @@ async def _fact(lab: Lab, group_id: str, fact_uuid: str) -> dict[str, Any] | Non
 
 
 def _as_datetime(value: datetime | date) -> datetime:
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if isinstance(value, date):  # a datetime is a date too
+        return as_utc(value)
     raise CorrectionRefused("The date of the source is missing.")
-
-
-def _clean(text: str) -> str:
-    return " ".join(str(text or "").split())
 
 
 async def validate(lab: Lab, group_id: str, request: CorrectionRequest) -> tuple[dict[str, Any], datetime]:
     """The old fact and the new valid_at, or CorrectionRefused saying what to change."""
-    statement = _clean(request.statement)
+    statement = one_line(request.statement)
     if not statement:
         raise CorrectionRefused("The corrected statement is empty: write the fact as it should read.")
     if len(statement) > MAX_STATEMENT_CHARS:
@@ -140,7 +136,7 @@ async def validate(lab: Lab, group_id: str, request: CorrectionRequest) -> tuple
             f"Source {request.channel!r} is not accepted: use a Q&A answer (qa_response) or an analyst note "
             "(analyst_chat)."
         )
-    if not _clean(request.author):
+    if not one_line(request.author):
         raise CorrectionRefused("Say who gave the corrected answer or wrote the note.")
     valid_at = _as_datetime(request.valid_at)
     if valid_at > datetime.now(UTC):
@@ -160,7 +156,7 @@ async def validate(lab: Lab, group_id: str, request: CorrectionRequest) -> tuple
             f"The date {valid_at.date()} is before the fact became valid ({old_valid.date()}): "
             "a correction cannot end a fact before it began."
         )
-    if statement == _clean(old["fact"]):
+    if statement == one_line(old["fact"]):
         raise CorrectionRefused("The corrected statement is the same as the current fact: nothing to correct.")
     return old, valid_at
 
@@ -292,12 +288,12 @@ def _lock(group_id: str) -> asyncio.Lock:
 
 async def correct_fact(lab: Lab, group_id: str, request: CorrectionRequest, actor: str) -> Correction:
     """Supersede a current fact with a corrected one; all of it or nothing, audited as `fact.correct`."""
-    if not _clean(actor):
+    if not one_line(actor):
         raise CorrectionRefused("Corrections are audited: an admin name is required.")
     async with _lock(group_id):
         old, valid_at = await validate(lab, group_id, request)
         store = lab.store
-        statement = _clean(request.statement)
+        statement = one_line(request.statement)
         correction_id = uuidlib.uuid4().hex
         now = datetime.now(UTC)
         label = CORRECTION_CHANNELS[request.channel]
@@ -309,7 +305,7 @@ async def correct_fact(lab: Lab, group_id: str, request: CorrectionRequest, acto
             valid_at=valid_at,
             doc_id=f"correction-{correction_id}",
             doc_name=f"{label} (correction) {valid_at.date()}",
-            author=_clean(request.author),
+            author=one_line(request.author),
         )
         new_uuid, episode_uuid = str(uuidlib.uuid4()), str(uuidlib.uuid4())
         endpoints = list(dict.fromkeys((old["source_uuid"], old["target_uuid"])))
@@ -375,7 +371,7 @@ async def correct_fact(lab: Lab, group_id: str, request: CorrectionRequest, acto
             author=spec.author,
             valid_at=valid_at.isoformat(),
             prior_props=plan.prior_props,
-            actor=_clean(actor),
+            actor=one_line(actor),
             created_at=utc_now(),
             audit_id=0,
         )
@@ -427,7 +423,7 @@ def _write_correction(store: Store, record: Correction) -> Correction:
 
 async def undo_correction(lab: Lab, group_id: str, correction_id: str, actor: str) -> Correction:
     """Put the graph back exactly as it was before the correction; audited as `fact.undo_correct`."""
-    if not _clean(actor):
+    if not one_line(actor):
         raise CorrectionRefused("Undo is audited: an admin name is required.")
     async with _lock(group_id):
         store = lab.store
@@ -458,7 +454,7 @@ async def undo_correction(lab: Lab, group_id: str, correction_id: str, actor: st
             await _restore_snapshot(lab, group_id, snap, record.old_uuid, applied)
             raise
         try:
-            return _write_undo(store, record, _clean(actor))
+            return _write_undo(store, record, one_line(actor))
         except BaseException:
             await _restore_snapshot(lab, group_id, snap, record.old_uuid, applied)
             raise

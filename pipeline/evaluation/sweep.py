@@ -28,7 +28,6 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import numpy as np
@@ -56,6 +55,7 @@ from pipeline.retrieval.first_stage import hybrid_search
 from pipeline.retrieval.rerank import rank_order, score_pool
 from pipeline.retrieval.retrieve import MAX_CANDIDATES, MAX_TOP_K
 from pipeline.timing import StageTimer
+from pipeline.utc import now_iso
 
 FIXED = ("ndcg@10", "recall@10", "mrr@10")  # on the top 10 of the reranked list, whatever k
 AT_K = ("ndcg", "recall", "precision", "hit")  # on the setting's top k: stored as "ndcg@k", ...
@@ -314,7 +314,7 @@ async def run_sweep(
     return SweepResult(
         spec=spec,
         eval_set=chosen.summary(),
-        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        created_at=now_iso(),
         settings=tuple(settings),
         rows=tuple(rows),
         queries={q.id: (q.text, q.type) for q in chosen.queries},

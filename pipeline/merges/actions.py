@@ -47,6 +47,7 @@ from pipeline.ingest.demo.seed import DEAL_FILE
 from pipeline.lab import Lab
 from pipeline.merges.records import FactMove, MergeRecord, apply_merge, read_merge_records, revert_merge
 from pipeline.store.db import utc_now
+from pipeline.text import one_line
 
 DEFAULT_THRESHOLD = 0.85
 CORE_NAME_MATCH = 0.9
@@ -414,7 +415,7 @@ class MergeView:
     facts: tuple[BroughtFact, ...]
 
     def matches(self, text: str) -> bool:
-        needle = " ".join(text.lower().split())
+        needle = one_line(text.lower())
         if not needle:
             return True
         r = self.record
@@ -473,7 +474,7 @@ def _lock() -> asyncio.Lock:
 
 
 def _actor(actor: str | None) -> str:
-    name = " ".join((actor or "").split())
+    name = one_line(actor)
     if not name:
         raise MergeRefused("Admin actions need the admin's name (it is kept in the audit log).")
     return name

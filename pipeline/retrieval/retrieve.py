@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 
 from graphiti_core.edges import EntityEdge
 
@@ -32,7 +32,9 @@ from pipeline.retrieval.records import (
     iso,
 )
 from pipeline.retrieval.rerank import normalise, rank_order, score_pool
+from pipeline.text import printable_line
 from pipeline.timing import StageTimer
+from pipeline.utc import as_utc, now_iso
 
 MAX_QUERY_CHARS = 2000
 MAX_CANDIDATES = 200
@@ -43,7 +45,7 @@ def validate_request(query: str, num_candidates: int, top_k: int) -> str:
     """The cleaned query, or InvalidInput saying what to change."""
     if not isinstance(query, str):
         raise InvalidInput("The query must be text.")
-    cleaned = " ".join("".join(ch if ch.isprintable() else " " for ch in query).split())
+    cleaned = printable_line(query)
     if not cleaned:
         raise InvalidInput("The query is empty: type a question or a few keywords.")
     if len(cleaned) > MAX_QUERY_CHARS:
@@ -88,10 +90,9 @@ async def retrieve(
     query = validate_request(query, num_candidates, top_k)
     ranker = make_reranker(reranker, lab.settings, reranker_model)
     await lab.deal(group_id)
-    if as_of is not None and as_of.tzinfo is None:
-        as_of = as_of.replace(tzinfo=UTC)
+    as_of = as_utc(as_of) if as_of is not None else None
     started = time.perf_counter()
-    created_at = datetime.now(UTC).isoformat(timespec="seconds")
+    created_at = now_iso()
     timer = StageTimer()
     driver = lab.backend.driver(group_id)
 
