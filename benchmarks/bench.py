@@ -1,4 +1,4 @@
-"""`python -m pipeline bench`: per-stage latency of the pipeline over a deal's labelled queries, beside
+"""`python -m benchmarks bench`: per-stage latency of the pipeline over a deal's labelled queries, beside
 stock `graphiti.search_()` with the same hybrid config, so the pipeline's overhead is a measured ratio.
 
 Each query runs once through the pipeline and once through stock graphiti, interleaved, after one

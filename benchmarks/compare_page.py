@@ -1,4 +1,4 @@
-"""`python -m benchmarks.compare_page`: server time of a query on the Compare page, on the demo deal.
+"""`python -m benchmarks compare-page`: server time of a query on the Compare page, on the demo deal.
 
 Drives the real page script in Streamlit's AppTest (sidebar, both retrievals, cards, charts serialised
 to the front-end protocol) after one untimed first load, for the first `--queries` labelled queries.
@@ -7,23 +7,19 @@ Each query is new to the session, so nothing is served from the page's run cache
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+from pipeline.errors import InvalidInput, RetrievalLabError
 
 APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--queries", type=int, default=20)
-    parser.add_argument("--reranker", default="local")
-    args = parser.parse_args()
-
+def time_compare_page(queries: int = 20, reranker: str = "local") -> dict[str, Any]:
     from streamlit.testing.v1 import AppTest
 
     from pipeline.ingest.query_sets import load_query_set
@@ -31,8 +27,8 @@ def main() -> None:
 
     query_set = load_query_set(get_settings().resolved_data_dir, "demo")
     if query_set is None:
-        raise SystemExit("no demo deal here: run `python -m pipeline seed-demo` first")
-    texts = [q.text for q in query_set.queries][: args.queries]
+        raise InvalidInput("no demo deal here: run `python -m pipeline seed-demo` first")
+    texts = [q.text for q in query_set.queries][:queries]
 
     at = AppTest.from_file(APP, default_timeout=120)
     started = time.perf_counter()
@@ -40,7 +36,7 @@ def main() -> None:
     first_load = (time.perf_counter() - started) * 1000
     at.switch_page("app_pages/compare.py")
     at.run()
-    at.selectbox(key="compare.reranker").set_value(args.reranker).run()
+    at.selectbox(key="compare.reranker").set_value(reranker).run()
     timings = []
     for text in texts:
         started = time.perf_counter()
@@ -48,20 +44,12 @@ def main() -> None:
         timings.append((time.perf_counter() - started) * 1000)
         problems = [e.value for e in (*at.exception, *at.error)]
         if problems or [s.value for s in at.subheader] != ["Without reranking", "With reranking"]:
-            raise SystemExit(f"the page did not show both columns for {text!r}: {problems}")
-    print(
-        json.dumps(
-            {
-                "queries": len(timings),
-                "reranker": args.reranker,
-                "first_load_ms": round(first_load),
-                "query_ms_median": round(statistics.median(timings)),
-                "query_ms_p95": round(float(np.percentile(timings, 95))),
-                "query_ms_max": round(max(timings)),
-            }
-        )
-    )
-
-
-if __name__ == "__main__":
-    main()
+            raise RetrievalLabError(f"the page did not show both columns for {text!r}: {problems}")
+    return {
+        "queries": len(timings),
+        "reranker": reranker,
+        "first_load_ms": round(first_load),
+        "query_ms_median": round(statistics.median(timings)),
+        "query_ms_p95": round(float(np.percentile(timings, 95))),
+        "query_ms_max": round(max(timings)),
+    }

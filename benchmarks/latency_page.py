@@ -1,6 +1,6 @@
 """Time the Latency page's server side against the store in RETRIEVAL_LAB_DATA_DIR; print one JSON line.
 
-Run by `python -m pipeline bench-latency-page` (which fills a throwaway store first). Two figures:
+Run by `python -m benchmarks latency-page` (which fills a throwaway store first). Two figures:
 - `latency_data()` alone: loading the runs from SQLite, numpy aggregates and building the Plotly figures;
 - the whole page script in Streamlit's AppTest (sidebar, filters, tables, charts serialised to the
   front-end protocol): warm reruns, after one untimed-in-the-median first run.

@@ -1,4 +1,4 @@
-"""`python -m pipeline load`: concurrent sessions querying one backend, loopback only, bounded in time.
+"""`python -m benchmarks load`: concurrent sessions querying one backend, loopback only, bounded in time.
 
 Each session runs its queries one after another (as an analyst would); sessions run at once on one
 event loop and one embedded server. Reports errors and latency percentiles.

@@ -19,6 +19,7 @@ from typing import Any
 from pipeline.history.runs import Source, save_payloads
 from pipeline.ingest.demo.seed import DATA_DIR as DEMO_DATA
 from pipeline.ingest.loading import stable_uuid
+from pipeline.rerankers import traits
 from pipeline.retrieval.records import BUDGETS_MS
 from pipeline.store.db import Store
 
@@ -53,22 +54,30 @@ class _Corpus:
             doc = docs.get(e.get("document"), {})
             self.episodes[e["id"]] = {
                 "episode_uuid": stable_uuid("demo", "episode", e["id"]),
-                "document_id": e.get("document") or e["id"], "document_name": doc.get("name", e["id"]),
-                "page": e.get("page"), "chunk": e.get("chunk"), "channel": e.get("channel", "document"),
+                "document_id": e.get("document") or e["id"],
+                "document_name": doc.get("name", e["id"]),
+                "page": e.get("page"),
+                "chunk": e.get("chunk"),
+                "channel": e.get("channel", "document"),
                 "confidence": {"document": 0.85, "qa_response": 0.95, "analyst_chat": 0.9}.get(e.get("channel"), 0.85),
-                "source_description": f"{doc.get('name', e['id'])} p. {e.get('page')}", "author": e.get("author", ""),
-                "snippet": e["content"][:240], "episode_valid_at": e.get("date"),
-            }  # fmt: skip
+                "source_description": f"{doc.get('name', e['id'])} p. {e.get('page')}",
+                "author": e.get("author", ""),
+                "snippet": e["content"][:240],
+                "episode_valid_at": e.get("date"),
+            }
         self.facts = [
             {
-                "uuid": stable_uuid("demo", "fact", f["id"]), "fact": f["fact"], "relation": f["relation"],
+                "uuid": stable_uuid("demo", "fact", f["id"]),
+                "fact": f["fact"],
+                "relation": f["relation"],
                 "source_uuid": stable_uuid("demo", "entity", f["source"]),
                 "target_uuid": stable_uuid("demo", "entity", f["target"]),
                 "episodes": [stable_uuid("demo", "episode", e) for e in f["episodes"]],
-                "episode_ids": f["episodes"], "valid_at": f.get("valid_at"),
+                "episode_ids": f["episodes"],
+                "valid_at": f.get("valid_at"),
             }
             for f in deal["facts"]
-        ]  # fmt: skip
+        ]
         self.queries = [
             json.loads(line)["text"]
             for line in (DEMO_DATA / "queries.jsonl").read_text(encoding="utf-8").splitlines()
@@ -129,14 +138,21 @@ def synthetic_payloads(
             ranks = {m: (rank + rng.randint(-3, 3) if rng.random() < 0.8 else None) for m in ("bm25", "cosine", "bfs")}
             candidates.append(
                 {
-                    "uuid": fact["uuid"], "fact": fact["fact"], "relation": fact["relation"],
-                    "source_uuid": fact["source_uuid"], "target_uuid": fact["target_uuid"],
-                    "episodes": fact["episodes"], "valid_at": fact["valid_at"], "invalid_at": None,
-                    "expired_at": None, "fused_score": round(3.0 / (rank + 1), 6), "first_stage_rank": rank,
+                    "uuid": fact["uuid"],
+                    "fact": fact["fact"],
+                    "relation": fact["relation"],
+                    "source_uuid": fact["source_uuid"],
+                    "target_uuid": fact["target_uuid"],
+                    "episodes": fact["episodes"],
+                    "valid_at": fact["valid_at"],
+                    "invalid_at": None,
+                    "expired_at": None,
+                    "fused_score": round(3.0 / (rank + 1), 6),
+                    "first_stage_rank": rank,
                     "method_ranks": {m: (max(1, r) if r is not None else None) for m, r in ranks.items()},
                     "superseded": False,
                 }
-            )  # fmt: skip
+            )
         reranked_used = reranker != "none" and fallback is None
         if reranked_used:
             scores = sorted(((rng.random(), i) for i in range(n)), reverse=True)
@@ -144,12 +160,17 @@ def synthetic_payloads(
             scores = [(None, i) for i in range(n)]
         reranked = [
             {
-                "uuid": picked[i]["uuid"], "fact": picked[i]["fact"], "rank": rank, "first_stage_rank": i + 1,
-                "rank_change": i + 1 - rank, "rerank_score": score, "rerank_score_norm": score,
+                "uuid": picked[i]["uuid"],
+                "fact": picked[i]["fact"],
+                "rank": rank,
+                "first_stage_rank": i + 1,
+                "rank_change": i + 1 - rank,
+                "rerank_score": score,
+                "rerank_score_norm": score,
                 "superseded": False,
             }
             for rank, (score, i) in enumerate(scores, start=1)
-        ]  # fmt: skip
+        ]
         results = []
         for r in reranked[:k]:
             fact, first = picked[r["first_stage_rank"] - 1], candidates[r["first_stage_rank"] - 1]
@@ -161,30 +182,48 @@ def synthetic_payloads(
             ]
             results.append(
                 {
-                    "uuid": r["uuid"], "fact": r["fact"], "rank": r["rank"], "score": score,
-                    "score_norm": r["rerank_score_norm"], "fused_score": first["fused_score"],
-                    "first_stage_rank": r["first_stage_rank"], "superseded": False, "valid_at": fact["valid_at"],
-                    "invalid_at": None, "citation": cites[0] if cites else None, "citations": cites,
+                    "uuid": r["uuid"],
+                    "fact": r["fact"],
+                    "rank": r["rank"],
+                    "score": score,
+                    "score_norm": r["rerank_score_norm"],
+                    "fused_score": first["fused_score"],
+                    "first_stage_rank": r["first_stage_rank"],
+                    "superseded": False,
+                    "valid_at": fact["valid_at"],
+                    "invalid_at": None,
+                    "citation": cites[0] if cites else None,
+                    "citations": cites,
                 }
-            )  # fmt: skip
+            )
         over = [
             f"{stage.replace('_', ' ')} took {stages[stage]:.0f} ms (budget {budget:.0f} ms)"
             for stage, budget in BUDGETS_MS.items()
             if stages.get(stage, 0.0) > budget
         ]
-        price = prices.get(model) if reranker == "voyage" else None
+        price = prices.get(model) if traits(reranker).priced else None
         payload = {
-            "query": rng.choice(corpus.queries), "group": rng.choices(*zip(*DEALS, strict=True))[0],
-            "num_candidates": n, "top_k": k, "reranker": reranker,
-            "reranker_model": model if reranker != "none" else "", "include_superseded": rng.random() < 0.1,
-            "as_of": None, "candidates": candidates, "reranked": reranked, "results": results,
+            "query": rng.choice(corpus.queries),
+            "group": rng.choices(*zip(*DEALS, strict=True))[0],
+            "num_candidates": n,
+            "top_k": k,
+            "reranker": reranker,
+            "reranker_model": model if reranker != "none" else "",
+            "include_superseded": rng.random() < 0.1,
+            "as_of": None,
+            "candidates": candidates,
+            "reranked": reranked,
+            "results": results,
             "timings": {
-                "stages_ms": stages, "rerank_tokens": tokens,
+                "stages_ms": stages,
+                "rerank_tokens": tokens,
                 "rerank_cost_usd": tokens * price / 1e6 if price is not None and tokens else None,
                 "over_budget": over,
             },
-            "rerank_used": reranked_used, "fallback_reason": fallback, "created_at": created,
-        }  # fmt: skip
+            "rerank_used": reranked_used,
+            "fallback_reason": fallback,
+            "created_at": created,
+        }
         source = rng.choices([s for s, _ in SOURCE_MIX], [w for _, w in SOURCE_MIX])[0]
         yield payload, source
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reliability checks (issue 10): bad input, faults, isolation, the admin gate and load, then the figures.
+# Reliability checks: bad input, faults, isolation, the admin gate and load, then the figures.
 #
 #   bash scripts/reliability.sh            (needs .venv with the test extras: bash scripts/setup.sh --test)
 #
@@ -47,13 +47,13 @@ import json, subprocess, sys
 out = sys.argv[1]
 subprocess.run([sys.executable, "-m", "pipeline", "seed-demo"], check=True, capture_output=True)
 done = subprocess.run(
-    [sys.executable, "-m", "pipeline", "load", "--group", "demo", "--sessions", "20", "--queries", "5", "--json"],
+    [sys.executable, "-m", "benchmarks", "load", "--group", "demo", "--sessions", "20", "--queries", "5", "--json"],
     capture_output=True, text=True,
 )
 if done.returncode != 0:
-    sys.exit(f"python -m pipeline load failed: {done.stderr.strip()}")
+    sys.exit(f"python -m benchmarks load failed: {done.stderr.strip()}")
 report = json.loads(done.stdout)
-report["via"] = "python -m pipeline load --group demo --sessions 20 --queries 5 --json"
+report["via"] = "python -m benchmarks load --group demo --sessions 20 --queries 5 --json"
 with open(out, "w") as f:
     json.dump(report, f, indent=2)
 print(json.dumps({k: v for k, v in report.items() if k != "error_samples"}))

@@ -30,10 +30,11 @@ from pipeline.corrections.records import (
     CorrectionRequest,
 )
 from pipeline.corrections.repo import get_correction, list_corrections
-from pipeline.corrections.validation import clean, validate
+from pipeline.corrections.validation import validate
 from pipeline.ingest.loading import EpisodeSpec
 from pipeline.lab import Lab
 from pipeline.store.db import utc_now
+from pipeline.text import one_line
 
 # the feature's public face (the dashboard and the tests import these from here)
 __all__ = [
@@ -59,11 +60,11 @@ def _lock(group_id: str) -> asyncio.Lock:
 
 async def correct_fact(lab: Lab, group_id: str, request: CorrectionRequest, actor: str) -> Correction:
     """Supersede a current fact with a corrected one; all of it or nothing, audited as `fact.correct`."""
-    if not clean(actor):
+    if not one_line(actor):
         raise CorrectionRefused("Corrections are audited: an admin name is required.")
     async with _lock(group_id):
         old, valid_at = await validate(lab, group_id, request)
-        statement = clean(request.statement)
+        statement = one_line(request.statement)
         correction_id = uuidlib.uuid4().hex
         now = datetime.now(UTC)
         label = CORRECTION_CHANNELS[request.channel]
@@ -75,7 +76,7 @@ async def correct_fact(lab: Lab, group_id: str, request: CorrectionRequest, acto
             valid_at=valid_at,
             doc_id=f"correction-{correction_id}",
             doc_name=f"{label} (correction) {valid_at.date()}",
-            author=clean(request.author),
+            author=one_line(request.author),
         )
         vector = (await lab.embedder.embed_documents([statement]))[0]
         plan = graph.plan_correction(old, spec, group_id, statement, vector, now)
@@ -98,7 +99,7 @@ async def correct_fact(lab: Lab, group_id: str, request: CorrectionRequest, acto
             author=spec.author,
             valid_at=valid_at.isoformat(),
             prior_props=plan.prior_props,
-            actor=clean(actor),
+            actor=one_line(actor),
             created_at=utc_now(),
             audit_id=0,
         )
@@ -111,7 +112,7 @@ async def correct_fact(lab: Lab, group_id: str, request: CorrectionRequest, acto
 
 async def undo_correction(lab: Lab, group_id: str, correction_id: str, actor: str) -> Correction:
     """Put the graph back exactly as it was before the correction; audited as `fact.undo_correct`."""
-    if not clean(actor):
+    if not one_line(actor):
         raise CorrectionRefused("Undo is audited: an admin name is required.")
     async with _lock(group_id):
         store = lab.store
@@ -142,7 +143,7 @@ async def undo_correction(lab: Lab, group_id: str, correction_id: str, actor: st
             await graph.restore_snapshot(lab, record, snap, applied)
             raise
         try:
-            return repo.write_undo(store, record, clean(actor))
+            return repo.write_undo(store, record, one_line(actor))
         except BaseException:
             await graph.restore_snapshot(lab, record, snap, applied)
             raise

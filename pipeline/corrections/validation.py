@@ -14,23 +14,19 @@ from pipeline.corrections.records import (
 )
 from pipeline.ingest.loading import parse_time
 from pipeline.lab import Lab
-
-
-def clean(text: str) -> str:
-    return " ".join(str(text or "").split())
+from pipeline.text import one_line
+from pipeline.utc import as_utc
 
 
 def _as_datetime(value: datetime | date) -> datetime:
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if isinstance(value, date):  # a datetime is a date too
+        return as_utc(value)
     raise CorrectionRefused("The date of the source is missing.")
 
 
 async def validate(lab: Lab, group_id: str, request: CorrectionRequest) -> tuple[dict[str, Any], datetime]:
     """The old fact and the new valid_at, or CorrectionRefused saying what to change."""
-    statement = clean(request.statement)
+    statement = one_line(request.statement)
     if not statement:
         raise CorrectionRefused("The corrected statement is empty: write the fact as it should read.")
     if len(statement) > MAX_STATEMENT_CHARS:
@@ -40,7 +36,7 @@ async def validate(lab: Lab, group_id: str, request: CorrectionRequest) -> tuple
             f"Source {request.channel!r} is not accepted: use a Q&A answer (qa_response) or an analyst note "
             "(analyst_chat)."
         )
-    if not clean(request.author):
+    if not one_line(request.author):
         raise CorrectionRefused("Say who gave the corrected answer or wrote the note.")
     valid_at = _as_datetime(request.valid_at)
     if valid_at > datetime.now(UTC):
@@ -60,6 +56,6 @@ async def validate(lab: Lab, group_id: str, request: CorrectionRequest) -> tuple
             f"The date {valid_at.date()} is before the fact became valid ({old_valid.date()}): "
             "a correction cannot end a fact before it began."
         )
-    if statement == clean(old["fact"]):
+    if statement == one_line(old["fact"]):
         raise CorrectionRefused("The corrected statement is the same as the current fact: nothing to correct.")
     return old, valid_at

@@ -27,10 +27,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.graph.backend import GraphBackend
+from pipeline.rerankers import RERANKERS, traits
 from pipeline.store.db import Store, utc_now
 
 # rerankers whose score for a fact does not depend on the other candidates (cross-encoders)
-POOL_INDEPENDENT = frozenset({"voyage"})
+POOL_INDEPENDENT = frozenset(name for name in RERANKERS if traits(name).pool_independent)
 
 
 def sha(text: str) -> str:

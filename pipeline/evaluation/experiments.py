@@ -26,6 +26,7 @@ from pipeline.evaluation.sweep import (
     SweepStats,
 )
 from pipeline.store.db import Store
+from pipeline.text import one_line
 
 MAX_NAME = 120
 
@@ -46,7 +47,7 @@ class ExperimentInfo:
 
 
 def _clean_name(name: str) -> str:
-    cleaned = " ".join(name.split())
+    cleaned = one_line(name)
     if not cleaned:
         raise InvalidInput("Give the experiment a name.")
     if len(cleaned) > MAX_NAME:

@@ -28,27 +28,34 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
-from types import SimpleNamespace
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import numpy as np
 from graphiti_core.edges import EntityEdge
-from graphiti_core.search.search_utils import get_embeddings_for_edges
 
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.evaluation import metrics as m
-from pipeline.evaluation.cache import POOL_INDEPENDENT, FirstStageCache, Pool, RerankCache, graph_fingerprint
+from pipeline.evaluation.cache import FirstStageCache, Pool, RerankCache, graph_fingerprint
 from pipeline.evaluation.judgments import EvalSet, load_eval_set
 from pipeline.evaluation.recommend import Recommendation, pareto_front, recommend
 from pipeline.evaluation.significance import paired_test
 from pipeline.lab import Lab
-from pipeline.rerankers import RERANKERS, LabReranker, RerankerFailed, make_reranker, reranker_choices
-from pipeline.rerankers.voyage import estimate_cost
+from pipeline.rerankers import (
+    RERANKERS,
+    LabReranker,
+    RerankerFailed,
+    estimate_cost,
+    has_key,
+    make_reranker,
+    reranker_choices,
+    traits,
+)
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import hybrid_search
+from pipeline.retrieval.rerank import rank_order, score_pool
 from pipeline.retrieval.retrieve import MAX_CANDIDATES, MAX_TOP_K
 from pipeline.timing import StageTimer
+from pipeline.utc import now_iso
 
 FIXED = ("ndcg@10", "recall@10", "mrr@10")  # on the top 10 of the reranked list, whatever k
 AT_K = ("ndcg", "recall", "precision", "hit")  # on the setting's top k: stored as "ndcg@k", ...
@@ -95,10 +102,16 @@ class SweepSpec:
         if not any(k <= n for n in self.candidates for k in self.top_ks):
             raise InvalidInput("Every top-k is larger than every candidate count: no setting to run.")
         return SweepSpec(
-            self.group_id, tuple(sorted(set(self.candidates))), tuple(sorted(set(self.top_ks))),
-            tuple(dict.fromkeys(self.rerankers)), self.judgments, self.split, self.limit_queries,
-            self.include_superseded, self.use_cache,
-        )  # fmt: skip
+            self.group_id,
+            tuple(sorted(set(self.candidates))),
+            tuple(sorted(set(self.top_ks))),
+            tuple(dict.fromkeys(self.rerankers)),
+            self.judgments,
+            self.split,
+            self.limit_queries,
+            self.include_superseded,
+            self.use_cache,
+        )
 
     def grid(self) -> list[tuple[str, int, int]]:
         """(reranker, N, k) of every setting asked for; k > N is skipped (k cannot exceed N)."""
@@ -203,17 +216,12 @@ class _Acc:
     model: str = ""
 
 
-def _rank(scores: Sequence[float]) -> list[int]:
-    """Indices, best first; ties keep first-stage order (as `retrieve()` does)."""
-    return sorted(range(len(scores)), key=lambda i: (-scores[i], i))
-
-
 def _check_available(lab: Lab, rerankers: Sequence[str]) -> None:
     """Refuse a reranker that cannot run at all (no API key); a failing one is tried, and its failures are
     counted per setting (`fallbacks`: first-stage order kept for that query)."""
     choices = {c.name: c for c in reranker_choices(lab.settings)}
     for name in rerankers:
-        if name == "voyage" and not lab.settings.voyage_api_key:
+        if not has_key(name, lab.settings):
             raise InvalidInput(f"Reranker {name!r} cannot run here: {choices[name].note}.")
 
 
@@ -256,6 +264,7 @@ async def run_sweep(
         vector: list[float] | None = None
         embed_ms = 0.0
         for depth in depths:
+            edges: tuple[EntityEdge, ...] | None = None  # the pool's edges when retrieved just now
             if cancel is not None and cancel.is_set():
                 raise SweepCancelled(f"Sweep cancelled after {done} of {total} queries; nothing was saved.")
             pool = pools_cache.get(depth, query.text) if spec.use_cache else None
@@ -268,8 +277,8 @@ async def run_sweep(
                 timer = StageTimer()
                 with timer.stage("search"):
                     first = await hybrid_search(driver, query.text, vector, spec.group_id, depth, search_filter, timer)
-                pool = Pool(tuple(e.uuid for e in first.edges), tuple(e.fact for e in first.edges),
-                            embed_ms + timer.ms["search"])  # fmt: skip
+                edges = first.edges
+                pool = Pool(tuple(e.uuid for e in edges), tuple(e.fact for e in edges), embed_ms + timer.ms["search"])
                 pools_cache.put(depth, query.text, pool)
                 retrieved += 1
             else:
@@ -279,12 +288,12 @@ async def run_sweep(
                 ranker = rankers[name]
                 order, rerank_ms = list(range(len(pool.uuids))), 0.0
                 if ranker is not None and pool.uuids:
-                    outcome = await _scores(lab, driver, ranker, models[name], query.text, pool, scores_cache, spec)
+                    outcome = await _scores(driver, ranker, models[name], query.text, pool, edges, scores_cache, spec)
                     if outcome is None:
                         slot.fallbacks += 1
                     else:
                         scores, rerank_ms, tokens, was_cached = outcome
-                        order = _rank(scores)
+                        order = rank_order(scores)
                         slot.tokens += tokens
                         cached_scores += was_cached
                         calls += not was_cached
@@ -305,7 +314,7 @@ async def run_sweep(
     return SweepResult(
         spec=spec,
         eval_set=chosen.summary(),
-        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        created_at=now_iso(),
         settings=tuple(settings),
         rows=tuple(rows),
         queries={q.id: (q.text, q.type) for q in chosen.queries},
@@ -316,7 +325,14 @@ async def run_sweep(
 
 
 async def _scores(
-    lab: Lab, driver: Any, ranker: LabReranker, model: str, query: str, pool: Pool, cache: RerankCache, spec: SweepSpec
+    driver: Any,
+    ranker: LabReranker,
+    model: str,
+    query: str,
+    pool: Pool,
+    edges: Sequence[EntityEdge] | None,
+    cache: RerankCache,
+    spec: SweepSpec,
 ) -> tuple[list[float], float, float, bool] | None:
     """(scores, rerank ms, tokens, from cache) for the pool, or None when the reranker failed."""
     hits = cache.lookup(ranker.name, model, query, pool) if spec.use_cache else {}
@@ -324,18 +340,12 @@ async def _scores(
         rows = [hits[u] for u in pool.uuids]
         return [r[0] for r in rows], sum(r[1] for r in rows), sum(r[2] for r in rows), True
     # a cross-encoder is sent only the facts it has not scored; a pool-dependent re-scorer the whole pool
-    send = [i for i, u in enumerate(pool.uuids) if u not in hits] if ranker.name in POOL_INDEPENDENT else None
+    send = [i for i, u in enumerate(pool.uuids) if u not in hits] if traits(ranker.name).pool_independent else None
     part = pool if send is None else Pool(tuple(pool.uuids[i] for i in send), tuple(pool.facts[i] for i in send), 0)
     timer = StageTimer()
     try:
         with timer.stage("rerank"):
-            vectors = None
-            if ranker.uses_vectors:
-                edges = cast(list[EntityEdge], [SimpleNamespace(uuid=u) for u in part.uuids])
-                stored = await get_embeddings_for_edges(driver, edges)
-                if all(u in stored for u in part.uuids):
-                    vectors = [stored[u] for u in part.uuids]
-            outcome = await ranker.score(query, list(part.facts), vectors)
+            outcome = await score_pool(driver, ranker, query, part.uuids, part.facts, edges if send is None else None)
     except RerankerFailed:
         return None
     cache.put(ranker.name, model, query, part, outcome.scores, timer.ms["rerank"], outcome.tokens)
@@ -368,8 +378,8 @@ def _score(
             mine = {name: row[name] for name in FIXED}
             mine.update({f"{kind}@k": row[f"{kind}@{k}"] for kind in AT_K})
             per_query[qid] = mine
-            rows.append(QueryRow(setting_key(r, n, k), qid, mine, acc[(r, n)].latency[qid],
-                                 tuple(acc[(r, n)].rankings[qid][:keep])))  # fmt: skip
+            ranking = tuple(acc[(r, n)].rankings[qid][:keep])
+            rows.append(QueryRow(setting_key(r, n, k), qid, mine, acc[(r, n)].latency[qid], ranking))
         per_setting[(r, n, k)] = per_query
 
     base = per_setting[BASELINE]
@@ -388,18 +398,26 @@ def _score(
                 [base[q][SIGNIFICANCE_METRIC] for q in order], [per_query[q][SIGNIFICANCE_METRIC] for q in order]
             )
         tokens = round(slot.tokens)
+        # no tokens: free, unless the reranker is priced (then its cost is unknown)
+        cost = estimate_cost(tokens, slot.model, lab.settings) if tokens else (None if traits(r).priced else 0.0)
         results.append(
             SettingResult(
-                reranker=r, candidates=n, top_k=k, reranker_model=slot.model, in_grid=(r, n, k) in grid,
+                reranker=r,
+                candidates=n,
+                top_k=k,
+                reranker_model=slot.model,
+                in_grid=(r, n, k) in grid,
                 metrics=m.mean(per_query.values(), METRIC_NAMES),
                 by_type={t: m.mean(v, METRIC_NAMES) for t, v in sorted(by_type.items())},
-                p50_ms=float(np.percentile(latencies, 50)), p95_ms=float(np.percentile(latencies, 95)),
-                tokens=tokens, cost_usd=estimate_cost(tokens, slot.model, lab.settings) if tokens else (
-                    0.0 if r != "voyage" else None),
+                p50_ms=float(np.percentile(latencies, 50)),
+                p95_ms=float(np.percentile(latencies, 95)),
+                tokens=tokens,
+                cost_usd=cost,
                 fallbacks=slot.fallbacks,
-                p_value=test.p_randomization if test else None, p_ttest=test.p_ttest if test else None,
+                p_value=test.p_randomization if test else None,
+                p_ttest=test.p_ttest if test else None,
             )
-        )  # fmt: skip
+        )
     return results, rows
 
 

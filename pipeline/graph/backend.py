@@ -21,6 +21,7 @@ from pipeline.graph.dialects import GraphQueries, queries_for
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
 from pipeline.graph.graphiti_compat import skip_index_creation
 from pipeline.settings import Settings
+from pipeline.text import clip, one_line
 
 
 @dataclass
@@ -104,8 +105,7 @@ async def _close_quietly(driver: GraphDriver) -> None:
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, asyncio.TimeoutError):
         return "no answer (timed out)"
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= 240 else text[:237] + "..."
+    return clip(one_line(exc) or type(exc).__name__, 240, "...")
 
 
 async def connect(settings: Settings) -> GraphBackend:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from pipeline.embedders.base import EmbedderInfo
 from pipeline.errors import EmbedderMismatch, InvalidInput, UnknownDeal
 from pipeline.graph.backend import GraphBackend
+from pipeline.utc import now_iso as now_iso  # re-exported: deals are stamped with it
 
 GROUP_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # graphiti's own rule, with a length cap
 
@@ -95,7 +95,3 @@ async def require_deal(
 
 async def deal_counts(backend: GraphBackend, group_id: str) -> DealCounts:
     return DealCounts(**await backend.cypher.deal_counts(group_id))
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.history.runs import STAGES, ModelUsage, RunFilter, model_usage, stage_rows
+from pipeline.rerankers import traits
 from pipeline.retrieval.records import BUDGETS_MS
 from pipeline.store.db import Store
 
@@ -45,7 +46,7 @@ class TimingTable:
 
 def reranker_label(reranker: str, model: str) -> str:
     """'voyage · rerank-2.5' for hosted models; the plain name otherwise (the local model id is long)."""
-    return f"{reranker} · {model}" if reranker == "voyage" and model else reranker
+    return f"{reranker} · {model}" if traits(reranker).hosted and model else reranker
 
 
 def timing_table(rows: Sequence[tuple], stages: Sequence[str] = STAGES) -> TimingTable:

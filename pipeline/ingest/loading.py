@@ -20,6 +20,7 @@ from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 
 from pipeline.embedders.base import LabEmbedder
 from pipeline.graph.backend import GraphBackend
+from pipeline.utc import parse_time as parse_time  # re-exported: the loaders read dates with it
 
 NAMESPACE = uuid.UUID("6f1c0a52-1b8e-4c1e-9a55-2f1f2e6b7d10")
 CHANNEL_CONFIDENCE = {"document": 0.85, "qa_response": 0.95, "analyst_chat": 0.90}
@@ -30,13 +31,6 @@ Progress = Callable[[int, int], None]  # (done, total)
 
 def stable_uuid(group_id: str, kind: str, key: str) -> str:
     return str(uuid.uuid5(NAMESPACE, f"{group_id}:{kind}:{key}"))
-
-
-def parse_time(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)

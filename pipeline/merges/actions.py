@@ -23,6 +23,7 @@ from pipeline.merges.records import FactMove, MergeRecord, apply_merge, read_mer
 from pipeline.merges.repo import Rejection
 from pipeline.merges.scoring import PairSignals, score_pair
 from pipeline.store.db import utc_now
+from pipeline.text import one_line
 
 
 class MergeRefused(InvalidInput):
@@ -41,7 +42,7 @@ def _lock() -> asyncio.Lock:
 
 
 def _actor(actor: str | None) -> str:
-    name = " ".join((actor or "").split())
+    name = one_line(actor)
     if not name:
         raise MergeRefused("Admin actions need the admin's name (it is kept in the audit log).")
     return name

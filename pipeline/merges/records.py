@@ -17,6 +17,7 @@ from typing import Any
 
 from pipeline.graph.backend import GraphBackend
 from pipeline.lab import Lab
+from pipeline.text import one_line
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ class MergeView:
     facts: tuple[BroughtFact, ...]
 
     def matches(self, text: str) -> bool:
-        needle = " ".join(text.lower().split())
+        needle = one_line(text.lower())
         if not needle:
             return True
         r = self.record

@@ -1,8 +1,10 @@
-"""The rerankers a user can pick, and whether each can run here.
+"""The rerankers a user can pick, what each one is (its traits), and whether each can run here.
 
 - `none`: first-stage (RRF) order, no reranking.
 - `local`: offline re-scorer, works without network (not a cross-encoder; see local.py).
 - `voyage`: Voyage's hosted cross-encoder (`rerank-2.5` by default), needs VOYAGE_API_KEY.
+
+The rest of the pipeline (and the dashboard) asks `traits(name)` instead of comparing names.
 """
 
 from __future__ import annotations
@@ -19,10 +21,52 @@ __all__ = [
     "RerankOutcome",
     "RerankerChoice",
     "RerankerFailed",
+    "RerankerTraits",
+    "estimate_cost",
+    "has_key",
+    "make_reranker",
     "reranker_choices",
+    "traits",
 ]
 
-RERANKERS = ("none", "local", "voyage")
+
+@dataclass(frozen=True)
+class RerankerTraits:
+    hosted: bool = False  # runs on someone else's servers: the candidates leave this machine
+    priced: bool = False  # billed per token (cost from `settings.rerank_prices_per_mtok`)
+    uses_vectors: bool = False  # re-scores with the candidates' stored fact embeddings
+    pool_independent: bool = False  # a fact's score ignores the other candidates (a cross-encoder)
+    key_env: str | None = None  # the environment variable holding its API key, when it needs one
+    key_setting: str | None = None  # the `Settings` field that variable fills
+
+
+TRAITS: dict[str, RerankerTraits] = {
+    "none": RerankerTraits(),
+    "local": RerankerTraits(uses_vectors=True),
+    "voyage": RerankerTraits(
+        hosted=True, priced=True, pool_independent=True, key_env="VOYAGE_API_KEY", key_setting="voyage_api_key"
+    ),
+}
+RERANKERS = tuple(TRAITS)
+_UNKNOWN = RerankerTraits()  # a name not in the registry (a stored run of a test reranker): nothing special
+
+
+def traits(name: str) -> RerankerTraits:
+    return TRAITS.get(name, _UNKNOWN)
+
+
+def has_key(name: str, settings: Settings) -> bool:
+    """True when the reranker needs no key, or its key is set."""
+    field = traits(name).key_setting
+    return field is None or bool(getattr(settings, field))
+
+
+def estimate_cost(tokens: int, model: str, settings: Settings) -> float | None:
+    """Dollars for `tokens` reranked with `model`; None when the model's price is not in the settings."""
+    price = settings.rerank_prices_per_mtok.get(model)
+    if price is None:
+        return None
+    return tokens * price / 1_000_000
 
 
 @dataclass(frozen=True)
@@ -36,20 +80,18 @@ class RerankerChoice:
 def reranker_choices(settings: Settings) -> list[RerankerChoice]:
     from pipeline.rerankers.voyage import LAST_FAILURE
 
+    voyage = traits("voyage")
+    keyed = has_key("voyage", settings)
     voyage_note = (
-        f"Voyage {settings.rerank_model} (hosted cross-encoder)"
-        if settings.voyage_api_key
-        else "no API key (set VOYAGE_API_KEY)"
+        f"Voyage {settings.rerank_model} (hosted cross-encoder)" if keyed else f"no API key (set {voyage.key_env})"
     )
     failure = LAST_FAILURE.get(settings.rerank_model)
-    if settings.voyage_api_key and failure:
+    if keyed and failure:
         voyage_note = f"unreachable or failing: {failure}"
     return [
         RerankerChoice("none", "No reranking (first-stage order)", True, "RRF fusion of BM25, cosine and BFS"),
         RerankerChoice("local", "Local re-scorer (offline)", True, "bi-encoder + BM25 re-score, not a cross-encoder"),
-        RerankerChoice(
-            "voyage", f"Voyage {settings.rerank_model}", bool(settings.voyage_api_key) and not failure, voyage_note
-        ),
+        RerankerChoice("voyage", f"Voyage {settings.rerank_model}", keyed and not failure, voyage_note),
     ]
 
 

@@ -31,7 +31,13 @@ class LabReranker(CrossEncoderClient):
     name: str  # the id users pick: "none", "local", "voyage", ...
     label: str  # short display name that says plainly what it is
     description: str  # one or two sentences for the UI
-    uses_vectors: bool = False  # True: the pipeline passes the candidates' stored fact embeddings
+
+    @property
+    def uses_vectors(self) -> bool:
+        """True: the pipeline passes the candidates' stored fact embeddings (a trait in the registry)."""
+        from pipeline.rerankers import traits
+
+        return traits(self.name).uses_vectors
 
     @abstractmethod
     async def score(

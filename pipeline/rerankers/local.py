@@ -108,7 +108,6 @@ class LocalReranker(LabReranker):
         "Offline re-scoring of the candidates: cosine from the local MiniLM embeddings fused with BM25 over "
         "the candidate set. Fast and free, but not a cross-encoder: it reads query and passage separately."
     )
-    uses_vectors = True
 
     def __init__(self, embedder: LocalMiniLMEmbedder | None = None, weight: float = COSINE_WEIGHT) -> None:
         self._embedder = embedder

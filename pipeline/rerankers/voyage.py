@@ -29,6 +29,7 @@ from tenacity import (
 from pipeline.embedders.voyage import voyage_client
 from pipeline.rerankers.base import LabReranker, RerankerFailed, RerankOutcome
 from pipeline.settings import Settings
+from pipeline.text import one_line
 
 log = logging.getLogger(__name__)
 
@@ -38,14 +39,7 @@ LAST_FAILURE: dict[str, str] = {}
 BACKOFF_INITIAL_S = 0.2
 BACKOFF_MAX_S = 2.0
 BACKOFF_JITTER_S = 0.05
-
-
-def estimate_cost(tokens: int, model: str, settings: Settings) -> float | None:
-    """Dollars for `tokens` reranked with `model`; None when the model's price is not in the settings."""
-    price = settings.rerank_prices_per_mtok.get(model)
-    if price is None:
-        return None
-    return tokens * price / 1_000_000
+REASON_CHARS = 160  # a failure reason is one line of the page's banner
 
 
 _TRANSIENT = (
@@ -103,11 +97,6 @@ def _unreachable_reason(exc: BaseException) -> str:
     if isinstance(os_error, OSError) and os_error.strerror:
         return os_error.strerror.lower()
     return type(cause).__name__ if cause is not None else "connection failed"
-
-
-def _one_line(text: object, limit: int = 160) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 class VoyageReranker(LabReranker):
@@ -190,7 +179,7 @@ class VoyageReranker(LabReranker):
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
         wait = state.next_action.sleep if state.next_action else 0.0
-        log.info("%s: retry %d in %.2f s after %s", self._who, state.attempt_number, wait, _one_line(exc, 80))
+        log.info("%s: retry %d in %.2f s after %s", self._who, state.attempt_number, wait, one_line(exc, 80))
 
     @staticmethod
     def _retried(attempts: list[BaseException | None]) -> str:
@@ -213,14 +202,14 @@ class VoyageReranker(LabReranker):
         if isinstance(exc, voyage_error.APIConnectionError):
             return f"unreachable ({_unreachable_reason(exc)})"
         if isinstance(exc, voyage_error.InvalidRequestError | voyage_error.MalformedRequestError):
-            return f"request rejected ({status}): {_one_line(exc.user_message)}"
+            return f"request rejected ({status}): {one_line(str(exc.user_message), REASON_CHARS)}"
         if isinstance(exc, voyage_error.APIError) and status is not None and status >= 500:
             return f"server error {status}{after}"
         if isinstance(exc, voyage_error.APIError) and status is not None and 200 <= status < 300:
             return "malformed response"
         if status is not None:
             return f"unexpected response (HTTP {status})"
-        return _one_line(exc.user_message or type(exc).__name__)
+        return one_line(exc.user_message or type(exc).__name__, REASON_CHARS)
 
     def _align(self, result: Any, n: int) -> tuple[float, ...]:
         """Scores back in input order; every passage must have come back exactly once."""

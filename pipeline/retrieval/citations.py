@@ -12,6 +12,7 @@ from typing import Any
 
 from pipeline.graph.backend import GraphBackend
 from pipeline.ingest.loading import CHANNEL_CONFIDENCE
+from pipeline.text import clip
 
 WORD = re.compile(r"[A-Za-z0-9$%.,]+")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -48,7 +49,7 @@ def best_snippet(fact: str, content: str) -> str:
     fact_words = {w.lower().strip(".,") for w in WORD.findall(fact)}
     sentences = [s.strip() for s in SENTENCE_END.split(content) if s.strip()] or [content]
     best = max(sentences, key=lambda s: len(fact_words & {w.lower().strip(".,") for w in WORD.findall(s)}))
-    return best if len(best) <= SNIPPET_CHARS else best[: SNIPPET_CHARS - 1] + "…"
+    return clip(best, SNIPPET_CHARS)
 
 
 def citation_fields(props: dict[str, Any]) -> dict[str, Any]:

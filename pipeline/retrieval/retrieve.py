@@ -10,15 +10,13 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 
 from graphiti_core.edges import EntityEdge
-from graphiti_core.search.search_utils import get_embeddings_for_edges
 
 from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
-from pipeline.rerankers import RerankerFailed, make_reranker
-from pipeline.rerankers.voyage import estimate_cost
+from pipeline.rerankers import RerankerFailed, estimate_cost, make_reranker
 from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import hybrid_search
@@ -33,7 +31,10 @@ from pipeline.retrieval.records import (
     Timings,
     iso,
 )
+from pipeline.retrieval.rerank import normalise, rank_order, score_pool
+from pipeline.text import printable_line
 from pipeline.timing import StageTimer
+from pipeline.utc import as_utc, now_iso
 
 MAX_QUERY_CHARS = 2000
 MAX_CANDIDATES = 200
@@ -44,7 +45,7 @@ def validate_request(query: str, num_candidates: int, top_k: int) -> str:
     """The cleaned query, or InvalidInput saying what to change."""
     if not isinstance(query, str):
         raise InvalidInput("The query must be text.")
-    cleaned = " ".join("".join(ch if ch.isprintable() else " " for ch in query).split())
+    cleaned = printable_line(query)
     if not cleaned:
         raise InvalidInput("The query is empty: type a question or a few keywords.")
     if len(cleaned) > MAX_QUERY_CHARS:
@@ -75,11 +76,6 @@ def _candidate(edge: EntityEdge, fused: float, rank: int, method_ranks: dict[str
     )
 
 
-def _normalise(scores: list[float]) -> list[float]:
-    low, high = min(scores), max(scores)
-    return [1.0 if high == low else (s - low) / (high - low) for s in scores]
-
-
 async def retrieve(
     lab: Lab,
     query: str,
@@ -94,10 +90,9 @@ async def retrieve(
     query = validate_request(query, num_candidates, top_k)
     ranker = make_reranker(reranker, lab.settings, reranker_model)
     await lab.deal(group_id)
-    if as_of is not None and as_of.tzinfo is None:
-        as_of = as_of.replace(tzinfo=UTC)
+    as_of = as_utc(as_of) if as_of is not None else None
     started = time.perf_counter()
-    created_at = datetime.now(UTC).isoformat(timespec="seconds")
+    created_at = now_iso()
     timer = StageTimer()
     driver = lab.backend.driver(group_id)
 
@@ -118,18 +113,14 @@ async def retrieve(
         model = getattr(ranker, "model", "") or ranker.name
         with timer.stage("rerank"):
             try:
-                vectors = None
-                if ranker.uses_vectors:  # search results carry no embeddings; one query loads them
-                    stored = await get_embeddings_for_edges(driver, list(first.edges))
-                    if all(c.uuid in stored for c in candidates):
-                        vectors = [stored[c.uuid] for c in candidates]
-                outcome = await ranker.score(query, [c.fact for c in candidates], vectors)
+                uuids, facts = [c.uuid for c in candidates], [c.fact for c in candidates]
+                outcome = await score_pool(driver, ranker, query, uuids, facts, first.edges)
                 scores, tokens, model = list(outcome.scores), outcome.tokens, outcome.model or model
             except RerankerFailed as exc:
                 fallback = str(exc)
     if scores is not None:
-        order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
-        norm = _normalise(scores)
+        order = rank_order(scores)
+        norm = normalise(scores)
         reranked = tuple(
             RankedCandidate(candidates[i], rank, scores[i], norm[i]) for rank, i in enumerate(order, start=1)
         )

@@ -18,7 +18,6 @@ import random
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from pipeline.errors import InvalidInput
@@ -38,6 +37,8 @@ from pipeline.spotcheck.sampling import (
 )
 from pipeline.store.db import Store, utc_now
 from pipeline.temporal.timeline import load_facts, supersession_links
+from pipeline.text import printable_line
+from pipeline.utc import now_iso
 
 MAX_NAME = 120
 DEFAULT_TOP_K = 3
@@ -112,7 +113,7 @@ def clean_name(text: str, what: str, limit: int = MAX_NAME) -> str:
     """Printable, single-spaced, non-empty, at most `limit` characters."""
     if not isinstance(text, str):
         raise InvalidInput(f"The {what} must be text.")
-    cleaned = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+    cleaned = printable_line(text)
     if not cleaned:
         raise InvalidInput(f"The {what} is empty.")
     if len(cleaned) > limit:
@@ -191,7 +192,7 @@ async def fact_drafts(lab: Lab, group_id: str) -> list[ItemDraft]:
     facts = await load_facts(lab, group_id)
     related = {u for link in supersession_links(facts) for u in (link.old, link.new)}
     episodes = await fetch_episodes(lab.backend, group_id, (u for f in facts for u in f.episodes))
-    now = datetime.now(UTC).isoformat(timespec="seconds")
+    now = now_iso()
     drafts: list[ItemDraft] = []
     for fact in facts:
         citations = [

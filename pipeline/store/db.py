@@ -12,17 +12,18 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from pipeline.utc import now_iso
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 DB_NAME = "retrieval_lab.sqlite3"
 
 
 def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    return now_iso("milliseconds")
 
 
 @dataclass(frozen=True)

@@ -17,24 +17,16 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pipeline.errors import InvalidInput
-from pipeline.ingest.loading import parse_time
 from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
 from pipeline.retrieval.citations import citation_fields, fetch_episodes
 from pipeline.retrieval.retrieve import retrieve
+from pipeline.utc import as_utc, to_utc
 
 SelectionKind = Literal["entity", "relation", "query"]
 DiffStatus = Literal["unchanged", "superseded", "new"]
 QUERY_TOP_K = 20  # facts a topic query puts on the timeline (before whole chains are added)
 QUERY_CANDIDATES = 50
-
-
-def _time(value: Any) -> datetime | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    return parse_time(str(value))
 
 
 @dataclass(frozen=True)
@@ -183,9 +175,9 @@ def _citation_line(props: dict[str, Any]) -> str:
 
 def _fact_row(row: dict[str, Any], episodes: dict[str, dict[str, Any]]) -> FactRow:
     own = [(u, episodes[u]) for u in row.get("episodes") or () if u in episodes]
-    dated = sorted(own, key=lambda pair: _time(pair[1].get("valid_at")) or datetime.min.replace(tzinfo=UTC))
+    dated = sorted(own, key=lambda pair: to_utc(pair[1].get("valid_at")) or datetime.min.replace(tzinfo=UTC))
     latest = dated[-1][1] if dated else {}
-    first_at = _time(dated[0][1].get("valid_at")) if dated else None
+    first_at = to_utc(dated[0][1].get("valid_at")) if dated else None
     return FactRow(
         uuid=row["uuid"],
         fact=row.get("fact") or "",
@@ -195,10 +187,10 @@ def _fact_row(row: dict[str, Any], episodes: dict[str, dict[str, Any]]) -> FactR
         target_uuid=row["target_uuid"],
         target_name=row.get("target_name") or "",
         episodes=tuple(row.get("episodes") or ()),
-        valid_at=_time(row.get("valid_at")),
-        invalid_at=_time(row.get("invalid_at")),
-        expired_at=_time(row.get("expired_at")),
-        created_at=_time(row.get("created_at")),
+        valid_at=to_utc(row.get("valid_at")),
+        invalid_at=to_utc(row.get("invalid_at")),
+        expired_at=to_utc(row.get("expired_at")),
+        created_at=to_utc(row.get("created_at")),
         supersedes=row.get("supersedes") or None,
         superseded_by=row.get("superseded_by") or None,
         channel=citation_fields(latest)["channel"] if latest else "document",
@@ -355,7 +347,7 @@ async def as_of(lab: Lab, group_id: str, selection: Selection, when: datetime) -
     classifies every fact true then or now by its own dates, so ranking noise cannot fake a change.
     """
     await lab.deal(group_id)
-    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    when = as_utc(when)
     facts = await load_facts(lab, group_id)
     by_uuid = {f.uuid: f for f in facts}
     links = supersession_links(facts)

@@ -14,8 +14,9 @@ from collections.abc import Iterator
 import pytest
 
 from pipeline.embedders.voyage import VoyageEmbedder
+from pipeline.rerankers import estimate_cost
 from pipeline.rerankers.base import RerankerFailed
-from pipeline.rerankers.voyage import VoyageReranker, estimate_cost
+from pipeline.rerankers.voyage import VoyageReranker
 from pipeline.settings import Settings
 from tests.support.fakes.voyage_server import FakeVoyageServer, expected_embedding
 

@@ -11,15 +11,35 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline.cli import parse_int_list
+from pipeline.cli.common import parse_int_list
 from pipeline.lab import Lab
+from pipeline.utc import utc_now
 
 
-async def eval_command(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    ev = sub.add_parser("eval", help="sweep candidates x top-k x reranker over the judged queries; save an experiment")
+    ev.add_argument("--group", default="demo")
+    ev.add_argument("--candidates", dest="candidates_list", default="10,25,50,100", help="N values, e.g. 10,25,50")
+    ev.add_argument("--top-k", dest="top_k_list", default="3,5,10", help="k values, e.g. 5,10")
+    ev.add_argument("--reranker", dest="reranker_list", default="none,local", help="e.g. none,local,voyage")
+    ev.add_argument("--judgments", default="labelled", help="judgments source (default: the labelled query set)")
+    ev.add_argument("--split", default=None, help="only the queries of this split (e.g. test)")
+    ev.add_argument("--limit-queries", type=int, default=None, help="only the first N judged queries")
+    ev.add_argument("--include-superseded", action="store_true")
+    ev.add_argument("--name", default=None, help="experiment name (default: deal and time)")
+    ev.add_argument("--no-save", action="store_true", help="do not save the experiment")
+    ev.add_argument("--no-cache", action="store_true", help="recompute first stage and reranker scores")
+    ev.add_argument("--timing", action="store_true", help="time a cold sweep (caches bypassed), then a repeated one")
+    ev.add_argument("--export-csv", default=None, metavar="PATH", help="write the metric table as CSV")
+    ev.add_argument("--export-json", default=None, metavar="PATH", help="write the whole experiment as JSON")
+    ev.set_defaults(run=run)
+    return ev
+
+
+async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from tqdm import tqdm
 
     from pipeline.evaluation.experiments import render_table, save_experiment, settings_table, to_csv, to_json
@@ -59,7 +79,7 @@ async def eval_command(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         started = time.perf_counter()
         await sweep(True, "repeated sweep")
         timing["repeated_s"] = round(time.perf_counter() - started, 2)
-    name = args.name or f"{args.group} {datetime.now(UTC).strftime('%Y-%m-%d %H:%M:%S')}"
+    name = args.name or f"{args.group} {utc_now().strftime('%Y-%m-%d %H:%M:%S')}"
     exp_id = None if args.no_save else save_experiment(lab.store, result, name)
     if args.export_csv:
         Path(args.export_csv).write_text(to_csv(result), encoding="utf-8")
@@ -87,23 +107,3 @@ async def eval_command(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         "stats": result.stats.__dict__,
         "timing": timing,
     }
-
-
-def add_eval_parser(sub: Any) -> argparse.ArgumentParser:
-    ev = sub.add_parser("eval", help="sweep candidates x top-k x reranker over the judged queries; save an experiment")
-    ev.add_argument("--group", default="demo")
-    ev.add_argument("--candidates", dest="candidates_list", default="10,25,50,100", help="N values, e.g. 10,25,50")
-    ev.add_argument("--top-k", dest="top_k_list", default="3,5,10", help="k values, e.g. 5,10")
-    ev.add_argument("--reranker", dest="reranker_list", default="none,local", help="e.g. none,local,voyage")
-    ev.add_argument("--judgments", default="labelled", help="judgments source (default: the labelled query set)")
-    ev.add_argument("--split", default=None, help="only the queries of this split (e.g. test)")
-    ev.add_argument("--limit-queries", type=int, default=None, help="only the first N judged queries")
-    ev.add_argument("--include-superseded", action="store_true")
-    ev.add_argument("--name", default=None, help="experiment name (default: deal and time)")
-    ev.add_argument("--no-save", action="store_true", help="do not save the experiment")
-    ev.add_argument("--no-cache", action="store_true", help="recompute first stage and reranker scores")
-    ev.add_argument("--timing", action="store_true", help="time a cold sweep (caches bypassed), then a repeated one")
-    ev.add_argument("--export-csv", default=None, metavar="PATH", help="write the metric table as CSV")
-    ev.add_argument("--export-json", default=None, metavar="PATH", help="write the whole experiment as JSON")
-    ev.set_defaults(run=eval_command)
-    return ev

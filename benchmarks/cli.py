@@ -1,0 +1,152 @@
+"""`python -m benchmarks ...`: the pipeline's latency and load benchmarks, outside the product.
+
+    python -m benchmarks bench --group demo           per-stage p50/p95 beside stock graphiti search_()
+    python -m benchmarks load --group demo --sessions 20 --queries 5
+    python -m benchmarks latency-page --runs 10000    the Latency page over a throwaway store of synthetic runs
+    python -m benchmarks compare-page                 server time of a query on the Compare page
+
+Errors meant for the user print one line and exit 2, as `python -m pipeline` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pipeline.cli.common import add_json_flag, parse_int_list, run
+from pipeline.errors import InvalidInput, RetrievalLabError
+from pipeline.lab import Lab
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def _bench(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.bench import bench, render_bench
+
+    depths = parse_int_list(args.candidates_list, "--candidates")
+    rows = await bench(lab, args.group, depths, args.top_k, args.reranker, args.limit_queries)
+    if not args.json:
+        print(render_bench(rows, args.reranker))
+    return {"group": args.group, "reranker": args.reranker, "rows": [row.__dict__ for row in rows]}
+
+
+async def _load(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.load import load_test
+
+    report = await load_test(
+        lab, args.group, args.sessions, args.queries, args.reranker, args.candidates, args.top_k, args.time_limit
+    )
+    if not args.json:
+        print(
+            f"{report.sessions} concurrent sessions, {report.queries} queries in {report.wall_s:.1f} s "
+            f"({report.throughput_qps:.1f}/s): {report.errors} errors; latency p50 {report.p50_ms:.0f} ms, "
+            f"p95 {report.p95_ms:.0f} ms, max {report.max_ms:.0f} ms"
+        )
+        for sample in report.error_samples:
+            print(f"  error: {sample}")
+    return report.__dict__
+
+
+def _latency_page(args: argparse.Namespace) -> dict[str, Any]:
+    """Fill a throwaway store with synthetic runs, then time the Latency page against it (no Lab needed)."""
+    from benchmarks.synthetic_runs import fill_store
+    from pipeline.store.db import open_store
+
+    if not 1 <= args.runs <= 1_000_000:
+        raise InvalidInput(f"--runs must be between 1 and 1,000,000; got {args.runs}.")
+    with tempfile.TemporaryDirectory(prefix="retrieval-lab-latency-bench-") as tmp:
+        data_dir = Path(tmp)
+        filled = fill_store(open_store(data_dir), args.runs, args.seed)
+        print(
+            f"filled a throwaway store with {filled.runs:,} synthetic runs in {filled.seconds:.1f} s "
+            f"({filled.bytes / 1e6:,.0f} MB)",
+            file=sys.stderr,
+        )
+        env = {**os.environ, "RETRIEVAL_LAB_DATA_DIR": str(data_dir), "RETRIEVAL_LAB_EMBEDDER": "local"}
+        # its own process: the settings (and the page's backend) must see the throwaway data directory
+        done = subprocess.run(
+            [sys.executable, "-m", "benchmarks.latency_page", "--repeat", str(args.repeat)],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RetrievalLabError(f"the page benchmark failed: {done.stderr.strip().splitlines()[-1:]}")
+        result = {
+            "runs": filled.runs,
+            "fill_s": round(filled.seconds, 2),
+            "store_mb": round(filled.bytes / 1e6),
+            **json.loads(done.stdout.strip().splitlines()[-1]),
+        }
+    if not args.json:
+        print(
+            f"Latency page over {result['runs']:,} runs (all deals, rerankers and dates: the widest filter)\n"
+            f"  data loading + aggregates + figures (latency_data(), median of {args.repeat}): "
+            f"{result['functions_ms_median']:.0f} ms\n"
+            f"  whole page in AppTest, warm reruns (median of {args.repeat}):              "
+            f"{result['apptest_ms_median']:.0f} ms\n"
+            f"  whole page in AppTest, first run of the page (imports):        {result['apptest_cold_ms']:.0f} ms\n"
+            f"  budget: 1000 ms of server time -> {'PASS' if result['apptest_ms_median'] < 1000 else 'FAIL'}"
+        )
+    return result
+
+
+def _compare_page(args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.compare_page import time_compare_page
+
+    result = time_compare_page(args.queries, args.reranker)
+    if not args.json:
+        print(json.dumps(result))
+    return result
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    bench = sub.add_parser("bench", help="per-stage p50/p95 over the labelled queries, beside stock search_()")
+    bench.add_argument("--group", default="demo")
+    bench.add_argument("--candidates", dest="candidates_list", default="10,25,50,100")
+    bench.add_argument("--top-k", type=int, default=10)
+    bench.add_argument("--reranker", default="local")
+    bench.add_argument("--limit-queries", type=int, default=None, help="use only the first N queries")
+    bench.set_defaults(run=_bench)
+
+    load = sub.add_parser("load", help="concurrent sessions querying one backend (loopback only, bounded)")
+    load.add_argument("--group", default="demo")
+    load.add_argument("--sessions", type=int, default=20)
+    load.add_argument("--queries", type=int, default=5, help="queries per session, run one after another")
+    load.add_argument("--reranker", default="local")
+    load.add_argument("--candidates", type=int, default=None)
+    load.add_argument("--top-k", type=int, default=None)
+    load.add_argument("--time-limit", type=float, default=120.0, help="seconds; sessions stop starting queries then")
+    load.set_defaults(run=_load)
+
+    page = sub.add_parser("latency-page", help="time the Latency page over a throwaway store of synthetic runs")
+    page.add_argument("--runs", type=int, default=10_000)
+    page.add_argument("--seed", type=int, default=7)
+    page.add_argument("--repeat", type=int, default=5, help="timed reruns (the median is reported)")
+    page.set_defaults(run=_latency_page, no_lab=True)
+
+    compare = sub.add_parser("compare-page", help="server time of a query on the Compare page (demo deal)")
+    compare.add_argument("--queries", type=int, default=20)
+    compare.add_argument("--reranker", default="local")
+    compare.set_defaults(run=_compare_page, no_lab=True)
+
+    add_json_flag(bench, load, page, compare)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(build_parser(), argv)

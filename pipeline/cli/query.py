@@ -1,0 +1,70 @@
+"""`python -m pipeline query "TEXT"`: one retrieval run (top k with citations, timings), recorded in the history."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from pipeline.cli.common import parse_date
+from pipeline.lab import Lab
+from pipeline.rerankers import RERANKERS
+from pipeline.retrieval.records import RetrievalRun
+from pipeline.text import one_line
+
+FACT_CHARS = 150  # a fact's line in the table
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    query = sub.add_parser("query", help="retrieve, rerank and cite the top k facts for one query")
+    query.add_argument("text")
+    query.add_argument("--group", default="demo")
+    query.add_argument("--candidates", type=int, default=None, help="N first-stage candidates (default 50)")
+    query.add_argument("--top-k", type=int, default=None, help="k results (default 10)")
+    query.add_argument("--reranker", default="local", help=", ".join(RERANKERS[:-1]) + f" or {RERANKERS[-1]}")
+    query.add_argument("--model", default=None, help="Voyage rerank model (default rerank-2.5)")
+    query.add_argument("--include-superseded", action="store_true")
+    query.add_argument("--as-of", default=None, help="answer with the facts valid on this date (YYYY-MM-DD)")
+    query.set_defaults(run=run)
+    return query
+
+
+async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from pipeline.history.runs import save_run
+    from pipeline.retrieval.retrieve import retrieve
+
+    retrieval = await retrieve(
+        lab,
+        args.text,
+        args.group,
+        args.candidates,
+        args.top_k,
+        args.reranker,
+        include_superseded=args.include_superseded,
+        as_of=parse_date(args.as_of),
+        reranker_model=args.model,
+    )
+    run_id = save_run(lab.store, retrieval, "cli")
+    if not args.json:
+        print(render_run(retrieval))
+    print(f"recorded as run #{run_id} (History page)", file=sys.stderr)
+    return retrieval.to_dict()
+
+
+def render_run(run: RetrievalRun) -> str:
+    """A readable table of the top k, then timings."""
+    lines = [f"{run.query!r} on {run.group_id!r}: N={run.num_candidates}, k={run.top_k}, reranker={run.reranker}"]
+    if run.fallback_reason:
+        lines.append(f"! reranker fell back to first-stage order: {run.fallback_reason}")
+    lines.append(f"{'#':>3} {'score':>8} {'1st':>4} {'move':>5}  fact / citation")
+    for result in run.results:
+        r = result.ranked
+        mark = " [superseded]" if r.candidate.superseded else ""
+        fact = one_line(r.candidate.fact, FACT_CHARS)
+        lines.append(f"{r.rank:>3} {r.score:>8.4f} {r.candidate.first_stage_rank:>4} {r.rank_change:>+5}  {fact}{mark}")
+        if result.citations:
+            lines.append(f"{'':>24}{result.citations[0].label}")
+    stages = ", ".join(f"{k} {v:.0f} ms" for k, v in run.timings.stages_ms.items())
+    lines.append(f"timings: {stages}")
+    lines.extend(f"! over budget: {msg}" for msg in run.timings.over_budget)
+    return "\n".join(lines)

@@ -1,0 +1,30 @@
+"""`python -m pipeline seed-demo`: load the bundled demo deal (idempotent)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from pipeline.lab import Lab
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    seed = sub.add_parser("seed-demo", help="load the bundled demo deal (idempotent)")
+    seed.add_argument("--group", default="demo")
+    seed.add_argument("--force", action="store_true", help="rebuild even if unchanged")
+    seed.set_defaults(run=run)
+    return seed
+
+
+async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from pipeline.ingest.demo.seed import seed_demo
+
+    result = await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, args.group, args.force)
+    verb = "already seeded, nothing to do" if result.skipped else "seeded"
+    print(
+        f"demo deal {result.group_id!r} {verb}: {result.facts} facts, {result.entities} entities, "
+        f"{result.episodes} episodes, {result.merges} merges",
+        file=sys.stderr,
+    )
+    return result.__dict__
