@@ -10,7 +10,7 @@ st.caption("Every recorded run: open one to see it again exactly as it was, or c
 
 lab, deal = store_context()
 if count_runs(lab.store) == 0:
-    st.info("No runs recorded yet: run a query on Compare or Scores, or `python -m pipeline query` / `bench`.")
+    st.info("No runs recorded yet: run a query on Compare or Scores, or `python -m pipeline query` / `python -m benchmarks bench`.")
 else:
     flt = run_filter_controls("history", lab.store, deal.group_id if deal else None, text_search=True)
     runs = list_runs(lab.store, flt)

@@ -10,7 +10,7 @@ st.caption("Per-stage p50 / p95 / p99 and reranking cost over every recorded run
 
 lab, deal = store_context()
 if count_runs(lab.store) == 0:
-    st.info("No runs recorded yet: run a query on Compare or Scores, or `python -m pipeline query` / `bench`.")
+    st.info("No runs recorded yet: run a query on Compare or Scores, or `python -m pipeline query` / `python -m benchmarks bench`.")
 else:
     flt = run_filter_controls("latency", lab.store, deal.group_id if deal else None)
     data = latency_data(lab.store, lab.settings, flt)
