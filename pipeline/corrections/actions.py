@@ -25,6 +25,7 @@ from typing import Any
 from graphiti_core.edges import EntityEdge, EpisodicEdge
 from graphiti_core.nodes import EpisodeType, EpisodicNode
 
+from pipeline.audit import record_audit
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.ingest.loading import EpisodeSpec, parse_time
 from pipeline.lab import Lab
@@ -390,7 +391,8 @@ async def correct_fact(lab: Lab, group_id: str, request: CorrectionRequest, acto
 def _write_correction(store: Store, record: Correction) -> Correction:
     """The correction record and its audit entry, in one SQLite transaction."""
     with store.transaction() as conn:
-        audit_id = store.audit(
+        audit_id = record_audit(
+            store,
             record.actor,
             ACTION_CORRECT,
             record.group_id,
@@ -467,7 +469,8 @@ async def undo_correction(lab: Lab, group_id: str, correction_id: str, actor: st
 def _write_undo(store: Store, record: Correction, actor: str) -> Correction:
     at = utc_now()
     with store.transaction() as conn:
-        audit_id = store.audit(
+        audit_id = record_audit(
+            store,
             actor,
             ACTION_UNDO,
             record.group_id,

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.audit import record_audit
 from pipeline.errors import InvalidInput
 from pipeline.graph import graphiti_compat as graphiti
 from pipeline.graph.deals import now_iso
@@ -553,7 +554,9 @@ async def merge_entities(
         if not await apply_merge(lab.backend, group_id, record, moves):
             raise MergeRefused("The entities changed while merging (another merge?); nothing was written. Try again.")
         try:
-            lab.store.audit(who, "merge", group_id, alias_uuid, {**_describe(record), "facts_moved": len(facts)})
+            record_audit(
+                lab.store, who, "merge", group_id, alias_uuid, {**_describe(record), "facts_moved": len(facts)}
+            )
         except BaseException:
             await revert_merge(lab.backend, group_id, record.uuid, _reverse(moves))
             raise
@@ -602,8 +605,8 @@ async def undo_merge(lab: Lab, group_id: str, merge_uuid: str, actor: str | None
                     (group_id, record.uuid, record.alias_uuid, record.canonical_uuid,
                      json.dumps(_describe(record), sort_keys=True), who, utc_now()),
                 )  # fmt: skip
-                lab.store.audit(
-                    who, "merge.undo", group_id, record.alias_uuid,
+                record_audit(
+                    lab.store, who, "merge.undo", group_id, record.alias_uuid,
                     {"merge": _describe(record), "facts_restored": len(moves), "facts_missing": list(missing)},
                     conn=conn,
                 )  # fmt: skip
@@ -655,7 +658,8 @@ async def reject_pair(lab: Lab, group_id: str, uuid_a: str, uuid_b: str, actor: 
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (group_id, *asdict(rejection).values()),
         )
-        lab.store.audit(
+        record_audit(
+            lab.store,
             who,
             "merge.reject",
             group_id,

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from pipeline.audit import record_audit
 from pipeline.errors import InvalidInput
 from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
@@ -276,7 +277,7 @@ def save_queue(
             )  # fmt: skip
             details = {"queue_id": queue_id, "source": spec.source, "size": spec.size, "seed": spec.seed,
                        "priority": spec.priority, "items": len(items), **spec.params()}  # fmt: skip
-            store.audit(created_by, "spotcheck.queue_created", spec.group_id, name, details, conn=conn)
+            record_audit(store, created_by, "spotcheck.queue_created", spec.group_id, name, details, conn=conn)
     except sqlite3.IntegrityError:
         raise InvalidInput(f"A queue named {name!r} already exists on deal {spec.group_id!r}.") from None
     return get_queue(store, queue_id)
