@@ -4,7 +4,8 @@ from dashboard.guard import page_guard
 from dashboard.history_filters import run_filter_controls
 from dashboard.history_view import render_run_comparison, render_run_list, render_stored_run
 from dashboard.sidebar import render_sidebar
-from pipeline.history.runs import count_runs, list_runs, load_run
+from pipeline.history.labels import run_label
+from pipeline.history.repo import count_runs, list_runs, load_run
 
 st.title("History")
 st.caption("Every recorded run: open one to see it again exactly as it was, or compare two side by side.")
@@ -20,7 +21,7 @@ with page_guard():
             st.info("No run matches these filters.")
         else:
             render_run_list(runs, count_runs(lab.store, flt))
-            labels = {r.id: r.label for r in runs}
+            labels = {r.id: run_label(r) for r in runs}
             for key in ("history.open", "history.compare"):  # a run the filters now hide is deselected
                 if st.session_state.get(key) not in (None, *labels):
                     st.session_state[key] = None

@@ -4,7 +4,7 @@ from dashboard.guard import page_guard
 from dashboard.history_filters import run_filter_controls
 from dashboard.latency_view import latency_data, render_latency
 from dashboard.sidebar import render_sidebar
-from pipeline.history.runs import count_runs
+from pipeline.history.repo import count_runs
 
 st.title("Latency & cost")
 st.caption("Per-stage p50 / p95 / p99 and reranking cost over every recorded run, against the latency budgets.")

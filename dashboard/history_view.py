@@ -10,7 +10,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.result_cards import result_card
-from pipeline.history.runs import RunComparison, RunSummary, Source, StoredRun, compare_runs, save_run
+from pipeline.history.compare import RunComparison, compare_runs
+from pipeline.history.records import RunSummary, Source, StoredRun
+from pipeline.history.repo import save_run
 from pipeline.lab import Lab
 from pipeline.retrieval.records import RetrievalRun
 

@@ -96,7 +96,7 @@ async def _query(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         lab, args.text, args.group, args.candidates, args.top_k, args.reranker,
         include_superseded=args.include_superseded, as_of=_date(args.as_of), reranker_model=args.model,
     )  # fmt: skip
-    from pipeline.history.runs import save_run
+    from pipeline.history.repo import save_run
 
     run_id = save_run(lab.store, run, "cli")
     if not args.json:

@@ -4,7 +4,7 @@ Sources
 - `query_set`: `retrieve()` for every labelled query of the deal (sorted by id), its top-k results and
   each of their citations. `query_limit` runs only that many queries, a seeded sample of them (the same
   seed picks the same queries), for quick queues on large sets.
-- `runs`: the deal's stored runs (`pipeline.history.runs`, newest `runs_limit`), their results' citations.
+- `runs`: the deal's stored runs (`pipeline.history`, newest `runs_limit`), their results' citations.
 - `fact_sample`: every fact of the deal (superseded ones included, flagged) with each of its citations;
   such items have no query (the card says "fact sample").
 
@@ -174,7 +174,8 @@ async def query_set_drafts(
 
 
 async def run_drafts(lab: Lab, group_id: str, runs_limit: int) -> list[ItemDraft]:
-    from pipeline.history.runs import RunFilter, list_runs, load_run  # issue 7's run history
+    from pipeline.history.records import RunFilter
+    from pipeline.history.repo import list_runs, load_run
 
     summaries = list_runs(lab.store, RunFilter(group_id=group_id), limit=runs_limit)
     if not summaries:

@@ -30,7 +30,7 @@ from pipeline.corrections.actions import (
     list_corrections,
     undo_correction,
 )
-from pipeline.history.runs import save_run
+from pipeline.history.repo import save_run
 from pipeline.ingest.beir import import_beir, read_corpus
 from pipeline.ingest.demo.seed import DEAL_FILE, seed_demo
 from pipeline.ingest.loading import stable_uuid

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from pipeline.errors import InvalidInput
-from pipeline.history.runs import save_run
+from pipeline.history.repo import save_run
 from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
