@@ -22,7 +22,8 @@ from pipeline.lab import Lab
 async def eval_command(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from tqdm import tqdm
 
-    from pipeline.evaluation.experiments import render_table, save_experiment, settings_table, to_csv, to_json
+    from pipeline.evaluation.experiments import save_experiment
+    from pipeline.evaluation.export import render_table, settings_table, to_csv, to_json
     from pipeline.evaluation.sweep import SweepSpec, run_sweep
 
     spec = SweepSpec(
