@@ -47,9 +47,11 @@ from pipeline.merges.actions import (
 )
 from pipeline.merges.records import MergeRecord
 from pipeline.retrieval.retrieve import retrieve
-from pipeline.spotcheck.queue import QueueSpec, build_queue, collect_drafts, list_queues, queue_items
+from pipeline.spotcheck.queue import build_queue, collect_drafts
+from pipeline.spotcheck.records import QueueSpec
+from pipeline.spotcheck.repo import list_queues, queue_items, verdict_rows
 from pipeline.spotcheck.sampling import sample_items
-from pipeline.spotcheck.verdicts import record_verdict, verdict_judgments, verdict_rows
+from pipeline.spotcheck.verdicts import record_verdict, verdict_judgments
 from pipeline.temporal.timeline import Selection, as_of, load_facts, supersession_report, timeline
 from tests.conftest import FIXTURES
 from tests.support.dump import dump_deal
