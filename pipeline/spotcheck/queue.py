@@ -26,26 +26,11 @@ from pipeline.lab import Lab
 from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
 from pipeline.retrieval.records import Citation, Result
 from pipeline.retrieval.retrieve import MAX_CANDIDATES, MAX_TOP_K, retrieve
-from pipeline.spotcheck.records import Queue, QueueItem, QueueSpec
+from pipeline.spotcheck.records import Queue, QueueItem, QueueSpec, clean_name
 from pipeline.spotcheck.repo import insert_queue, queue_named
 from pipeline.spotcheck.sampling import ItemDraft, check_request, disagreement_signals, sample_items
 from pipeline.store.db import Store
 from pipeline.temporal.timeline import load_facts, supersession_links
-
-MAX_NAME = 120
-
-
-def clean_name(text: str, what: str, limit: int = MAX_NAME) -> str:
-    """Printable, single-spaced, non-empty, at most `limit` characters."""
-    if not isinstance(text, str):
-        raise InvalidInput(f"The {what} must be text.")
-    cleaned = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
-    if not cleaned:
-        raise InvalidInput(f"The {what} is empty.")
-    if len(cleaned) > limit:
-        raise InvalidInput(f"The {what} is {len(cleaned)} characters long; the limit is {limit}.")
-    return cleaned
-
 
 # --- collecting candidate items ---------------------------------------------------------------
 

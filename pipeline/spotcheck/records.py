@@ -7,13 +7,27 @@ import sqlite3
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pipeline.errors import InvalidInput
 from pipeline.retrieval.records import Citation
 from pipeline.spotcheck.sampling import ItemDraft, Priority, Source
 
+MAX_NAME = 120
 DEFAULT_TOP_K = 3
 DEFAULT_CANDIDATES = 50
 DEFAULT_RERANKER = "local"
 DEFAULT_RUNS_LIMIT = 200
+
+
+def clean_name(text: str, what: str, limit: int = MAX_NAME) -> str:
+    """Printable, single-spaced, non-empty, at most `limit` characters."""
+    if not isinstance(text, str):
+        raise InvalidInput(f"The {what} must be text.")
+    cleaned = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+    if not cleaned:
+        raise InvalidInput(f"The {what} is empty.")
+    if len(cleaned) > limit:
+        raise InvalidInput(f"The {what} is {len(cleaned)} characters long; the limit is {limit}.")
+    return cleaned
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 from pipeline.errors import InvalidInput
-from pipeline.spotcheck.queue import clean_name
-from pipeline.spotcheck.records import VerdictRecord, VerdictRow
+from pipeline.spotcheck.records import VerdictRecord, VerdictRow, clean_name
 from pipeline.spotcheck.repo import save_verdict, verdict_rows
 from pipeline.store.db import Store
 
