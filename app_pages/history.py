@@ -3,14 +3,18 @@ import streamlit as st
 from dashboard.common.run_filters import run_filter_controls
 from dashboard.common.sidebar import store_context
 from dashboard.history.view import render_run_comparison, render_run_list, render_stored_run
-from pipeline.history.runs import count_runs, list_runs, load_run
+from pipeline.history.labels import run_label
+from pipeline.history.repo import count_runs, list_runs, load_run
 
 st.title("History")
 st.caption("Every recorded run: open one to see it again exactly as it was, or compare two side by side.")
 
 lab, deal = store_context()
 if count_runs(lab.store) == 0:
-    st.info("No runs recorded yet: run a query on Compare or Scores, or `python -m pipeline query` / `python -m benchmarks bench`.")
+    st.info(
+        "No runs recorded yet: run a query on Compare or Scores, or `python -m pipeline query` / "
+        "`python -m benchmarks bench`."
+    )
 else:
     flt = run_filter_controls("history", lab.store, deal.group_id if deal else None, text_search=True)
     runs = list_runs(lab.store, flt)
@@ -18,7 +22,7 @@ else:
         st.info("No run matches these filters.")
     else:
         render_run_list(runs, count_runs(lab.store, flt))
-        labels = {r.id: r.label for r in runs}
+        labels = {r.id: run_label(r) for r in runs}
         for key in ("history.open", "history.compare"):  # a run the filters now hide is deselected
             if st.session_state.get(key) not in (None, *labels):
                 st.session_state[key] = None

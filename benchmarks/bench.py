@@ -15,7 +15,7 @@ import numpy as np
 
 from benchmarks.stock_graphiti import graphiti_for
 from pipeline.errors import InvalidInput
-from pipeline.history.runs import save_run
+from pipeline.history.repo import save_run
 from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
 from pipeline.rerankers import make_reranker

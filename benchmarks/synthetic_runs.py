@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pipeline.history.runs import Source, save_payloads
+from pipeline.history.records import Source
+from pipeline.history.repo import save_payloads
 from pipeline.ingest.demo.seed import DATA_DIR as DEMO_DATA
 from pipeline.ingest.loading import stable_uuid
 from pipeline.rerankers import traits

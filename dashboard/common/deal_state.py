@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import astuple
 
 from dashboard.common.runtime import run
+from pipeline.audit import audit_log
 from pipeline.graph.deals import DealInfo, deal_counts
 from pipeline.lab import Lab
 
@@ -18,5 +19,5 @@ DealState = tuple[str | int, ...]
 
 def deal_state(lab: Lab, deal: DealInfo) -> DealState:
     counts = run(deal_counts(lab.backend, deal.group_id))
-    newest = lab.store.audit_log(deal.group_id, limit=1)
+    newest = audit_log(lab.store, deal.group_id, limit=1)
     return (deal.created_at, *astuple(counts), newest[0].id if newest else 0)

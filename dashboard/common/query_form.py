@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from dashboard.common.runtime import run
-from pipeline.history.runs import save_run
+from pipeline.history.repo import save_run
 from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices

@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
-from pipeline.history.runs import RunFilter, filter_choices
+from pipeline.history.records import RunFilter
+from pipeline.history.repo import filter_choices
 from pipeline.store.db import Store
 
 ALL_DEALS = "(all deals)"

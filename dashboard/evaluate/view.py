@@ -15,18 +15,11 @@ from dashboard.common.runtime import run
 from dashboard.evaluate.charts import heatmaps, pareto
 from dashboard.evaluate.sweep_job import SweepJob, start_sweep
 from pipeline.errors import RetrievalLabError
-from pipeline.evaluation.experiments import (
-    compare_experiments,
-    list_experiments,
-    load_experiment,
-    per_query_csv,
-    save_experiment,
-    settings_table,
-    to_csv,
-    to_json,
-    wins_and_losses,
-)
+from pipeline.evaluation.compare import compare_experiments, wins_and_losses
+from pipeline.evaluation.experiments import list_experiments, load_experiment, save_experiment
+from pipeline.evaluation.export import per_query_csv, settings_table, to_csv, to_json
 from pipeline.evaluation.judgments import EvalSet, available_eval_sets
+from pipeline.evaluation.labels import experiment_label
 from pipeline.evaluation.sweep import METRIC_NAMES, SweepCancelled, SweepResult, SweepSpec
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
@@ -257,7 +250,7 @@ def render_exports(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
 def pick_result(lab: Lab, group_id: str) -> tuple[SweepResult | None, str | None]:
     """The result to show: a saved experiment the user opened, else this session's latest sweep."""
     experiments = list_experiments(lab.store, group_id)
-    labels = {e.id: e.label for e in experiments}
+    labels = {e.id: experiment_label(e) for e in experiments}
     if st.session_state.get(f"{NS}.open") not in (LATEST, *labels):
         st.session_state[f"{NS}.open"] = LATEST
     opened = st.selectbox(
@@ -278,7 +271,7 @@ def render_comparison(lab: Lab, group_id: str) -> None:
     if len(experiments) < 2:
         st.caption("Save two experiments on this deal to compare them.")
         return
-    labels = {e.id: e.label for e in experiments}
+    labels = {e.id: experiment_label(e) for e in experiments}
     cols = st.columns(3)
     a = cols[0].selectbox("Experiment A", list(labels), index=1, key=f"{NS}.cmp_a", format_func=labels.get)
     b = cols[1].selectbox("Experiment B", list(labels), index=0, key=f"{NS}.cmp_b", format_func=labels.get)

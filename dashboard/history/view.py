@@ -7,7 +7,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.common.result_cards import result_card
-from pipeline.history.runs import RunComparison, RunSummary, StoredRun, compare_runs
+from pipeline.history.compare import RunComparison, compare_runs
+from pipeline.history.records import RunSummary, StoredRun
 
 
 def runs_frame(runs: list[RunSummary]) -> pd.DataFrame:

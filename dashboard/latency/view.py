@@ -19,7 +19,7 @@ from pipeline.history.latency import (
     reranker_rows,
     stage_percentiles,
 )
-from pipeline.history.runs import RunFilter
+from pipeline.history.records import RunFilter
 from pipeline.settings import Settings
 from pipeline.store.db import Store
 

@@ -24,20 +24,20 @@ from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.citations import fetch_episodes
 from pipeline.spotcheck.highlight import find_span, to_html
-from pipeline.spotcheck.queue import Queue, QueueItem, QueueSpec, build_queue, list_queues, queue_items
-from pipeline.spotcheck.sampling import MAX_SIZE, PRIORITIES, SIGNALS, SOURCES
-from pipeline.spotcheck.verdicts import (
-    VERDICTS,
-    disagreements,
-    export_csv,
+from pipeline.spotcheck.labels import queue_label
+from pipeline.spotcheck.queue import build_queue
+from pipeline.spotcheck.records import Queue, QueueItem, QueueSpec
+from pipeline.spotcheck.repo import (
+    list_queues,
     next_open_position,
     progress,
-    record_verdict,
+    queue_items,
     resume_position,
     reviewer_verdicts,
-    summarise,
     verdict_rows,
 )
+from pipeline.spotcheck.sampling import MAX_SIZE, PRIORITIES, SIGNALS, SOURCES
+from pipeline.spotcheck.verdicts import VERDICTS, disagreements, export_csv, record_verdict, summarise
 
 log = logging.getLogger("retrieval_lab")
 NS = "spotcheck"
@@ -94,7 +94,7 @@ def queue_picker(queues: list[Queue]) -> Queue | None:
         "Review queue",
         list(by_id),
         key=QUEUE,
-        format_func=lambda i: by_id[i].label,
+        format_func=lambda i: queue_label(by_id[i]),
         placeholder="Build a queue first",
         help="Queues of this deal, newest first.",
     )

@@ -42,7 +42,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from tqdm import tqdm
 
-    from pipeline.evaluation.experiments import render_table, save_experiment, settings_table, to_csv, to_json
+    from pipeline.evaluation.experiments import save_experiment
+    from pipeline.evaluation.export import render_table, settings_table, to_csv, to_json
     from pipeline.evaluation.sweep import SweepSpec, run_sweep
 
     spec = SweepSpec(

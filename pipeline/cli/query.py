@@ -30,7 +30,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.history.runs import save_run
+    from pipeline.history.repo import save_run
     from pipeline.retrieval.retrieve import retrieve
 
     retrieval = await retrieve(

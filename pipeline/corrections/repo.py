@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pipeline.audit import record_audit
 from pipeline.corrections.records import ACTION_CORRECT, ACTION_UNDO, Correction, CorrectionRefused
 from pipeline.store.db import Store, utc_now
 
@@ -19,7 +20,8 @@ def get_correction(store: Store, correction_id: str) -> Correction | None:
 def write_correction(store: Store, record: Correction) -> Correction:
     """The correction record and its audit entry, in one SQLite transaction."""
     with store.transaction() as conn:
-        audit_id = store.audit(
+        audit_id = record_audit(
+            store,
             record.actor,
             ACTION_CORRECT,
             record.group_id,
@@ -54,7 +56,8 @@ def write_undo(store: Store, record: Correction, actor: str) -> Correction:
     """Mark the correction undone, with its audit entry, in one SQLite transaction (refused if already undone)."""
     at = utc_now()
     with store.transaction() as conn:
-        audit_id = store.audit(
+        audit_id = record_audit(
+            store,
             actor,
             ACTION_UNDO,
             record.group_id,

@@ -26,9 +26,10 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pipeline.evaluation.repo import cached_pool, cached_scores, count_scores, save_pool, save_scores
 from pipeline.graph.backend import GraphBackend
 from pipeline.rerankers import RERANKERS, traits
-from pipeline.store.db import Store, utc_now
+from pipeline.store.db import Store
 
 # rerankers whose score for a fact does not depend on the other candidates (cross-encoders)
 POOL_INDEPENDENT = frozenset(name for name in RERANKERS if traits(name).pool_independent)
@@ -57,30 +58,26 @@ class Pool:
     facts: tuple[str, ...]
     ms: float  # embed_query + hybrid_search, as measured when retrieved
 
+    def packed(self) -> bytes:
+        """(uuid, fact) pairs as zlib-compressed JSON."""
+        return zlib.compress(json.dumps(list(zip(self.uuids, self.facts, strict=True))).encode(), 6)
+
+    @classmethod
+    def unpack(cls, payload: bytes, ms: float) -> Pool:
+        pairs = json.loads(zlib.decompress(payload))
+        return cls(tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), ms)
+
 
 class FirstStageCache:
     def __init__(self, store: Store, group_id: str, fingerprint: str, filter_key: str) -> None:
         self.store, self.key = store, (group_id, fingerprint, filter_key)
 
     def get(self, depth: int, query: str) -> Pool | None:
-        rows = self.store.query(
-            "SELECT ms, payload FROM eval_first_stage WHERE group_id = ? AND fingerprint = ? AND filter = ? "
-            "AND depth = ? AND query = ?",
-            (*self.key, depth, query),
-        )
-        if not rows:
-            return None
-        pairs = json.loads(zlib.decompress(rows[0]["payload"]))
-        return Pool(tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), float(rows[0]["ms"]))
+        row = cached_pool(self.store, self.key, depth, query)
+        return None if row is None else Pool.unpack(row["payload"], float(row["ms"]))
 
     def put(self, depth: int, query: str, pool: Pool) -> None:
-        payload = zlib.compress(json.dumps(list(zip(pool.uuids, pool.facts, strict=True))).encode(), 6)
-        with self.store.transaction() as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO eval_first_stage (group_id, fingerprint, filter, depth, query, ms, payload, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (*self.key, depth, query, pool.ms, payload, utc_now()),
-            )
+        save_pool(self.store, self.key, depth, query, pool.ms, pool.packed())
 
 
 @dataclass(frozen=True)
@@ -100,11 +97,7 @@ class RerankCache:
 
     def lookup(self, reranker: str, model: str, query: str, pool: Pool) -> dict[str, tuple[float, float, float]]:
         """uuid -> (score, ms share, tokens share) for the pool's facts cached with their current text."""
-        rows = self.store.query(
-            "SELECT uuid, fact_sha, score, ms, tokens FROM rerank_cache WHERE model = ? AND pool = ? AND query = ?",
-            (model, self.pool_key(reranker, pool), query),
-        )
-        found = {r["uuid"]: r for r in rows}
+        found = {r["uuid"]: r for r in cached_scores(self.store, model, self.pool_key(reranker, pool), query)}
         hits = {}
         for uuid, fact in zip(pool.uuids, pool.facts, strict=True):
             row = found.get(uuid)
@@ -125,17 +118,11 @@ class RerankCache:
     ) -> None:
         """Store one call's scores for the pool (or the part of it that was sent), time and tokens shared out."""
         n = max(len(pool.uuids), 1)
-        pool_key, now = self.pool_key(reranker, pool), utc_now()
-        with self.store.transaction() as conn:
-            conn.executemany(
-                "INSERT OR REPLACE INTO rerank_cache (model, pool, query, uuid, fact_sha, score, ms, tokens, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (model, pool_key, query, uuid, sha(fact), float(score), ms / n, tokens / n, now)
-                    for uuid, fact, score in zip(pool.uuids, pool.facts, scores, strict=True)
-                ],
-            )
+        rows = [
+            (uuid, sha(fact), float(score), ms / n, tokens / n)
+            for uuid, fact, score in zip(pool.uuids, pool.facts, scores, strict=True)
+        ]
+        save_scores(self.store, model, self.pool_key(reranker, pool), query, rows)
 
     def count(self, model: str | None = None) -> int:
-        sql = "SELECT COUNT(*) FROM rerank_cache" + (" WHERE model = ?" if model else "")
-        return int(self.store.query(sql, (model,) if model else ())[0][0])
+        return count_scores(self.store, model)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.history.runs import STAGES, ModelUsage, RunFilter, model_usage, stage_rows
+from pipeline.history.records import STAGES, ModelUsage, RunFilter
+from pipeline.history.repo import model_usage, stage_rows
 from pipeline.rerankers import traits
 from pipeline.retrieval.records import BUDGETS_MS
 from pipeline.store.db import Store
@@ -50,13 +51,17 @@ def reranker_label(reranker: str, model: str) -> str:
 
 
 def timing_table(rows: Sequence[tuple], stages: Sequence[str] = STAGES) -> TimingTable:
-    """Rows from `pipeline.history.runs.stage_rows` as arrays."""
+    """Rows from `pipeline.history.repo.stage_rows` as arrays."""
     if not rows:
         empty = np.empty(0)
         return TimingTable(
-            empty.astype(np.int64), empty, empty.astype(np.int64), empty.astype(object),
-            np.empty((0, len(stages))), tuple(stages),
-        )  # fmt: skip
+            empty.astype(np.int64),
+            empty,
+            empty.astype(np.int64),
+            empty.astype(object),
+            np.empty((0, len(stages))),
+            tuple(stages),
+        )
     columns = list(zip(*rows, strict=True))
     ms = np.array([row[5:] for row in rows], dtype=np.float64)  # None (stage did not run) becomes NaN
     return TimingTable(
@@ -89,10 +94,14 @@ class StagePercentiles:
 
     def as_row(self) -> dict[str, object]:
         return {
-            "stage": self.stage, "runs": self.runs, "p50 ms": self.p50, "p95 ms": self.p95, "p99 ms": self.p99,
+            "stage": self.stage,
+            "runs": self.runs,
+            "p50 ms": self.p50,
+            "p95 ms": self.p95,
+            "p99 ms": self.p99,
             "mean ms": self.mean,
             "budget": f"{self.budget_ms:.0f} ms · {self.over_budget:.1%} over" if self.budget_ms is not None else "",
-        }  # fmt: skip
+        }
 
 
 def percentiles(values: np.ndarray, q: Sequence[float] = PERCENTILES, axis: int | None = None) -> np.ndarray:
@@ -280,10 +289,17 @@ def reranker_rows(table: TimingTable, costs: Sequence[CostRow]) -> list[dict[str
         r50, r95 = percentiles(rerank[mask], (50.0, 95.0))
         rows.append(
             {
-                "reranker": cost.reranker, "runs": cost.runs, "p50 total": t50, "p95 total": t95,
-                "p50 rerank": r50, "p95 rerank": r95, "tokens/query": cost.tokens_per_query,
-                "$ / M tokens": cost.price_per_mtok, "$ / query": cost.usd_per_query,
-                "$ / 1k queries": cost.usd_per_1000, "fallbacks": cost.fallbacks,
+                "reranker": cost.reranker,
+                "runs": cost.runs,
+                "p50 total": t50,
+                "p95 total": t95,
+                "p50 rerank": r50,
+                "p95 rerank": r95,
+                "tokens/query": cost.tokens_per_query,
+                "$ / M tokens": cost.price_per_mtok,
+                "$ / query": cost.usd_per_query,
+                "$ / 1k queries": cost.usd_per_1000,
+                "fallbacks": cost.fallbacks,
             }
-        )  # fmt: skip
+        )
     return rows

@@ -15,6 +15,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pipeline.audit import record_audit
 from pipeline.errors import InvalidInput
 from pipeline.graph.deals import now_iso
 from pipeline.lab import Lab
@@ -127,7 +128,9 @@ async def merge_entities(
         if not await apply_merge(lab.backend, group_id, record, moves):
             raise MergeRefused("The entities changed while merging (another merge?); nothing was written. Try again.")
         try:
-            lab.store.audit(who, "merge", group_id, alias_uuid, {**record.describe(), "facts_moved": len(facts)})
+            record_audit(
+                lab.store, who, "merge", group_id, alias_uuid, {**record.describe(), "facts_moved": len(facts)}
+            )
         except BaseException:
             await revert_merge(lab.backend, group_id, record.uuid, [m.reversed() for m in moves])
             raise
@@ -169,7 +172,8 @@ async def undo_merge(lab: Lab, group_id: str, merge_uuid: str, actor: str | None
         try:
             with lab.store.transaction() as conn:
                 repo.insert_undo(conn, group_id, record, who, utc_now())
-                lab.store.audit(
+                record_audit(
+                    lab.store,
                     who,
                     "merge.undo",
                     group_id,
@@ -196,7 +200,8 @@ async def reject_pair(lab: Lab, group_id: str, uuid_a: str, uuid_b: str, actor: 
     rejection = Rejection(a["uuid"], b["uuid"], a["name"] or "", b["name"] or "", signals.score, who, utc_now())
     with lab.store.transaction() as conn:
         repo.insert_rejection(conn, group_id, rejection)
-        lab.store.audit(
+        record_audit(
+            lab.store,
             who,
             "merge.reject",
             group_id,

@@ -20,6 +20,7 @@ from pipeline.retrieval.citations import SENTENCE_END  # the boundary rule of `b
 
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
 TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9&'’-]*[A-Za-z0-9]|[A-Za-z]")
+# a word list: ruff would put each of the 27 words on a line of its own
 STOPWORDS = frozenset(
     {
         "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "had", "have", "in", "is", "it",

@@ -1,125 +1,36 @@
-"""Review queues: collect candidate items from a source, sample them, store the queue, read it back.
+"""Review queues: collect candidate items from a source, sample them, store the queue.
 
 Sources
 - `query_set`: `retrieve()` for every labelled query of the deal (sorted by id), its top-k results and
   each of their citations. `query_limit` runs only that many queries, a seeded sample of them (the same
   seed picks the same queries), for quick queues on large sets.
-- `runs`: the deal's stored runs (`pipeline.history.runs`, newest `runs_limit`), their results' citations.
+- `runs`: the deal's stored runs (`pipeline.history`, newest `runs_limit`), their results' citations.
 - `fact_sample`: every fact of the deal (superseded ones included, flagged) with each of its citations;
   such items have no query (the card says "fact sample").
 
-A queue is written in one transaction (queue row, items in order, audit record): whole or absent.
+A queue is written in one transaction (queue row, items in order, audit record): whole or absent
+(`repo.insert_queue`).
 """
 
 from __future__ import annotations
 
-import json
 import random
-import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
 
 from pipeline.errors import InvalidInput
+from pipeline.history.records import RunFilter
+from pipeline.history.repo import list_runs, load_run
 from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
 from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
 from pipeline.retrieval.records import Citation, Result
 from pipeline.retrieval.retrieve import MAX_CANDIDATES, MAX_TOP_K, retrieve
-from pipeline.spotcheck.sampling import (
-    SOURCES,
-    ItemDraft,
-    Priority,
-    Source,
-    check_request,
-    disagreement_signals,
-    sample_items,
-)
-from pipeline.store.db import Store, utc_now
+from pipeline.spotcheck.records import Queue, QueueItem, QueueSpec, clean_name
+from pipeline.spotcheck.repo import insert_queue, queue_named
+from pipeline.spotcheck.sampling import ItemDraft, check_request, disagreement_signals, sample_items
+from pipeline.store.db import Store
 from pipeline.temporal.timeline import load_facts, supersession_links
-from pipeline.text import printable_line
 from pipeline.utc import now_iso
-
-MAX_NAME = 120
-DEFAULT_TOP_K = 3
-DEFAULT_CANDIDATES = 50
-DEFAULT_RERANKER = "local"
-DEFAULT_RUNS_LIMIT = 200
-
-
-@dataclass(frozen=True)
-class QueueSpec:
-    """What to build: a named sample of one deal, reproducible from its source, size, seed and priority."""
-
-    name: str
-    group_id: str
-    source: Source
-    size: int
-    seed: int
-    priority: Priority
-    created_by: str
-    top_k: int = DEFAULT_TOP_K  # query_set: results kept per query
-    num_candidates: int = DEFAULT_CANDIDATES  # query_set: first-stage candidates per query
-    reranker: str = DEFAULT_RERANKER  # query_set
-    runs_limit: int = DEFAULT_RUNS_LIMIT  # runs: newest stored runs read
-    query_limit: int | None = None  # query_set: run only a seeded sample of this many queries (None: all)
-
-    def params(self) -> dict[str, Any]:
-        if self.source == "query_set":
-            params: dict[str, Any] = {"top_k": self.top_k, "num_candidates": self.num_candidates}
-            return {**params, "reranker": self.reranker, "query_limit": self.query_limit}
-        if self.source == "runs":
-            return {"runs_limit": self.runs_limit}
-        return {}
-
-
-@dataclass(frozen=True)
-class Queue:
-    id: int
-    name: str
-    group_id: str
-    source: str
-    size: int  # requested size; `item_count` may be smaller when the source had fewer items
-    seed: int
-    priority: str
-    params: dict[str, Any]
-    created_by: str
-    created_at: str
-    item_count: int
-
-    @property
-    def label(self) -> str:
-        return f"{self.name} · {SOURCES.get(self.source, self.source).lower()} · {self.item_count} items"
-
-
-@dataclass(frozen=True)
-class QueueItem:
-    id: int
-    queue_id: int
-    position: int  # 1-based
-    query_id: str
-    query: str
-    run_id: int | None
-    fact_uuid: str
-    fact: str
-    rank: int | None
-    score: float | None
-    superseded: bool
-    signals: tuple[str, ...]
-    citation: Citation = field(repr=False)
-
-
-def clean_name(text: str, what: str, limit: int = MAX_NAME) -> str:
-    """Printable, single-spaced, non-empty, at most `limit` characters."""
-    if not isinstance(text, str):
-        raise InvalidInput(f"The {what} must be text.")
-    cleaned = printable_line(text)
-    if not cleaned:
-        raise InvalidInput(f"The {what} is empty.")
-    if len(cleaned) > limit:
-        raise InvalidInput(f"The {what} is {len(cleaned)} characters long; the limit is {limit}.")
-    return cleaned
-
 
 # --- collecting candidate items ---------------------------------------------------------------
 
@@ -136,12 +47,19 @@ def _result_drafts(result: Result, query_id: str, query: str, run_id: int | None
     signals = disagreement_signals(result.citations, result.uuid in related or ranked.candidate.superseded)
     return [
         ItemDraft(
-            query_id=query_id, query=query, run_id=run_id, fact_uuid=result.uuid, fact=ranked.candidate.fact,
-            rank=ranked.rank, score=ranked.score, superseded=ranked.candidate.superseded, signals=signals,
+            query_id=query_id,
+            query=query,
+            run_id=run_id,
+            fact_uuid=result.uuid,
+            fact=ranked.candidate.fact,
+            rank=ranked.rank,
+            score=ranked.score,
+            superseded=ranked.candidate.superseded,
+            signals=signals,
             citation=citation,
         )
         for citation in result.citations
-    ]  # fmt: skip
+    ]
 
 
 async def query_set_drafts(
@@ -174,8 +92,6 @@ async def query_set_drafts(
 
 
 async def run_drafts(lab: Lab, group_id: str, runs_limit: int) -> list[ItemDraft]:
-    from pipeline.history.runs import RunFilter, list_runs, load_run  # issue 7's run history
-
     summaries = list_runs(lab.store, RunFilter(group_id=group_id), limit=runs_limit)
     if not summaries:
         raise InvalidInput(f"No runs are recorded for deal {group_id!r} yet: run some queries or pick another source.")
@@ -241,7 +157,7 @@ async def build_queue(lab: Lab, spec: QueueSpec) -> Queue:
     return save_queue(lab.store, spec, items, name=name, created_by=created_by)
 
 
-# --- storing and reading ------------------------------------------------------------------------
+# --- storing -----------------------------------------------------------------------------------
 
 
 def save_queue(
@@ -249,82 +165,7 @@ def save_queue(
 ) -> Queue:
     name = name or clean_name(spec.name, "queue name")
     created_by = created_by or clean_name(spec.created_by, "reviewer name", 80)
-    now = utc_now()
-    try:
-        with store.transaction() as conn:
-            cursor = conn.execute(
-                """
-                INSERT INTO spotcheck_queues
-                    (name, group_id, source, size, seed, priority, params, created_by, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                (name, spec.group_id, spec.source, spec.size, spec.seed, spec.priority,
-                 json.dumps(spec.params(), sort_keys=True), created_by, now),
-            )  # fmt: skip
-            queue_id = int(cursor.lastrowid or 0)
-            conn.executemany(
-                """
-                INSERT INTO spotcheck_items (queue_id, position, query_id, query, run_id, fact_uuid, fact, rank, score,
-                    superseded, signals, episode_uuid, channel, document_name, citation)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    (queue_id, position, d.query_id, d.query, d.run_id, d.fact_uuid, d.fact, d.rank, d.score,
-                     int(d.superseded), json.dumps(list(d.signals)), d.citation.episode_uuid, d.citation.channel,
-                     d.citation.document_name, json.dumps(asdict(d.citation)))
-                    for position, d in enumerate(items, start=1)
-                ],
-            )  # fmt: skip
-            details = {"queue_id": queue_id, "source": spec.source, "size": spec.size, "seed": spec.seed,
-                       "priority": spec.priority, "items": len(items), **spec.params()}  # fmt: skip
-            store.audit(created_by, "spotcheck.queue_created", spec.group_id, name, details, conn=conn)
-    except sqlite3.IntegrityError:
-        raise InvalidInput(f"A queue named {name!r} already exists on deal {spec.group_id!r}.") from None
-    return get_queue(store, queue_id)
-
-
-_QUEUE_SQL = """
-SELECT q.*, (SELECT COUNT(*) FROM spotcheck_items i WHERE i.queue_id = q.id) AS item_count
-FROM spotcheck_queues q
-"""
-
-
-def _queue(row: sqlite3.Row) -> Queue:
-    values = dict(row)
-    values["params"] = json.loads(values["params"])
-    return Queue(**values)
-
-
-def get_queue(store: Store, queue_id: int) -> Queue:
-    rows = store.query(_QUEUE_SQL + " WHERE q.id = ?", (queue_id,))
-    if not rows:
-        raise InvalidInput(f"No spot-check queue #{queue_id}.")
-    return _queue(rows[0])
-
-
-def queue_named(store: Store, group_id: str, name: str) -> Queue | None:
-    rows = store.query(_QUEUE_SQL + " WHERE q.group_id = ? AND q.name = ?", (group_id, name))
-    return _queue(rows[0]) if rows else None
-
-
-def list_queues(store: Store, group_id: str) -> list[Queue]:
-    """The deal's queues, newest first."""
-    return [_queue(r) for r in store.query(_QUEUE_SQL + " WHERE q.group_id = ? ORDER BY q.id DESC", (group_id,))]
-
-
-def _item(row: sqlite3.Row) -> QueueItem:
-    return QueueItem(
-        id=row["id"], queue_id=row["queue_id"], position=row["position"], query_id=row["query_id"],
-        query=row["query"], run_id=row["run_id"], fact_uuid=row["fact_uuid"], fact=row["fact"], rank=row["rank"],
-        score=row["score"], superseded=bool(row["superseded"]), signals=tuple(json.loads(row["signals"])),
-        citation=Citation(**json.loads(row["citation"])),
-    )  # fmt: skip
-
-
-def queue_items(store: Store, queue_id: int) -> list[QueueItem]:
-    """The queue's items in their sampled order."""
-    rows = store.query("SELECT * FROM spotcheck_items WHERE queue_id = ? ORDER BY position", (queue_id,))
-    return [_item(r) for r in rows]
+    return insert_queue(store, spec, items, name, created_by)
 
 
 def item_keys(items: Iterable[QueueItem | ItemDraft]) -> list[tuple[str, str, str, str]]:

@@ -6,12 +6,10 @@ Connections are per thread (sqlite3 objects must not cross threads); the file is
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -24,17 +22,6 @@ DB_NAME = "retrieval_lab.sqlite3"
 
 def utc_now() -> str:
     return now_iso("milliseconds")
-
-
-@dataclass(frozen=True)
-class AuditEntry:
-    id: int
-    at: str
-    actor: str
-    action: str
-    group_id: str
-    target: str
-    details: dict[str, Any]
 
 
 class Store:
@@ -96,39 +83,6 @@ class Store:
                         tx.execute(statement)
                 tx.execute("INSERT INTO schema_migrations VALUES (?, ?)", (version, utc_now()))
                 tx.execute(f"PRAGMA user_version = {max(version, self.schema_version)}")
-
-    # --- audit log (shared by every admin action) -------------------------------------------
-
-    def audit(
-        self,
-        actor: str,
-        action: str,
-        group_id: str,
-        target: str,
-        details: dict[str, Any],
-        conn: sqlite3.Connection | None = None,
-    ) -> int:
-        """Record one admin action; pass `conn` to make it part of a larger transaction."""
-        sql = "INSERT INTO audit_log (at, actor, action, group_id, target, details) VALUES (?, ?, ?, ?, ?, ?)"
-        args = (utc_now(), actor, action, group_id, target, json.dumps(details, default=str, sort_keys=True))
-        if conn is not None:
-            return int(conn.execute(sql, args).lastrowid or 0)
-        with self.transaction() as own:
-            return int(own.execute(sql, args).lastrowid or 0)
-
-    def audit_log(self, group_id: str | None = None, action_prefix: str = "", limit: int = 500) -> list[AuditEntry]:
-        rows = self.query(
-            """
-            SELECT * FROM audit_log
-            WHERE (:g IS NULL OR group_id = :g) AND action LIKE :prefix
-            ORDER BY id DESC LIMIT :limit
-            """,
-            {"g": group_id, "prefix": f"{action_prefix}%", "limit": limit},
-        )
-        return [
-            AuditEntry(r["id"], r["at"], r["actor"], r["action"], r["group_id"], r["target"], json.loads(r["details"]))
-            for r in rows
-        ]
 
 
 @lru_cache(maxsize=8)

@@ -2,6 +2,7 @@
 
 from streamlit.testing.v1 import AppTest
 
+from pipeline.audit import audit_log
 from pipeline.lab import Lab
 from tests.app.conftest import no_errors
 from tests.conftest import ADMIN_SECRET
@@ -31,5 +32,5 @@ async def test_reset_demo_restores_the_bundled_deal_and_is_audited(app: AppTest,
     assert any("Demo deal reset" in s.value for s in app.success)
     rows = await lab.backend.query(demo, "MATCH ()-[e:RELATES_TO {fact: 'tampered'}]->() RETURN count(e) AS n")
     assert rows[0]["n"] == 0
-    [entry] = lab.store.audit_log(demo, "deal.reset_demo")[:1]
+    [entry] = audit_log(lab.store, demo, "deal.reset_demo")[:1]
     assert entry.actor == "Ana"

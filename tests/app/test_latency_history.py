@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pipeline.history.runs import RunFilter, compare_runs, count_runs, list_runs, load_run, save_run
+from pipeline.history.compare import compare_runs
+from pipeline.history.records import RunFilter
+from pipeline.history.repo import count_runs, list_runs, load_run, save_run
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
 from tests.app.conftest import no_errors, open_page

@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard.merges import data as merges_data
+from pipeline.audit import audit_log
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.lab import Lab
 from pipeline.merges.candidates import CandidateReport
@@ -104,7 +105,7 @@ async def test_admin_merge_reject_and_undo(app: AppTest, lab: Lab, own_deal: str
     assert len(table(app, "merges.table")) == 10
     record = next(r for r in await read_merge_records(lab.backend, own_deal) if r.merged_by == "Ana")
     assert record.method == "manual" and len(record.moved_facts) == 2
-    assert lab.store.audit_log(own_deal, "merge")[0].action == "merge"
+    assert audit_log(lab.store, own_deal, "merge")[0].action == "merge"
 
     reilly = next(p for p in app.selectbox(key="merges.pair").options if p and "Reilly" in p)
     app.selectbox(key="merges.pair").set_value(reilly).run()
@@ -121,7 +122,7 @@ async def test_admin_merge_reject_and_undo(app: AppTest, lab: Lab, own_deal: str
     assert any("Undid the merge of 'Greyfield Venture Partners'" in s.value for s in app.success)
     assert len(table(app, "merges.table")) == 9
     assert await dump_deal(lab.backend, own_deal) == before  # rejecting writes no graph change
-    assert [e.action for e in lab.store.audit_log(own_deal, "merge")[:3]] == ["merge.undo", "merge.reject", "merge"]
+    assert [e.action for e in audit_log(lab.store, own_deal, "merge")[:3]] == ["merge.undo", "merge.reject", "merge"]
 
 
 async def test_a_refused_merge_shows_one_clear_message(app: AppTest, lab: Lab, own_deal: str) -> None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from pipeline.lab import Lab
-from pipeline.spotcheck.queue import list_queues, queue_items
-from pipeline.spotcheck.verdicts import reviewer_verdicts, verdict_history
+from pipeline.spotcheck.repo import list_queues, queue_items, reviewer_verdicts, verdict_history
 from tests.app.conftest import no_errors, open_page
 
 PAGE = "app_pages/spotcheck.py"

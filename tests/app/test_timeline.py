@@ -8,6 +8,7 @@ from datetime import date
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from pipeline.audit import audit_log
 from pipeline.corrections.actions import list_corrections
 from pipeline.ingest.demo.seed import DEAL_FILE, seed_demo
 from pipeline.ingest.loading import stable_uuid
@@ -147,5 +148,5 @@ async def test_admin_corrects_a_fact_and_undoes_it(app: AppTest, lab: Lab, own_d
     no_errors(app)
     assert any("Undone" in s.value for s in app.success)
     assert await dump_deal(lab.backend, own_deal) == before
-    actions = [e.action for e in lab.store.audit_log(own_deal, "fact.")]
+    actions = [e.action for e in audit_log(lab.store, own_deal, "fact.")]
     assert actions[:2] == ["fact.undo_correct", "fact.correct"]

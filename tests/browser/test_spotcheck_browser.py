@@ -8,8 +8,9 @@ import pytest
 from playwright.async_api import Page
 
 from pipeline.lab import Lab
-from pipeline.spotcheck.queue import QueueSpec, build_queue, queue_items
-from pipeline.spotcheck.verdicts import reviewer_verdicts
+from pipeline.spotcheck.queue import build_queue
+from pipeline.spotcheck.records import QueueSpec
+from pipeline.spotcheck.repo import queue_items, reviewer_verdicts
 from pipeline.store.db import Store
 from tests.browser.conftest import screenshot, wait_for_app
 from tests.browser.test_pages import assert_no_error

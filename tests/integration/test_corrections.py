@@ -6,6 +6,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from pipeline.audit import audit_log
 from pipeline.corrections import graph as correction_graph
 from pipeline.corrections import repo as correction_repo
 from pipeline.corrections.actions import (
@@ -57,7 +58,7 @@ async def current_uuids(lab: Lab, query: str, **kwargs: object) -> tuple[set[str
 
 async def test_correct_then_undo_restores_the_graph_exactly(lab: Lab, deal: str) -> None:
     before = await dump_deal(lab.backend, deal)
-    audits_before = len(lab.store.audit_log(deal, "fact."))
+    audits_before = len(audit_log(lab.store, deal, "fact."))
     candidates, results = await current_uuids(lab, QUERY)
     assert CASH in results
 
@@ -108,7 +109,7 @@ async def test_correct_then_undo_restores_the_graph_exactly(lab: Lab, deal: str)
     _, results = await current_uuids(lab, QUERY)
     assert CASH in results and record.new_uuid not in results
 
-    log = lab.store.audit_log(deal, "fact.")
+    log = audit_log(lab.store, deal, "fact.")
     assert len(log) == audits_before + 2
     assert [e.action for e in log[:2]] == [ACTION_UNDO, ACTION_CORRECT]
     assert log[1].actor == log[0].actor == "Ana"
@@ -152,12 +153,12 @@ async def test_an_undo_is_refused_when_the_new_fact_was_corrected_again(lab: Lab
 )
 async def test_bad_input_is_refused_and_writes_nothing(lab: Lab, deal: str, changes: dict, message: str) -> None:
     before = await dump_deal(lab.backend, deal)
-    audits = len(lab.store.audit_log(deal))
+    audits = len(audit_log(lab.store, deal))
     records = len(list_corrections(lab.store, deal))
     with pytest.raises(InvalidInput, match=message):
         await correct_fact(lab, deal, request(**changes), actor="Ana")
     assert await dump_deal(lab.backend, deal) == before
-    assert len(lab.store.audit_log(deal)) == audits
+    assert len(audit_log(lab.store, deal)) == audits
     assert len(list_corrections(lab.store, deal)) == records
 
 
@@ -172,7 +173,7 @@ async def test_a_failure_midway_rolls_back_what_was_written(
     lab: Lab, deal: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = await dump_deal(lab.backend, deal)
-    audits = len(lab.store.audit_log(deal))
+    audits = len(audit_log(lab.store, deal))
 
     async def broken(lab: Lab, plan: object) -> None:
         raise RuntimeError("disk full (simulated)")
@@ -193,7 +194,7 @@ async def test_a_failure_midway_rolls_back_what_was_written(
     with pytest.raises(RuntimeError, match="locked"):
         await correct_fact(lab, deal, request(), actor="Ana")
     assert await dump_deal(lab.backend, deal) == before
-    assert len(lab.store.audit_log(deal)) == audits
+    assert len(audit_log(lab.store, deal)) == audits
 
 
 async def test_an_undo_whose_record_cannot_be_written_leaves_the_correction_in_place(

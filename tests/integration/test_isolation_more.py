@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pipeline.audit import audit_log
 from pipeline.corrections.actions import (
     Correction,
     CorrectionRefused,
@@ -29,7 +30,7 @@ from pipeline.corrections.actions import (
     list_corrections,
     undo_correction,
 )
-from pipeline.history.runs import save_run
+from pipeline.history.repo import save_run
 from pipeline.ingest.beir import import_beir, read_corpus
 from pipeline.ingest.demo.seed import DEAL_FILE, seed_demo
 from pipeline.ingest.loading import stable_uuid
@@ -39,9 +40,11 @@ from pipeline.merges.candidates import find_candidates
 from pipeline.merges.records import MergeRecord, list_merges
 from pipeline.merges.repo import Rejection
 from pipeline.retrieval.retrieve import retrieve
-from pipeline.spotcheck.queue import QueueSpec, build_queue, collect_drafts, list_queues, queue_items
+from pipeline.spotcheck.queue import build_queue, collect_drafts
+from pipeline.spotcheck.records import QueueSpec
+from pipeline.spotcheck.repo import list_queues, queue_items, verdict_rows
 from pipeline.spotcheck.sampling import sample_items
-from pipeline.spotcheck.verdicts import record_verdict, verdict_judgments, verdict_rows
+from pipeline.spotcheck.verdicts import record_verdict, verdict_judgments
 from pipeline.temporal.timeline import Selection, as_of, load_facts, supersession_report, timeline
 from tests.conftest import FIXTURES
 from tests.support.dump import dump_deal
@@ -297,7 +300,7 @@ async def test_a_correction_shows_only_in_its_own_deal(lab: Lab, world: World, d
     found = world.correction.new_uuid in {c.uuid for c in run.candidates}
     assert found == (deal == A)
     assert_owned(deal, {c.uuid for c in run.candidates})
-    audit = lab.store.audit_log(deal, "fact.")
+    audit = audit_log(lab.store, deal, "fact.")
     assert len(audit) == (1 if deal == A else 0)
 
 
@@ -306,7 +309,7 @@ async def test_a_correction_shows_only_in_its_own_deal(lab: Lab, world: World, d
 
 async def test_admin_actions_on_another_deals_records_are_refused_and_write_nothing(lab: Lab, world: World) -> None:
     before = {d: await dump_deal(lab.backend, d) for d in (A, B)}
-    audits = {d: len(lab.store.audit_log(d)) for d in (A, B)}
+    audits = {d: len(audit_log(lab.store, d)) for d in (A, B)}
     a_fact, a_alias = stable_uuid(A, "fact", "f001"), stable_uuid(A, "entity", "halcyon")
     attempts = [
         correct_fact(lab, B, CorrectionRequest(a_fact, "Changed.", "qa_response", "Eve", date(2026, 5, 1)), "Eve"),
@@ -321,5 +324,5 @@ async def test_admin_actions_on_another_deals_records_are_refused_and_write_noth
             await attempt
         assert "\n" not in str(refused.value)
     assert {d: await dump_deal(lab.backend, d) for d in (A, B)} == before
-    assert {d: len(lab.store.audit_log(d)) for d in (A, B)} == audits
+    assert {d: len(audit_log(lab.store, d)) for d in (A, B)} == audits
     assert not list_corrections(lab.store, A)[0].undone  # A's correction was not undone through B

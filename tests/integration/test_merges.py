@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline.audit import audit_log
 from pipeline.errors import RetrievalLabError
 from pipeline.graph.dialects.common import MERGE_RELATION
 from pipeline.ingest.demo.labels import labelled_evaluation
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
+from pipeline.merges import actions as merge_actions
 from pipeline.merges.actions import MergeRefused, merge_entities, reject_pair, undo_merge, undone_merges
 from pipeline.merges.candidates import find_candidates
 from pipeline.merges.records import FactMove, apply_merge, list_merges, read_merge_records
@@ -76,14 +78,14 @@ async def test_merge_then_undo_leaves_the_deal_identical(lab: Lab, deal: str) ->
     stored = [r for r in await read_merge_records(lab.backend, deal) if r.uuid == record.uuid]
     assert stored == [record]
     assert await dump_deal(lab.backend, deal) != before
-    audit = lab.store.audit_log(deal, "merge")[0]
+    audit = audit_log(lab.store, deal, "merge")[0]
     assert (audit.action, audit.actor, audit.target) == ("merge", "Ana", alias)
     assert audit.details["canonical_uuid"] == canonical and audit.details["facts_moved"] == 2
 
     result = await undo_merge(lab, deal, record.uuid, "Ana")
     assert result.restored == 2 and result.missing == ()
     assert await dump_deal(lab.backend, deal) == before
-    audit = lab.store.audit_log(deal, "merge")[0]
+    audit = audit_log(lab.store, deal, "merge")[0]
     assert (audit.action, audit.details["merge"]["uuid"]) == ("merge.undo", record.uuid)
     assert undone_merges(lab, deal)[0]["uuid"] == record.uuid
     with pytest.raises(MergeRefused, match="unknown or already undone"):
@@ -149,7 +151,7 @@ async def test_rejected_pairs_stay_hidden(lab: Lab, deal: str) -> None:
     assert not any({c.alias.uuid, c.canonical.uuid} == {a, b} for c in after.candidates)
     assert after.rejected_hidden == report.rejected_hidden + 1
     assert len(after.candidates) == len(report.candidates) - 1
-    audit = lab.store.audit_log(deal, "merge.reject")[0]
+    audit = audit_log(lab.store, deal, "merge.reject")[0]
     assert (audit.actor, audit.target) == ("Ana", f"{min(a, b)}|{max(a, b)}")
     with pytest.raises(MergeRefused, match="already rejected"):
         await reject_pair(lab, deal, a, b, "Ana")
@@ -191,7 +193,7 @@ async def test_precision_and_recall_on_the_demo_pairs(lab: Lab, demo: str) -> No
 
 async def test_refusals_write_nothing(lab: Lab, deal: str) -> None:
     before = await dump_deal(lab.backend, deal)
-    audits = len(lab.store.audit_log(deal))
+    audits = len(audit_log(lab.store, deal))
     halcyon, hfs, corp = ent("halcyon"), ent("hfs"), ent("halcyon_corp")
     greyfield, larkspur = ent("greyfield"), ent("larkspur")
     cases = [
@@ -215,7 +217,7 @@ async def test_refusals_write_nothing(lab: Lab, deal: str) -> None:
     with pytest.raises(RetrievalLabError, match="no-such-deal"):
         await merge_entities(lab, "no-such-deal", greyfield, larkspur, "Ana")
     assert await dump_deal(lab.backend, deal) == before
-    assert len(lab.store.audit_log(deal)) == audits
+    assert len(audit_log(lab.store, deal)) == audits
 
 
 async def test_a_failed_audit_leaves_the_graph_as_it_was(lab: Lab, deal: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -224,7 +226,7 @@ async def test_a_failed_audit_leaves_the_graph_as_it_was(lab: Lab, deal: str, mo
     def broken(*args: object, **kwargs: object) -> int:
         raise OSError("disk full")
 
-    monkeypatch.setattr(lab.store, "audit", broken)
+    monkeypatch.setattr(merge_actions, "record_audit", broken)
     with pytest.raises(OSError, match="disk full"):
         await merge_entities(lab, deal, ent("greyfield_vp"), ent("greyfield"), "Ana")
     assert await dump_deal(lab.backend, deal) == before

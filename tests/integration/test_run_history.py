@@ -9,7 +9,8 @@ import pytest
 from benchmarks.bench import bench
 from pipeline.cli import main
 from pipeline.history.latency import load_timings, stage_percentiles
-from pipeline.history.runs import RunFilter, list_runs, load_run, save_run
+from pipeline.history.records import RunFilter
+from pipeline.history.repo import list_runs, load_run, save_run
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.store.db import Store

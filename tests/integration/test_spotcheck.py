@@ -10,34 +10,25 @@ from dataclasses import replace
 import pytest
 
 from pipeline.errors import InvalidInput
-from pipeline.history.runs import save_run
+from pipeline.history.repo import save_run
 from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.spotcheck import GRADES, verdict_judgments
-from pipeline.spotcheck.queue import (
-    QueueSpec,
-    build_queue,
-    collect_drafts,
+from pipeline.spotcheck.queue import build_queue, collect_drafts, item_keys, save_queue
+from pipeline.spotcheck.records import QueueSpec
+from pipeline.spotcheck.repo import (
     get_queue,
-    item_keys,
     list_queues,
-    queue_items,
-    save_queue,
-)
-from pipeline.spotcheck.sampling import sample_items
-from pipeline.spotcheck.verdicts import (
-    CSV_COLUMNS,
-    disagreements,
-    export_csv,
     progress,
-    record_verdict,
+    queue_items,
     resume_position,
     reviewer_verdicts,
-    summarise,
     verdict_history,
     verdict_rows,
 )
+from pipeline.spotcheck.sampling import sample_items
+from pipeline.spotcheck.verdicts import CSV_COLUMNS, disagreements, export_csv, record_verdict, summarise
 from pipeline.store.db import Store
 
 _names = itertools.count()

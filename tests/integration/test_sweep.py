@@ -10,15 +10,9 @@ import pytest
 from pipeline.errors import InvalidInput
 from pipeline.evaluation import judgments
 from pipeline.evaluation.cache import RerankCache, graph_fingerprint
-from pipeline.evaluation.experiments import (
-    compare_experiments,
-    list_experiments,
-    load_experiment,
-    save_experiment,
-    settings_table,
-    to_csv,
-    wins_and_losses,
-)
+from pipeline.evaluation.compare import compare_experiments, wins_and_losses
+from pipeline.evaluation.experiments import list_experiments, load_experiment, save_experiment
+from pipeline.evaluation.export import settings_table, to_csv
 from pipeline.evaluation.sweep import SweepCancelled, SweepSpec, run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter

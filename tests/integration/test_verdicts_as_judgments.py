@@ -3,7 +3,9 @@
 from pipeline.evaluation.judgments import judgment_sources, load_eval_set
 from pipeline.lab import Lab
 from pipeline.spotcheck import verdict_judgments
-from pipeline.spotcheck.queue import QueueSpec, build_queue, queue_items
+from pipeline.spotcheck.queue import build_queue
+from pipeline.spotcheck.records import QueueSpec
+from pipeline.spotcheck.repo import queue_items
 from pipeline.spotcheck.verdicts import record_verdict
 
 

@@ -18,17 +18,11 @@ import pytest
 from benchmarks.synthetic_runs import fill_store, synthetic_payloads
 from pipeline.errors import InvalidInput
 from pipeline.history import latency
-from pipeline.history import runs as runs_store
-from pipeline.history.runs import (
-    RunFilter,
-    compare_runs,
-    count_runs,
-    list_runs,
-    load_run,
-    run_from_dict,
-    save_run,
-    stage_rows,
-)
+from pipeline.history import records as run_records
+from pipeline.history import repo as runs_repo
+from pipeline.history.compare import compare_runs
+from pipeline.history.records import RunFilter, run_from_dict
+from pipeline.history.repo import count_runs, list_runs, load_run, save_run, stage_rows
 from pipeline.retrieval.records import Candidate, Citation, RankedCandidate, Result, RetrievalRun, Timings
 from pipeline.store.db import Store
 
@@ -123,7 +117,7 @@ def test_a_failure_inside_the_transaction_leaves_no_trace(tmp_path: Path, monkey
     def explode(*args: object, **kwargs: object) -> str:
         raise RuntimeError("disk full while writing the payload")
 
-    monkeypatch.setattr(runs_store.json, "dumps", explode)
+    monkeypatch.setattr(run_records.json, "dumps", explode)
     with pytest.raises(RuntimeError, match="disk full"):
         save_run(store, make_run(), "dashboard")
     assert table_counts(store) == {"runs": 0, "run_stages": 0, "run_results": 0, "run_payloads": 0}
@@ -131,7 +125,7 @@ def test_a_failure_inside_the_transaction_leaves_no_trace(tmp_path: Path, monkey
 
     # a batch is all or none as well
     with pytest.raises(sqlite3.IntegrityError):
-        runs_store.save_payloads(store, [(make_run().to_dict(), "bench"), (broken.to_dict(), "bench")])
+        runs_repo.save_payloads(store, [(make_run().to_dict(), "bench"), (broken.to_dict(), "bench")])
     assert count_runs(store) == 0
     assert save_run(store, make_run(), "cli") >= 1  # and the store still works
 
@@ -141,7 +135,7 @@ KILLED_WRITER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from pipeline.store.db import Store
-    from pipeline.history.runs import save_run
+    from pipeline.history.repo import save_run
     from tests.unit.test_runs_store import make_run
 
     store = Store(Path(sys.argv[1]))
@@ -213,7 +207,7 @@ def test_filters_by_deal_reranker_source_text_and_date(tmp_path: Path) -> None:
     assert [r.id for r in list_runs(store)] == [c, b, a]  # newest first
     with pytest.raises(InvalidInput, match="starts"):
         list_runs(store, RunFilter(since=date(2026, 11, 3), until=date(2026, 11, 1)))
-    choices = runs_store.filter_choices(store)
+    choices = runs_repo.filter_choices(store)
     assert choices.group_ids == ("deal_a", "deal_b")
     assert choices.rerankers == ("local", "none", "voyage")
     assert (choices.first_day, choices.last_day) == (date(2026, 11, 1), date(2026, 11, 3))
@@ -317,7 +311,7 @@ def test_cost_per_query_and_per_thousand_at_the_configured_prices(tmp_path: Path
     )
     assert table["voyage · rerank-2.5"]["tokens/query"] == 2000.0
     # the local re-scorer under two model ids is one row
-    usage = [runs_store.ModelUsage("local", "old-id", 2, 0, 0), runs_store.ModelUsage("local", "new-id", 3, 0, 1)]
+    usage = [run_records.ModelUsage("local", "old-id", 2, 0, 0), run_records.ModelUsage("local", "new-id", 3, 0, 1)]
     assert [(r.reranker, r.runs, r.fallbacks) for r in latency.cost_rows(usage, {})] == [("local", 5, 1)]
 
 
@@ -343,7 +337,7 @@ def test_synthetic_runs_have_the_real_shape_and_fill_a_store(tmp_path: Path) -> 
     for payload, source in payloads:
         run = run_from_dict(json.loads(json.dumps(payload)))  # the to_dict() shape, exactly
         assert len(run.candidates) == run.num_candidates and len(run.results) == run.top_k
-        assert source in runs_store.SOURCES
+        assert source in run_records.SOURCES
         assert run.timings.stages_ms["total"] >= run.timings.stages_ms["hybrid_search"]
     store = Store(tmp_path / "lab.sqlite3")
     result = fill_store(store, 40, seed=1, batch=15)

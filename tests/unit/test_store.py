@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.audit import audit_log, record_audit
 from pipeline.store.db import Store
 
 
@@ -9,10 +10,10 @@ def test_migrations_apply_once_and_the_audit_log_survives_a_reopen(tmp_path: Pat
     store = Store(tmp_path / "lab.sqlite3")
     version = store.schema_version
     assert version >= 1
-    entry_id = store.audit("ana", "fact.correct", "demo", "fact-1", {"old": "a", "new": "b"})
+    entry_id = record_audit(store, "ana", "fact.correct", "demo", "fact-1", {"old": "a", "new": "b"})
     reopened = Store(tmp_path / "lab.sqlite3")
     assert reopened.schema_version == version
-    [entry] = reopened.audit_log("demo")
+    [entry] = audit_log(reopened, "demo")
     assert (entry.id, entry.actor, entry.action, entry.target) == (entry_id, "ana", "fact.correct", "fact-1")
     assert entry.details == {"old": "a", "new": "b"}
     assert reopened.query("PRAGMA journal_mode")[0][0] == "wal"
@@ -21,9 +22,9 @@ def test_migrations_apply_once_and_the_audit_log_survives_a_reopen(tmp_path: Pat
 def test_a_failed_transaction_writes_nothing(tmp_path: Path) -> None:
     store = Store(tmp_path / "lab.sqlite3")
     with pytest.raises(RuntimeError), store.transaction() as conn:
-        store.audit("ana", "merge", "demo", "x", {}, conn=conn)
+        record_audit(store, "ana", "merge", "demo", "x", {}, conn=conn)
         raise RuntimeError("crash mid-write")
-    assert store.audit_log("demo") == []
+    assert audit_log(store, "demo") == []
 
 
 def test_a_migration_that_lands_after_a_higher_one_is_still_applied(tmp_path: Path, monkeypatch) -> None:

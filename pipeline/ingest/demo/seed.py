@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipeline.audit import record_audit
 from pipeline.embedders.base import LabEmbedder
 from pipeline.graph.backend import GraphBackend
 from pipeline.graph.deals import DealInfo, get_deal, now_iso, register_deal
@@ -189,5 +190,5 @@ async def reset_demo(
 ) -> SeedResult:
     """Admin action: rebuild the demo deal from its bundled data, dropping every change made to it."""
     result = await seed_demo(backend, embedder, data_dir, group_id, force=True)
-    store.audit(actor, "deal.reset_demo", group_id, group_id, {"facts": result.facts, "merges": result.merges})
+    record_audit(store, actor, "deal.reset_demo", group_id, group_id, {"facts": result.facts, "merges": result.merges})
     return result

@@ -1,0 +1,41 @@
+"""The audit log's SQL: append an entry (alone or inside the caller's transaction), read entries back."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from pipeline.audit.records import AuditEntry, details_json
+from pipeline.store.db import Store, utc_now
+
+INSERT_ENTRY = "INSERT INTO audit_log (at, actor, action, group_id, target, details) VALUES (?, ?, ?, ?, ?, ?)"
+
+
+def record_audit(
+    store: Store,
+    actor: str,
+    action: str,
+    group_id: str,
+    target: str,
+    details: dict[str, Any],
+    conn: sqlite3.Connection | None = None,
+) -> int:
+    """Record one admin action; pass `conn` to make it part of a larger transaction."""
+    args = (utc_now(), actor, action, group_id, target, details_json(details))
+    if conn is not None:
+        return int(conn.execute(INSERT_ENTRY, args).lastrowid or 0)
+    with store.transaction() as own:
+        return int(own.execute(INSERT_ENTRY, args).lastrowid or 0)
+
+
+def audit_log(store: Store, group_id: str | None = None, action_prefix: str = "", limit: int = 500) -> list[AuditEntry]:
+    """The newest entries first, of one deal (or all) whose action starts with `action_prefix`."""
+    rows = store.query(
+        """
+        SELECT * FROM audit_log
+        WHERE (:g IS NULL OR group_id = :g) AND action LIKE :prefix
+        ORDER BY id DESC LIMIT :limit
+        """,
+        {"g": group_id, "prefix": f"{action_prefix}%", "limit": limit},
+    )
+    return [AuditEntry.from_row(r) for r in rows]

@@ -1,0 +1,9 @@
+"""How the dashboard names a saved experiment in its pickers."""
+
+from __future__ import annotations
+
+from pipeline.evaluation.experiments import ExperimentInfo
+
+
+def experiment_label(info: ExperimentInfo) -> str:
+    return f"#{info.id} {info.name} · {info.group_id} · {info.queries} queries · {info.created_at[:16]}"

@@ -1,0 +1,116 @@
+"""Evaluation's SQL: saved experiments (written whole or not at all) and the sweep's two caches
+(first-stage pools, reranker scores); what the cached values mean is in `cache.py`."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pipeline.errors import InvalidInput
+from pipeline.store.db import Store, utc_now
+
+# Rows in, rows out: the records and their (de)serialisation are in experiments.py and cache.py
+# (the sweep imports the cache, so this module must not import the sweep's records).
+
+# --- experiments --------------------------------------------------------------------------------
+
+INSERT_EXPERIMENT = """
+INSERT INTO experiments (name, group_id, created_at, judgments, queries, duration_s, spec, payload)
+VALUES (:name, :group_id, :created_at, :judgments, :queries, :duration_s, :spec, :payload)
+"""
+INSERT_SETTING = """
+INSERT INTO experiment_settings (experiment_id, setting, candidates, top_k, reranker, reranker_model, in_grid, metrics,
+                                 by_type, p50_ms, p95_ms, tokens, cost_usd, fallbacks, p_value, p_ttest)
+VALUES (:experiment_id, :setting, :candidates, :top_k, :reranker, :reranker_model, :in_grid, :metrics, :by_type,
+        :p50_ms, :p95_ms, :tokens, :cost_usd, :fallbacks, :p_value, :p_ttest)
+"""
+INSERT_QUERY = """
+INSERT INTO experiment_queries (experiment_id, setting, query_id, metrics, latency_ms, ranking)
+VALUES (:experiment_id, :setting, :query_id, :metrics, :latency_ms, :ranking)
+"""
+
+
+def insert_experiment(
+    store: Store, head: Mapping[str, Any], settings: Sequence[Mapping[str, Any]], queries: Sequence[Mapping[str, Any]]
+) -> int:
+    """The experiment row, its settings' and its queries' rows in one transaction; its id. A name already
+    used is refused."""
+    try:
+        with store.transaction() as conn:
+            exp_id = int(conn.execute(INSERT_EXPERIMENT, head).lastrowid or 0)
+            conn.executemany(INSERT_SETTING, [{**row, "experiment_id": exp_id} for row in settings])
+            conn.executemany(INSERT_QUERY, [{**row, "experiment_id": exp_id} for row in queries])
+    except sqlite3.IntegrityError:
+        raise InvalidInput(f"An experiment called {head['name']!r} already exists; pick another name.") from None
+    return exp_id
+
+
+def experiment_heads(store: Store, group_id: str | None = None) -> list[sqlite3.Row]:
+    """The experiments of one deal (or all), newest first, without their payloads."""
+    return store.query(
+        "SELECT id, name, group_id, created_at, judgments, queries, duration_s FROM experiments "
+        "WHERE (:g IS NULL OR group_id = :g) ORDER BY id DESC",
+        {"g": group_id},
+    )
+
+
+def experiment_rows(store: Store, exp_id: int) -> tuple[sqlite3.Row, list[sqlite3.Row], list[sqlite3.Row]]:
+    """(experiment row, its settings' rows, its queries' rows)."""
+    head = store.query("SELECT * FROM experiments WHERE id = ?", (exp_id,))
+    if not head:
+        raise InvalidInput(f"No experiment #{exp_id}.")
+    settings = store.query("SELECT * FROM experiment_settings WHERE experiment_id = ?", (exp_id,))
+    queries = store.query("SELECT * FROM experiment_queries WHERE experiment_id = ?", (exp_id,))
+    return head[0], settings, queries
+
+
+# --- first-stage cache ---------------------------------------------------------------------------
+
+FirstStageKey = tuple[str, str, str]  # (deal, graph fingerprint, temporal filter)
+
+
+def cached_pool(store: Store, key: FirstStageKey, depth: int, query: str) -> sqlite3.Row | None:
+    """The (ms, payload) row of one query's pool at one depth, or None."""
+    rows = store.query(
+        "SELECT ms, payload FROM eval_first_stage WHERE group_id = ? AND fingerprint = ? AND filter = ? "
+        "AND depth = ? AND query = ?",
+        (*key, depth, query),
+    )
+    return rows[0] if rows else None
+
+
+def save_pool(store: Store, key: FirstStageKey, depth: int, query: str, ms: float, payload: bytes) -> None:
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT OR REPLACE INTO eval_first_stage (group_id, fingerprint, filter, depth, query, ms, payload, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (*key, depth, query, ms, payload, utc_now()),
+        )
+
+
+# --- reranker-score cache ------------------------------------------------------------------------
+
+
+def cached_scores(store: Store, model: str, pool_key: str, query: str) -> list[sqlite3.Row]:
+    """(uuid, fact_sha, score, ms, tokens) rows of every fact scored for this model, pool and query."""
+    return store.query(
+        "SELECT uuid, fact_sha, score, ms, tokens FROM rerank_cache WHERE model = ? AND pool = ? AND query = ?",
+        (model, pool_key, query),
+    )
+
+
+def save_scores(store: Store, model: str, pool_key: str, query: str, rows: Sequence[tuple[Any, ...]]) -> None:
+    """Rows of (uuid, fact_sha, score, ms share, tokens share), in one transaction."""
+    now = utc_now()
+    with store.transaction() as conn:
+        conn.executemany(
+            "INSERT OR REPLACE INTO rerank_cache (model, pool, query, uuid, fact_sha, score, ms, tokens, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(model, pool_key, query, *row, now) for row in rows],
+        )
+
+
+def count_scores(store: Store, model: str | None = None) -> int:
+    sql = "SELECT COUNT(*) FROM rerank_cache" + (" WHERE model = ?" if model else "")
+    return int(store.query(sql, (model,) if model else ())[0][0])

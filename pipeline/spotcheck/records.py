@@ -1,0 +1,192 @@
+"""Spot-check records (queues, their items, verdicts) and how they are read from / written to rows."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pipeline.errors import InvalidInput
+from pipeline.retrieval.records import Citation
+from pipeline.spotcheck.sampling import ItemDraft, Priority, Source
+from pipeline.text import printable_line
+
+MAX_NAME = 120
+DEFAULT_TOP_K = 3
+DEFAULT_CANDIDATES = 50
+DEFAULT_RERANKER = "local"
+DEFAULT_RUNS_LIMIT = 200
+
+
+def clean_name(text: str, what: str, limit: int = MAX_NAME) -> str:
+    """Printable, single-spaced, non-empty, at most `limit` characters."""
+    if not isinstance(text, str):
+        raise InvalidInput(f"The {what} must be text.")
+    cleaned = printable_line(text)
+    if not cleaned:
+        raise InvalidInput(f"The {what} is empty.")
+    if len(cleaned) > limit:
+        raise InvalidInput(f"The {what} is {len(cleaned)} characters long; the limit is {limit}.")
+    return cleaned
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    """What to build: a named sample of one deal, reproducible from its source, size, seed and priority."""
+
+    name: str
+    group_id: str
+    source: Source
+    size: int
+    seed: int
+    priority: Priority
+    created_by: str
+    top_k: int = DEFAULT_TOP_K  # query_set: results kept per query
+    num_candidates: int = DEFAULT_CANDIDATES  # query_set: first-stage candidates per query
+    reranker: str = DEFAULT_RERANKER  # query_set
+    runs_limit: int = DEFAULT_RUNS_LIMIT  # runs: newest stored runs read
+    query_limit: int | None = None  # query_set: run only a seeded sample of this many queries (None: all)
+
+    def params(self) -> dict[str, Any]:
+        if self.source == "query_set":
+            params: dict[str, Any] = {"top_k": self.top_k, "num_candidates": self.num_candidates}
+            return {**params, "reranker": self.reranker, "query_limit": self.query_limit}
+        if self.source == "runs":
+            return {"runs_limit": self.runs_limit}
+        return {}
+
+    def params_json(self) -> str:
+        """The source's parameters as stored with the queue."""
+        return json.dumps(self.params(), sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Queue:
+    id: int
+    name: str
+    group_id: str
+    source: str
+    size: int  # requested size; `item_count` may be smaller when the source had fewer items
+    seed: int
+    priority: str
+    params: dict[str, Any]
+    created_by: str
+    created_at: str
+    item_count: int
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> Queue:
+        values = dict(row)
+        values["params"] = json.loads(values["params"])
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    id: int
+    queue_id: int
+    position: int  # 1-based
+    query_id: str
+    query: str
+    run_id: int | None
+    fact_uuid: str
+    fact: str
+    rank: int | None
+    score: float | None
+    superseded: bool
+    signals: tuple[str, ...]
+    citation: Citation = field(repr=False)
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> QueueItem:
+        return cls(
+            id=row["id"],
+            queue_id=row["queue_id"],
+            position=row["position"],
+            query_id=row["query_id"],
+            query=row["query"],
+            run_id=row["run_id"],
+            fact_uuid=row["fact_uuid"],
+            fact=row["fact"],
+            rank=row["rank"],
+            score=row["score"],
+            superseded=bool(row["superseded"]),
+            signals=tuple(json.loads(row["signals"])),
+            citation=Citation(**json.loads(row["citation"])),
+        )
+
+    @staticmethod
+    def columns(draft: ItemDraft) -> dict[str, Any]:
+        """The `spotcheck_items` row of a sampled draft (queue id and position are added when it is written)."""
+        return {
+            "query_id": draft.query_id,
+            "query": draft.query,
+            "run_id": draft.run_id,
+            "fact_uuid": draft.fact_uuid,
+            "fact": draft.fact,
+            "rank": draft.rank,
+            "score": draft.score,
+            "superseded": int(draft.superseded),
+            "signals": json.dumps(list(draft.signals)),
+            "episode_uuid": draft.citation.episode_uuid,
+            "channel": draft.citation.channel,
+            "document_name": draft.citation.document_name,
+            "citation": json.dumps(asdict(draft.citation)),
+        }
+
+
+@dataclass(frozen=True)
+class VerdictRecord:
+    id: int
+    item_id: int
+    reviewer: str
+    verdict: str
+    note: str
+    created_at: str
+    updated_at: str
+    revision: int
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> VerdictRecord:
+        return cls(**dict(row))
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.total if self.total else 0.0
+
+
+@dataclass(frozen=True)
+class VerdictRow:
+    """One verdict with its item: one CSV row."""
+
+    queue_id: int
+    queue_name: str
+    group_id: str
+    position: int
+    item_id: int
+    query_id: str
+    query: str
+    fact_uuid: str
+    fact: str
+    rank: int | None
+    score: float | None
+    episode_uuid: str
+    document_name: str
+    channel: str
+    reviewer: str
+    verdict: str
+    note: str
+    created_at: str
+    updated_at: str
+    revision: int
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> VerdictRow:
+        return cls(**dict(row))

@@ -1,0 +1,209 @@
+"""Spot-check SQL: queues with their items (each queue written whole with its audit entry, or not at
+all) and reviewers' verdicts (upserted, every revision also kept in the history table)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from pipeline.audit import record_audit
+from pipeline.errors import InvalidInput
+from pipeline.spotcheck.records import Progress, Queue, QueueItem, QueueSpec, VerdictRecord, VerdictRow
+from pipeline.spotcheck.sampling import ItemDraft
+from pipeline.store.db import Store, utc_now
+
+# --- queues ----------------------------------------------------------------------------------------
+
+INSERT_ITEM = """
+INSERT INTO spotcheck_items (queue_id, position, query_id, query, run_id, fact_uuid, fact, rank, score, superseded,
+                             signals, episode_uuid, channel, document_name, citation)
+VALUES (:queue_id, :position, :query_id, :query, :run_id, :fact_uuid, :fact, :rank, :score, :superseded, :signals,
+        :episode_uuid, :channel, :document_name, :citation)
+"""
+QUEUE_SQL = """
+SELECT q.*, (SELECT COUNT(*) FROM spotcheck_items i WHERE i.queue_id = q.id) AS item_count
+FROM spotcheck_queues q
+"""
+
+
+def insert_queue(store: Store, spec: QueueSpec, items: Sequence[ItemDraft], name: str, created_by: str) -> Queue:
+    """The queue row, its items in order and its audit entry, in one transaction. A name already used on
+    the deal is refused."""
+    now = utc_now()
+    try:
+        with store.transaction() as conn:
+            cursor = conn.execute(
+                """
+                INSERT INTO spotcheck_queues
+                    (name, group_id, source, size, seed, priority, params, created_by, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                (
+                    name,
+                    spec.group_id,
+                    spec.source,
+                    spec.size,
+                    spec.seed,
+                    spec.priority,
+                    spec.params_json(),
+                    created_by,
+                    now,
+                ),
+            )
+            queue_id = int(cursor.lastrowid or 0)
+            conn.executemany(
+                INSERT_ITEM,
+                [
+                    {"queue_id": queue_id, "position": position, **QueueItem.columns(d)}
+                    for position, d in enumerate(items, start=1)
+                ],
+            )
+            details = {
+                "queue_id": queue_id,
+                "source": spec.source,
+                "size": spec.size,
+                "seed": spec.seed,
+                "priority": spec.priority,
+                "items": len(items),
+                **spec.params(),
+            }
+            record_audit(store, created_by, "spotcheck.queue_created", spec.group_id, name, details, conn=conn)
+    except sqlite3.IntegrityError:
+        raise InvalidInput(f"A queue named {name!r} already exists on deal {spec.group_id!r}.") from None
+    return get_queue(store, queue_id)
+
+
+def get_queue(store: Store, queue_id: int) -> Queue:
+    rows = store.query(QUEUE_SQL + " WHERE q.id = ?", (queue_id,))
+    if not rows:
+        raise InvalidInput(f"No spot-check queue #{queue_id}.")
+    return Queue.from_row(rows[0])
+
+
+def queue_named(store: Store, group_id: str, name: str) -> Queue | None:
+    rows = store.query(QUEUE_SQL + " WHERE q.group_id = ? AND q.name = ?", (group_id, name))
+    return Queue.from_row(rows[0]) if rows else None
+
+
+def list_queues(store: Store, group_id: str) -> list[Queue]:
+    """The deal's queues, newest first."""
+    rows = store.query(QUEUE_SQL + " WHERE q.group_id = ? ORDER BY q.id DESC", (group_id,))
+    return [Queue.from_row(r) for r in rows]
+
+
+def queue_items(store: Store, queue_id: int) -> list[QueueItem]:
+    """The queue's items in their sampled order."""
+    rows = store.query("SELECT * FROM spotcheck_items WHERE queue_id = ? ORDER BY position", (queue_id,))
+    return [QueueItem.from_row(r) for r in rows]
+
+
+# --- verdicts -------------------------------------------------------------------------------------
+
+
+def save_verdict(store: Store, item_id: int, reviewer: str, verdict: str, note: str) -> VerdictRecord:
+    """Insert or update this reviewer's verdict on the item, and append it to the history: one transaction."""
+    now = utc_now()
+    with store.transaction() as conn:
+        if not conn.execute("SELECT 1 FROM spotcheck_items WHERE id = ?", (item_id,)).fetchone():
+            raise InvalidInput(f"No spot-check item #{item_id}: the queue may have been removed.")
+        conn.execute(
+            """
+            INSERT INTO spotcheck_verdicts (item_id, reviewer, verdict, note, created_at, updated_at, revision)
+            VALUES (?, ?, ?, ?, ?, ?, 1)
+            ON CONFLICT (item_id, reviewer) DO UPDATE SET
+                verdict = excluded.verdict, note = excluded.note, updated_at = excluded.updated_at,
+                revision = spotcheck_verdicts.revision + 1
+            """,
+            (item_id, reviewer, verdict, note, now, now),
+        )
+        row = conn.execute(
+            "SELECT * FROM spotcheck_verdicts WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
+        ).fetchone()
+        conn.execute(
+            """
+            INSERT INTO spotcheck_verdict_history (verdict_id, revision, verdict, note, recorded_at)
+            VALUES (?, ?, ?, ?, ?)
+            """,
+            (row["id"], row["revision"], verdict, note, now),
+        )
+    return VerdictRecord.from_row(row)
+
+
+def reviewer_verdicts(store: Store, queue_id: int, reviewer: str) -> dict[int, VerdictRecord]:
+    """item id -> this reviewer's verdict, for one queue."""
+    rows = store.query(
+        """
+        SELECT v.* FROM spotcheck_verdicts v JOIN spotcheck_items i ON i.id = v.item_id
+        WHERE i.queue_id = ? AND v.reviewer = ?
+        """,
+        (queue_id, reviewer.strip()),
+    )
+    return {r["item_id"]: VerdictRecord.from_row(r) for r in rows}
+
+
+def progress(store: Store, queue_id: int, reviewer: str) -> Progress:
+    row = store.query(
+        """
+        SELECT COUNT(*) AS total, COUNT(v.id) AS done
+        FROM spotcheck_items i LEFT JOIN spotcheck_verdicts v ON v.item_id = i.id AND v.reviewer = ?
+        WHERE i.queue_id = ?
+        """,
+        (reviewer.strip(), queue_id),
+    )[0]
+    return Progress(int(row["done"]), int(row["total"]))
+
+
+def resume_position(store: Store, queue_id: int, reviewer: str) -> int | None:
+    """1-based position of the reviewer's first item without a verdict; None when all are done."""
+    row = store.query(
+        """
+        SELECT MIN(i.position) FROM spotcheck_items i
+        WHERE i.queue_id = ? AND NOT EXISTS (
+            SELECT 1 FROM spotcheck_verdicts v WHERE v.item_id = i.id AND v.reviewer = ?)
+        """,
+        (queue_id, reviewer.strip()),
+    )[0]
+    return None if row[0] is None else int(row[0])
+
+
+def next_open_position(store: Store, queue_id: int, reviewer: str, after: int) -> int | None:
+    """The first position after `after` without the reviewer's verdict, wrapping round; None when all are done."""
+    rows = store.query(
+        """
+        SELECT i.position FROM spotcheck_items i
+        WHERE i.queue_id = ? AND NOT EXISTS (
+            SELECT 1 FROM spotcheck_verdicts v WHERE v.item_id = i.id AND v.reviewer = ?)
+        ORDER BY i.position
+        """,
+        (queue_id, reviewer.strip()),
+    )
+    open_positions = [int(r[0]) for r in rows]
+    later = [p for p in open_positions if p > after]
+    return (later or open_positions or [None])[0]
+
+
+def verdict_history(store: Store, verdict_id: int) -> list[tuple[int, str, str, str]]:
+    """(revision, verdict, note, recorded_at), oldest first."""
+    rows = store.query(
+        "SELECT revision, verdict, note, recorded_at FROM spotcheck_verdict_history WHERE verdict_id = ? ORDER BY id",
+        (verdict_id,),
+    )
+    return [tuple(r) for r in rows]  # type: ignore[misc]
+
+
+def verdict_rows(store: Store, group_id: str, queue_id: int | None = None) -> list[VerdictRow]:
+    """Every verdict on the deal (or on one of its queues), by queue, position, reviewer."""
+    rows = store.query(
+        """
+        SELECT q.id AS queue_id, q.name AS queue_name, q.group_id, i.position, i.id AS item_id, i.query_id, i.query,
+               i.fact_uuid, i.fact, i.rank, i.score, i.episode_uuid, i.document_name, i.channel,
+               v.reviewer, v.verdict, v.note, v.created_at, v.updated_at, v.revision
+        FROM spotcheck_verdicts v
+        JOIN spotcheck_items i ON i.id = v.item_id
+        JOIN spotcheck_queues q ON q.id = i.queue_id
+        WHERE q.group_id = :g AND (:q IS NULL OR q.id = :q)
+        ORDER BY q.id, i.position, v.reviewer
+        """,
+        {"g": group_id, "q": queue_id},
+    )
+    return [VerdictRow.from_row(r) for r in rows]
