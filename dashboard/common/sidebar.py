@@ -14,6 +14,7 @@ import streamlit as st
 from dashboard.common.runtime import get_lab, run
 from pipeline.errors import RetrievalLabError
 from pipeline.graph.deals import DealInfo
+from pipeline.ingest.demo.seed import DEMO_GROUP
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 from pipeline.settings import Settings, get_settings
@@ -89,6 +90,7 @@ def _render(lab: Lab) -> DealInfo | None:
             group_id = st.selectbox(
                 "Deal",
                 list(by_id),
+                index=list(by_id).index(DEMO_GROUP) if DEMO_GROUP in by_id else 0,
                 key=DEAL_KEY,
                 bind="query-params",
                 format_func=lambda g: f"{g} — {by_id[g].name}",

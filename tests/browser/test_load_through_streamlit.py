@@ -65,7 +65,7 @@ async def one_session(browser: Browser, app_url: str, number: int, query: str) -
         )
         loaded = time.perf_counter()
         box = page.get_by_label("Query")
-        await box.fill(query)
+        await box.fill(query, timeout=PER_STEP_TIMEOUT_MS)  # 20 pages on 2 cores: the box can take a while
         entered = time.perf_counter()
         await box.press("Enter")
         heading = page.get_by_role("heading", name="With reranking")
@@ -83,14 +83,31 @@ async def one_session(browser: Browser, app_url: str, number: int, query: str) -
         metrics = " ".join(await page.locator("[data-testid='stMetric']").all_inner_texts())
         server = METRIC_MS.search(metrics)
         return SessionResult(
-            number, query, not texts, " | ".join(texts), loaded - started, done - entered, done - started, left, right,
-            float(server.group(1)) if server else -1.0, "" if server else metrics[:300],
-        )  # fmt: skip
+            number,
+            query,
+            not texts,
+            " | ".join(texts),
+            loaded - started,
+            done - entered,
+            done - started,
+            left,
+            right,
+            float(server.group(1)) if server else -1.0,
+            "" if server else metrics[:300],
+        )
     except Exception as exc:  # reported per session, never hidden
         return SessionResult(
-            number, query, False, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}",
-            (loaded or time.perf_counter()) - started, 0.0, time.perf_counter() - started, 0, 0, -1.0,
-        )  # fmt: skip
+            number,
+            query,
+            False,
+            f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}",
+            (loaded or time.perf_counter()) - started,
+            0.0,
+            time.perf_counter() - started,
+            0,
+            0,
+            -1.0,
+        )
     finally:
         await context.close()
 

@@ -55,8 +55,24 @@ def test_malformed_beir_folder_is_refused_and_nothing_is_imported(
 
 
 def test_query_json_contract(demo: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["query", "What was FY2025 revenue?", "--group", "demo", "--candidates", "20", "--top-k", "5",
-                 "--reranker", "local", "--json"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "query",
+                "What was FY2025 revenue?",
+                "--group",
+                "demo",
+                "--candidates",
+                "20",
+                "--top-k",
+                "5",
+                "--reranker",
+                "local",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert {"query", "group", "candidates", "reranked", "results", "timings", "rerank_used", "fallback_reason"} <= set(
         out

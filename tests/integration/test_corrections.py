@@ -124,10 +124,17 @@ async def test_correct_then_undo_restores_the_graph_exactly(lab: Lab, deal: str)
 async def test_an_undo_is_refused_when_the_new_fact_was_corrected_again(lab: Lab, deal: str) -> None:
     first = await correct_fact(lab, deal, request(), actor="Ana")
     second = await correct_fact(
-        lab, deal, request(fact_uuid=first.new_uuid, statement="Halcyon's cash was $1.40 million.",
-                           valid_at=date(2026, 4, 5), channel="analyst_chat", source_text=""),
+        lab,
+        deal,
+        request(
+            fact_uuid=first.new_uuid,
+            statement="Halcyon's cash was $1.40 million.",
+            valid_at=date(2026, 4, 5),
+            channel="analyst_chat",
+            source_text="",
+        ),
         actor="Ben",
-    )  # fmt: skip
+    )
     with pytest.raises(CorrectionRefused, match="itself corrected"):
         await undo_correction(lab, deal, first.id, actor="Ana")
     after_second = await dump_deal(lab.backend, deal)

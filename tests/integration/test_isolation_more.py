@@ -136,10 +136,11 @@ async def world(lab: Lab) -> AsyncIterator[World]:
     correction = await correct_fact(
         lab,
         A,
-        CorrectionRequest(stable_uuid(A, "fact", CASH_KEY), NEW_TEXT, "qa_response", "Dana Whitfield (CFO)",
-                          date(2026, 4, 2)),
+        CorrectionRequest(
+            stable_uuid(A, "fact", CASH_KEY), NEW_TEXT, "qa_response", "Dana Whitfield (CFO)", date(2026, 4, 2)
+        ),
         actor="Ana",
-    )  # fmt: skip
+    )
     OWNED[A].facts.add(correction.new_uuid)
     OWNED[A].episodes.add(correction.episode_uuid)
     merge = await merge_entities(

@@ -36,9 +36,14 @@ _names = itertools.count()
 
 def spec(group_id: str, **kw: object) -> QueueSpec:
     base = QueueSpec(
-        name=f"integration queue {next(_names)}", group_id=group_id, source="fact_sample", size=12, seed=7,
-        priority="random", created_by="Ana",
-    )  # fmt: skip
+        name=f"integration queue {next(_names)}",
+        group_id=group_id,
+        source="fact_sample",
+        size=12,
+        seed=7,
+        priority="random",
+        created_by="Ana",
+    )
     return replace(base, **kw)  # type: ignore[arg-type]
 
 

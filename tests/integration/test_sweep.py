@@ -55,8 +55,17 @@ async def test_sweep_matches_the_live_pipeline_and_reuses_its_cache(lab: Lab, de
     assert seen[0] == (0, 6) and seen[-1] == (6, 6) and len(seen) == 7
     keys = [s.key for s in cold.settings]
     # 2 rerankers x 2 N x 2 k, then the baseline (none, N=50, k=10) added because the grid lacks it
-    assert keys == ["none N=10 k=3", "none N=10 k=10", "none N=25 k=3", "none N=25 k=10", "local N=10 k=3",
-                    "local N=10 k=10", "local N=25 k=3", "local N=25 k=10", "none N=50 k=10"]  # fmt: skip
+    assert keys == [
+        "none N=10 k=3",
+        "none N=10 k=10",
+        "none N=25 k=3",
+        "none N=25 k=10",
+        "local N=10 k=3",
+        "local N=10 k=10",
+        "local N=25 k=3",
+        "local N=25 k=10",
+        "none N=50 k=10",
+    ]
     assert not cold.setting("none N=50 k=10").in_grid and cold.setting("none N=50 k=10").p_value is None
     assert cold.stats.pools_retrieved == 6 * 3 and cold.stats.rerank_calls == 6 * 2
     # the sweep ranks exactly as retrieve() does: local reranker, N=25
@@ -152,17 +161,22 @@ async def test_fingerprint_changes_with_the_graph(lab: Lab) -> None:
     rows = await lab.backend.query(group, "MATCH ()-[e:RELATES_TO]->() RETURN e.uuid AS u, e.fact AS f LIMIT 1")
     await lab.backend.query(group, "MATCH ()-[e:RELATES_TO {uuid: $u}]->() SET e.fact = $f", u=rows[0]["u"], f="x")
     assert await graph_fingerprint(lab.backend, group, "e") != before
-    await lab.backend.query(group, "MATCH ()-[e:RELATES_TO {uuid: $u}]->() SET e.fact = $f", u=rows[0]["u"],
-                            f=rows[0]["f"])  # fmt: skip
+    await lab.backend.query(
+        group, "MATCH ()-[e:RELATES_TO {uuid: $u}]->() SET e.fact = $f", u=rows[0]["u"], f=rows[0]["f"]
+    )
     assert await graph_fingerprint(lab.backend, group, "e") == before
 
 
 async def test_voyage_is_called_once_per_query_and_fact(lab: Lab, demo: str) -> None:
     with FakeVoyageServer(api_key="vk-test") as server:
         settings = Settings(
-            data_dir=lab.settings.data_dir, embedder="local", voyage_api_key="vk-test",
-            voyage_base_url=server.base_url, voyage_timeout_s=5.0, rerank_model="rerank-2.5",
-        )  # fmt: skip
+            data_dir=lab.settings.data_dir,
+            embedder="local",
+            voyage_api_key="vk-test",
+            voyage_base_url=server.base_url,
+            voyage_timeout_s=5.0,
+            rerank_model="rerank-2.5",
+        )
         voyage_lab = Lab(settings=settings, backend=lab.backend, embedder=lab.embedder)
         spec = SweepSpec(demo, candidates=(10, 25), top_ks=(5,), rerankers=("voyage",), limit_queries=4)
         cold = await run_sweep(voyage_lab, spec)

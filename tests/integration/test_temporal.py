@@ -40,10 +40,24 @@ def row(
     uuid: str, valid: datetime | None, invalid: datetime | None, relation: str = "HAS_ARR", **kw: object
 ) -> FactRow:
     base = dict(
-        uuid=uuid, fact=uuid, relation=relation, source_uuid="s", source_name="S", target_uuid="t", target_name="T",
-        episodes=(), valid_at=valid, invalid_at=invalid, expired_at=invalid, created_at=T0, supersedes=None,
-        superseded_by=None, channel="document", citation="", episode_at=None,
-    )  # fmt: skip
+        uuid=uuid,
+        fact=uuid,
+        relation=relation,
+        source_uuid="s",
+        source_name="S",
+        target_uuid="t",
+        target_name="T",
+        episodes=(),
+        valid_at=valid,
+        invalid_at=invalid,
+        expired_at=invalid,
+        created_at=T0,
+        supersedes=None,
+        superseded_by=None,
+        channel="document",
+        citation="",
+        episode_at=None,
+    )
     return FactRow(**{**base, **kw})  # type: ignore[arg-type]
 
 
@@ -89,9 +103,19 @@ async def test_inference_on_a_graph_written_without_attributes(lab: Lab) -> None
         ("e-new", texts[1], fvec[1], t1, None),
     ):
         edge = EntityEdge(
-            uuid=uuid, group_id=group, source_node_uuid="n0", target_node_uuid="n1", name="HAS_REVENUE", fact=text,
-            fact_embedding=vec, episodes=[], valid_at=valid, invalid_at=invalid, expired_at=invalid, created_at=now,
-        )  # fmt: skip
+            uuid=uuid,
+            group_id=group,
+            source_node_uuid="n0",
+            target_node_uuid="n1",
+            name="HAS_REVENUE",
+            fact=text,
+            fact_embedding=vec,
+            episodes=[],
+            valid_at=valid,
+            invalid_at=invalid,
+            expired_at=invalid,
+            created_at=now,
+        )
         await edge.save(driver)
     info = lab.embedder.info
     await register_deal(

@@ -13,9 +13,19 @@ async def test_verdicts_are_graded_judgments_of_the_labelled_queries(lab: Lab, d
     assert judgment_sources()["verdicts"] == "Analyst verdicts"
     queue = await build_queue(
         lab,
-        QueueSpec(name="judgments from verdicts", group_id=demo, source="query_set", size=3, seed=3,
-                  priority="random", created_by="Ana", top_k=2, query_limit=2, reranker="none"),
-    )  # fmt: skip
+        QueueSpec(
+            name="judgments from verdicts",
+            group_id=demo,
+            source="query_set",
+            size=3,
+            seed=3,
+            priority="random",
+            created_by="Ana",
+            top_k=2,
+            query_limit=2,
+            reranker="none",
+        ),
+    )
     items = queue_items(lab.store, queue.id)
     verdicts = ["supported", "partially_supported", "not_supported"]
     for item, verdict in zip(items, verdicts, strict=True):

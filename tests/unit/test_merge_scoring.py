@@ -81,10 +81,26 @@ def _entities(names: list[str], facts: list[int] | None = None) -> list[EntityRe
     return [EntityRef(f"u{i}", n, f"k{i}", (facts or [0] * len(names))[i]) for i, n in enumerate(names)]
 
 
-NAMES = ["Northwind Logistics", "Northwind Logistics Inc", "Pinecrest Carriers", "Pinecrest Carriers Ltd.",
-         "Revenue", "Net Revenue", "Denver Lease", "Zebra Holdings"]  # fmt: skip
-VECTORS = [[1.0, 0.0, 0.0], [0.95, 0.1, 0.0], [0.0, 1.0, 0.0], [0.1, 0.95, 0.0],
-           [0.0, 0.0, 1.0], [0.0, 0.3, 0.95], [0.5, 0.5, 0.5], [-1.0, 0.0, 0.0]]  # fmt: skip
+NAMES = [
+    "Northwind Logistics",
+    "Northwind Logistics Inc",
+    "Pinecrest Carriers",
+    "Pinecrest Carriers Ltd.",
+    "Revenue",
+    "Net Revenue",
+    "Denver Lease",
+    "Zebra Holdings",
+]
+VECTORS = [
+    [1.0, 0.0, 0.0],
+    [0.95, 0.1, 0.0],
+    [0.0, 1.0, 0.0],
+    [0.1, 0.95, 0.0],
+    [0.0, 0.0, 1.0],
+    [0.0, 0.3, 0.95],
+    [0.5, 0.5, 0.5],
+    [-1.0, 0.0, 0.0],
+]
 
 
 def test_candidates_suggest_the_entity_with_more_facts_as_canonical_and_hide_rejected() -> None:

@@ -28,8 +28,18 @@ Q1_NDCG10 = (2 / LOG2_3 + 1 / LOG2_5) / (2 + 1 / LOG2_3)  # 1.6925361 / 2.630929
 
 
 def test_per_query_values_match_hand_computation() -> None:
-    names = ["ndcg@3", "ndcg@10", "recall@3", "recall@10", "precision@3", "precision@10", "mrr@10", "mrr@1",
-             "hit@1", "hit@3"]  # fmt: skip
+    names = [
+        "ndcg@3",
+        "ndcg@10",
+        "recall@3",
+        "recall@10",
+        "precision@3",
+        "precision@10",
+        "mrr@10",
+        "mrr@1",
+        "hit@1",
+        "hit@3",
+    ]
     got = m.per_query(QRELS, RANKINGS, names)
     assert set(got) == {"q1", "q2", "q3"}  # q4: no judgments; q5: no relevant judgment
     q1, q2, q3 = got["q1"], got["q2"], got["q3"]
@@ -107,8 +117,12 @@ class _S:
 
 
 def test_recommendation_rule_and_pareto_front() -> None:
-    settings = [_S("best", 0.600, 300), _S("close-fast", 0.595, 100), _S("slow-bad", 0.500, 400),
-                _S("fast-bad", 0.400, 50)]  # fmt: skip
+    settings = [
+        _S("best", 0.600, 300),
+        _S("close-fast", 0.595, 100),
+        _S("slow-bad", 0.500, 400),
+        _S("fast-bad", 0.400, 50),
+    ]
     # 0.595 is within 1% of 0.600 (floor 0.594) and faster: it wins; 0.500 is not eligible
     assert recommend(settings).key == "close-fast"
     assert recommend(settings, tolerance=0.001).key == "best"

@@ -42,12 +42,21 @@ def make_run(
     """Three candidates f1..f3; `order` is the reranked order of their first-stage ranks."""
     candidates = tuple(
         Candidate(
-            uuid=f"f{i}", fact=f"Fact number {i}.", relation="HAS", source_uuid="s", target_uuid="t",
-            episodes=(f"e{i}",), valid_at="2025-01-01T00:00:00+00:00", invalid_at=None, expired_at=None,
-            fused_score=1.0 / (i + 1), first_stage_rank=i, method_ranks={"bm25": i, "cosine": None, "bfs": 2},
+            uuid=f"f{i}",
+            fact=f"Fact number {i}.",
+            relation="HAS",
+            source_uuid="s",
+            target_uuid="t",
+            episodes=(f"e{i}",),
+            valid_at="2025-01-01T00:00:00+00:00",
+            invalid_at=None,
+            expired_at=None,
+            fused_score=1.0 / (i + 1),
+            first_stage_rank=i,
+            method_ranks={"bm25": i, "cosine": None, "bfs": 2},
         )
         for i in (1, 2, 3)
-    )  # fmt: skip
+    )
     scored = reranker != "none"
     reranked = tuple(
         RankedCandidate(candidates[first - 1], rank, 0.9 / rank if scored else None, 1.0 / rank if scored else None)
@@ -58,25 +67,54 @@ def make_run(
             r,
             (
                 Citation(
-                    episode_uuid=f"e{r.candidate.uuid[1:]}", document_id="cim", document_name="cim.pdf", page=5,
-                    chunk=1, channel="document", confidence=0.85, source_description="cim.pdf p. 5",
-                    author="", snippet="Revenue was $5.2 million.", episode_valid_at=None,
-                    relevance_score=r.score, retrieved_at=created_at,
+                    episode_uuid=f"e{r.candidate.uuid[1:]}",
+                    document_id="cim",
+                    document_name="cim.pdf",
+                    page=5,
+                    chunk=1,
+                    channel="document",
+                    confidence=0.85,
+                    source_description="cim.pdf p. 5",
+                    author="",
+                    snippet="Revenue was $5.2 million.",
+                    episode_valid_at=None,
+                    relevance_score=r.score,
+                    retrieved_at=created_at,
                 ),
             ),
         )
         for r in reranked[:top_k]
-    )  # fmt: skip
-    stages = stages or {"embed_query": 5.0, "bm25": 3.0, "cosine": 9.0, "bfs": 20.0, "fusion": 0.5,
-                        "hybrid_search": 25.0, "rerank": 40.0, "citations": 6.0, "total": 80.0}  # fmt: skip
+    )
+    stages = stages or {
+        "embed_query": 5.0,
+        "bm25": 3.0,
+        "cosine": 9.0,
+        "bfs": 20.0,
+        "fusion": 0.5,
+        "hybrid_search": 25.0,
+        "rerank": 40.0,
+        "citations": 6.0,
+        "total": 80.0,
+    }
     return RetrievalRun(
-        query=query, group_id=group_id, num_candidates=3, top_k=top_k, reranker=reranker,
-        reranker_model="rerank-2.5" if reranker == "voyage" else "", include_superseded=False, as_of=None,
-        candidates=candidates, reranked=reranked, results=results,
-        timings=Timings(stages_ms=stages, rerank_tokens=tokens, rerank_cost_usd=tokens * 0.05e-6 or None,
-                        over_budget=()),
-        rerank_used=scored, fallback_reason=None, created_at=created_at,
-    )  # fmt: skip
+        query=query,
+        group_id=group_id,
+        num_candidates=3,
+        top_k=top_k,
+        reranker=reranker,
+        reranker_model="rerank-2.5" if reranker == "voyage" else "",
+        include_superseded=False,
+        as_of=None,
+        candidates=candidates,
+        reranked=reranked,
+        results=results,
+        timings=Timings(
+            stages_ms=stages, rerank_tokens=tokens, rerank_cost_usd=tokens * 0.05e-6 or None, over_budget=()
+        ),
+        rerank_used=scored,
+        fallback_reason=None,
+        created_at=created_at,
+    )
 
 
 def table_counts(store: Store) -> dict[str, int]:
@@ -188,8 +226,13 @@ def test_filters_by_deal_reranker_source_text_and_date(tmp_path: Path) -> None:
     store = Store(tmp_path / "lab.sqlite3")
     a = save_run(store, make_run(query="FY2025 revenue", created_at="2026-11-01T23:59:59+00:00"), "dashboard")
     b = save_run(store, make_run(query="100%_growth?", reranker="none", created_at="2026-11-02T00:00:00Z"), "cli")
-    c = save_run(store, make_run(query="CEO", group_id="deal_b", reranker="voyage", tokens=1000,
-                                 created_at="2026-11-03T12:00:00+00:00"), "bench")  # fmt: skip
+    c = save_run(
+        store,
+        make_run(
+            query="CEO", group_id="deal_b", reranker="voyage", tokens=1000, created_at="2026-11-03T12:00:00+00:00"
+        ),
+        "bench",
+    )
 
     def ids(**kw: object) -> list[int]:
         return sorted(r.id for r in list_runs(store, RunFilter(**kw)))  # type: ignore[arg-type]
@@ -264,12 +307,17 @@ def test_percentiles_match_a_hand_computation() -> None:
             ],
             stages=("embed_query", "hybrid_search", "rerank", "citations", "total"),
         )
-    )  # fmt: skip
+    )
     assert medians == {
         "none": {"embed_query": 5.0, "hybrid_search": 20.0, "rerank": 0.0, "citations": 4.0, "total": 30.0},
-        "voyage · rerank-2.5": {"embed_query": 5.0, "hybrid_search": 20.0, "rerank": 300.0, "citations": 4.0,
-                                "total": 330.0},
-    }  # fmt: skip
+        "voyage · rerank-2.5": {
+            "embed_query": 5.0,
+            "hybrid_search": 20.0,
+            "rerank": 300.0,
+            "citations": 4.0,
+            "total": 330.0,
+        },
+    }
 
 
 def test_percentiles_of_stored_runs_come_from_the_sql_pivot(tmp_path: Path) -> None:

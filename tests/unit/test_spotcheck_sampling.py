@@ -14,17 +14,35 @@ from pipeline.spotcheck.sampling import ItemDraft, check_request, disagreement_s
 
 def cite(episode: str, channel: str = "document", confidence: float = 0.85) -> Citation:
     return Citation(
-        episode_uuid=episode, document_id="cim", document_name="cim.pdf", page=1, chunk=1, channel=channel,
-        confidence=confidence, source_description="From: cim.pdf | Page 1", author="", snippet="",
-        episode_valid_at=None, relevance_score=0.0, retrieved_at="",
-    )  # fmt: skip
+        episode_uuid=episode,
+        document_id="cim",
+        document_name="cim.pdf",
+        page=1,
+        chunk=1,
+        channel=channel,
+        confidence=confidence,
+        source_description="From: cim.pdf | Page 1",
+        author="",
+        snippet="",
+        episode_valid_at=None,
+        relevance_score=0.0,
+        retrieved_at="",
+    )
 
 
 def draft(n: int, score: float | None = None, signals: tuple[str, ...] = (), query: str = "q") -> ItemDraft:
     return ItemDraft(
-        query_id="", query=query, run_id=None, fact_uuid=f"fact-{n:03d}", fact=f"fact {n}", rank=1, score=score,
-        superseded=False, signals=signals, citation=cite(f"ep-{n:03d}"),
-    )  # fmt: skip
+        query_id="",
+        query=query,
+        run_id=None,
+        fact_uuid=f"fact-{n:03d}",
+        fact=f"fact {n}",
+        rank=1,
+        score=score,
+        superseded=False,
+        signals=signals,
+        citation=cite(f"ep-{n:03d}"),
+    )
 
 
 POOL = [draft(n, score=float(n % 7)) for n in range(40)]

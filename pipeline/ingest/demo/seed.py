@@ -31,6 +31,7 @@ from pipeline.merges.records import MergeRecord, write_merge_record
 from pipeline.store import Store
 
 DATA_DIR = Path(__file__).parent / "data"
+DEMO_GROUP = "demo"  # the bundled deal: what `scripts/run.sh` opens and the sidebar picks first
 DEAL_FILE = DATA_DIR / "deal.json"
 QUERIES_FILE = DATA_DIR / "queries.jsonl"
 QRELS_FILE = DATA_DIR / "qrels.tsv"
@@ -78,9 +79,15 @@ def _episode(row: dict[str, Any], documents: dict[str, dict[str, Any]]) -> Episo
     else:
         content, name = row["content"], f"Analyst chat {row['id']}"
     return EpisodeSpec(
-        key=row["id"], name=name, content=content, channel=channel, valid_at=valid_at,
-        doc_id=row["id"], doc_name=name, author=row.get("author", ""),
-    )  # fmt: skip
+        key=row["id"],
+        name=name,
+        content=content,
+        channel=channel,
+        valid_at=valid_at,
+        doc_id=row["id"],
+        doc_name=name,
+        author=row.get("author", ""),
+    )
 
 
 def build_content(group_id: str, deal: dict[str, Any]) -> tuple[DealContent, list[MergeRecord]]:
@@ -147,7 +154,7 @@ def build_content(group_id: str, deal: dict[str, Any]) -> tuple[DealContent, lis
 
 
 async def seed_demo(
-    backend: GraphBackend, embedder: LabEmbedder, data_dir: Path, group_id: str = "demo", force: bool = False
+    backend: GraphBackend, embedder: LabEmbedder, data_dir: Path, group_id: str = DEMO_GROUP, force: bool = False
 ) -> SeedResult:
     deal = json.loads(DEAL_FILE.read_text(encoding="utf-8"))
     content, merges = build_content(group_id, deal)
@@ -186,7 +193,7 @@ async def seed_demo(
 
 
 async def reset_demo(
-    backend: GraphBackend, embedder: LabEmbedder, data_dir: Path, store: Store, actor: str, group_id: str = "demo"
+    backend: GraphBackend, embedder: LabEmbedder, data_dir: Path, store: Store, actor: str, group_id: str = DEMO_GROUP
 ) -> SeedResult:
     """Admin action: rebuild the demo deal from its bundled data, dropping every change made to it."""
     result = await seed_demo(backend, embedder, data_dir, group_id, force=True)

@@ -1,4 +1,4 @@
--- Run history (issue 7): one row per retrieval run, its stage timings and its top-k results,
+-- Run history: one row per retrieval run, its stage timings and its top-k results,
 -- plus the run's full `RetrievalRun.to_dict()` JSON in a side table so scans of `runs` stay small.
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -1,4 +1,4 @@
--- Evaluation (issue 8): saved sweeps ("experiments") with per-setting aggregates and per-query rows,
+-- Evaluation: saved sweeps ("experiments") with per-setting aggregates and per-query rows,
 -- and the caches that make a repeated sweep cheap: first-stage candidates (keyed by a fingerprint of
 -- the deal's graph, so any edit invalidates them) and reranker scores by (model, pool, query, fact).
 CREATE TABLE experiments (

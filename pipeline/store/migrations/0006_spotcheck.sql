@@ -1,4 +1,4 @@
--- Citation spot-check (issue 9): review queues, their items in order, and reviewers' verdicts.
+-- Citation spot-check: review queues, their items in order, and reviewers' verdicts.
 -- A queue is reproducible from (deal, source, size, seed, priority, params) on the same graph; its items
 -- keep a snapshot of the citation they were drawn with. One verdict per (item, reviewer): a re-verdict
 -- updates it (revision + 1, updated_at) and every recorded verdict is kept in spotcheck_verdict_history.
