@@ -30,13 +30,14 @@ if [[ $want_test == 1 ]] && ! command -v chromium >/dev/null; then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
-# Neo4j's own Cypher linter (npm, pinned in package-lock.json) for tests/support/cypher_lint.py; its tests
-# skip without node. Installed once: an up-to-date node_modules is left alone.
+# Neo4j's own Cypher linter (npm, pinned in package-lock.json) checks our Neo4j dialect in the tests
+# (tests/support/cypher_lint.py). Installed once: an up-to-date node_modules is left alone.
 lint_dir=tests/support/neo4j_lint
-if [[ $want_test == 1 ]] && command -v npm >/dev/null; then
+if [[ $want_test == 1 ]]; then
+  command -v npm >/dev/null || { echo "setup: node and npm are required for the tests (Neo4j's Cypher linter)" >&2; exit 1; }
   if [[ ! -f $lint_dir/node_modules/.package-lock.json || $lint_dir/package-lock.json -nt $lint_dir/node_modules/.package-lock.json ]]; then
     npm ci --prefix "$lint_dir" --no-audit --no-fund --loglevel=error >/dev/null \
-      || echo "setup: npm ci in $lint_dir failed; the Cypher lint tests will skip" >&2
+      || { echo "setup: npm ci in $lint_dir failed (Neo4j's Cypher linter)" >&2; exit 1; }
   fi
 fi
 echo "setup: .venv ready ($(du -sh .venv | cut -f1))"

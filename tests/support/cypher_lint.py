@@ -52,7 +52,7 @@ class CypherLintUnavailable(RuntimeError):
 
 
 def unavailable() -> str | None:
-    """Why the linter cannot run here (for `pytest.skip`), or None when it can."""
+    """Why the linter cannot run here (the tests fail with it), or None when it can."""
     if shutil.which("node") is None:
         return "node is not installed (the Neo4j Cypher linter is an npm package)"
     if not PACKAGE_DIR.is_dir():

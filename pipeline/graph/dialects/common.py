@@ -185,7 +185,8 @@ class GraphQueries:
         RETURN e.uuid AS fact, s.uuid AS source, t.uuid AS target ORDER BY e.uuid
         """
     WRITE_MERGE_RECORD = f"""
-        MATCH (a:Entity {{uuid: $alias}}), (c:Entity {{uuid: $canonical}})
+        MATCH (a:Entity {{uuid: $alias}})
+        MATCH (c:Entity {{uuid: $canonical}})
         MERGE (a)-[m:{MERGE_RELATION} {{uuid: $uuid}}]->(c)
         SET m += $props
         """
@@ -204,7 +205,8 @@ class GraphQueries:
     MOVE_FACTS = """
         UNWIND $moves AS mv
         MATCH (s:Entity {uuid: mv.source})-[old:RELATES_TO {uuid: mv.fact}]->(t:Entity {uuid: mv.target})
-        MATCH (ns:Entity {uuid: mv.new_source}), (nt:Entity {uuid: mv.new_target})
+        MATCH (ns:Entity {uuid: mv.new_source})
+        MATCH (nt:Entity {uuid: mv.new_target})
         CREATE (ns)-[e:RELATES_TO]->(nt)
         SET e = properties(old)
         SET e.source_node_uuid = CASE WHEN old.source_node_uuid IS NULL THEN NULL ELSE mv.new_source END,
@@ -214,7 +216,8 @@ class GraphQueries:
     # The merge record and the moved facts in one query, which the database runs atomically; the guards
     # (alias not merged yet nor a canonical entity, canonical not an alias) are checked inside it.
     APPLY_MERGE = f"""
-        MATCH (a:Entity {{uuid: $alias}}), (c:Entity {{uuid: $canonical}})
+        MATCH (a:Entity {{uuid: $alias}})
+        MATCH (c:Entity {{uuid: $canonical}})
         WHERE NOT (a)-[:{MERGE_RELATION}]->() AND NOT ()-[:{MERGE_RELATION}]->(a)
           AND NOT (c)-[:{MERGE_RELATION}]->()
         CREATE (a)-[m:{MERGE_RELATION}]->(c)

@@ -1,0 +1,48 @@
+"""Every Cypher statement of ours that the Neo4j path can send, checked by Neo4j's own parser.
+
+No Neo4j server can run here. The statements are collected from the Neo4j dialect
+(`pipeline/graph/dialects`: `Neo4jQueries` and the openCypher it inherits) and linted with Neo4j's Cypher
+language service (npm `@neo4j-cypher/language-support`, Neo4j 5's functions and procedures): no syntax
+error, no unknown function or procedure, no deprecation. Labels, properties and parameters are unknown
+to its mock schema and are not judged (see tests/support/cypher_lint.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.graph.dialects import FalkorQueries, Neo4jQueries, statements
+from tests.support import cypher_lint
+
+FALKORDB_ONLY = ("vecf32", "vec.cosineDistance", "GRAPH.", "db.idx.")
+
+
+@pytest.fixture(scope="module")
+def neo4j_statements() -> dict[str, str]:
+    found = statements(Neo4jQueries)
+    assert len(found) >= 20, sorted(found)  # the dialect really was collected
+    return found
+
+
+def test_neo4j_statements_lint_clean_with_neo4js_own_parser(neo4j_statements: dict[str, str]) -> None:
+    if reason := cypher_lint.unavailable():  # scripts/setup.sh --test installs it: missing is a failure
+        pytest.fail(reason)
+    findings = {name: found for name, found in cypher_lint.lint(neo4j_statements).items() if found}
+    assert findings == {}
+
+
+def test_no_falkordb_construct_on_the_neo4j_path(neo4j_statements: dict[str, str]) -> None:
+    leaks = {name: text for name, text in neo4j_statements.items() if any(c in text for c in FALKORDB_ONLY)}
+    assert leaks == {}
+
+
+def test_the_linter_would_catch_a_falkordb_construct() -> None:
+    if reason := cypher_lint.unavailable():
+        pytest.fail(reason)
+    bad = {"vector": "MATCH (e:Entity) SET e.v = vecf32($v) RETURN e.uuid", "syntax": "MATCH (n RETURN n"}
+    findings = cypher_lint.lint(bad)
+    assert findings["vector"] and findings["syntax"]
+
+
+def test_both_dialects_send_the_same_operations() -> None:
+    assert set(statements(FalkorQueries)) == set(statements(Neo4jQueries))
