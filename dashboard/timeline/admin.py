@@ -20,7 +20,7 @@ from pipeline.corrections.actions import (
 )
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
-from pipeline.temporal.timeline import Timeline
+from pipeline.temporal.records import Timeline
 
 NS = "timeline.fix"
 FLASH = "timeline.flash"

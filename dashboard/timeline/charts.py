@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from pipeline.temporal.timeline import AsOfAnswer, FactRow, Supersession, Timeline
+from pipeline.temporal.records import AsOfAnswer, FactRow, Supersession, Timeline
 
 CHANNEL_LABELS = {"document": "document", "qa_response": "Q&A response", "analyst_chat": "analyst chat"}
 CHANNEL_COLOURS = {"document": "#2f6fde", "Q&A response": "#2e9e5b", "analyst chat": "#e8a33d"}

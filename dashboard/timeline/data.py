@@ -14,7 +14,7 @@ import streamlit as st
 from dashboard.common.deal_state import DealState
 from dashboard.common.runtime import run
 from pipeline.lab import Lab
-from pipeline.temporal.timeline import (
+from pipeline.temporal.records import (
     AsOfAnswer,
     EntityMatch,
     Selection,
@@ -22,12 +22,8 @@ from pipeline.temporal.timeline import (
     Supersession,
     SupersessionCounts,
     Timeline,
-    as_of,
-    relation_names,
-    search_entities,
-    supersession_report,
-    timeline,
 )
+from pipeline.temporal.timeline import as_of, relation_names, search_entities, supersession_report, timeline
 
 CACHED = st.cache_data(show_spinner=False, max_entries=64)
 

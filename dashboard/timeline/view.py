@@ -17,11 +17,8 @@ from dashboard.timeline.charts import (
     timeline_figure,
 )
 from pipeline.lab import Lab
-from pipeline.temporal.timeline import (
-    Selection,
-    Timeline,
-    superseded_candidate_share,
-)
+from pipeline.temporal.records import Selection, Timeline
+from pipeline.temporal.timeline import superseded_candidate_share
 
 NS = "timeline"
 MODES = {"entity": "Entity", "relation": "Relation", "query": "Topic query"}

@@ -29,7 +29,8 @@ from pipeline.spotcheck.records import Queue, QueueItem, QueueSpec, clean_name
 from pipeline.spotcheck.repo import insert_queue, queue_named
 from pipeline.spotcheck.sampling import ItemDraft, check_request, disagreement_signals, sample_items
 from pipeline.store.db import Store
-from pipeline.temporal.timeline import load_facts, supersession_links
+from pipeline.temporal.supersession import supersession_links
+from pipeline.temporal.timeline import load_facts
 from pipeline.utc import now_iso
 
 # --- collecting candidate items ---------------------------------------------------------------

@@ -23,7 +23,9 @@ from pipeline.ingest.demo.seed import seed_demo
 from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
-from pipeline.temporal.timeline import Selection, as_of, load_facts, supersession_links
+from pipeline.temporal.records import Selection
+from pipeline.temporal.supersession import supersession_links
+from pipeline.temporal.timeline import as_of, load_facts
 from tests.support.dump import dump_deal
 
 DEAL = "demo_corrections"

@@ -45,7 +45,8 @@ from pipeline.spotcheck.records import QueueSpec
 from pipeline.spotcheck.repo import list_queues, queue_items, verdict_rows
 from pipeline.spotcheck.sampling import sample_items
 from pipeline.spotcheck.verdicts import record_verdict, verdict_judgments
-from pipeline.temporal.timeline import Selection, as_of, load_facts, supersession_report, timeline
+from pipeline.temporal.records import Selection
+from pipeline.temporal.timeline import as_of, load_facts, supersession_report, timeline
 from tests.conftest import FIXTURES
 from tests.support.dump import dump_deal
 

@@ -14,15 +14,13 @@ from pipeline.graph.deals import DealInfo, now_iso, register_deal
 from pipeline.ingest.demo.seed import DEAL_FILE
 from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
+from pipeline.temporal.records import FactRow, Selection
+from pipeline.temporal.supersession import infer_links, supersession_links
 from pipeline.temporal.timeline import (
-    FactRow,
-    Selection,
     as_of,
-    infer_links,
     load_facts,
     search_entities,
     superseded_candidate_share,
-    supersession_links,
     supersession_report,
     timeline,
 )
