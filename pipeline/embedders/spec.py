@@ -21,7 +21,7 @@ its result; the registry (`make_embedder`) builds from that.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from pipeline.settings import LOCAL_EMBEDDER, VOYAGE_EMBEDDER
 
@@ -80,18 +80,19 @@ class EmbedderSpecError(ValueError):
 def parse_embedder_spec(value: str, voyage_key_set: bool = False) -> EmbedderSpec:
     """The embedder `value` names (`auto` resolved with `voyage_key_set`), or EmbedderSpecError saying why not."""
     text = value.strip() if isinstance(value, str) else ""
-    provider, _, rest = text.partition(":")
-    provider = provider.lower()
-    if provider == "auto" and not rest:
+    name, colon, rest = text.partition(":")
+    name = name.lower()
+    if name == "auto" and not colon:
         return parse_embedder_spec("voyage") if voyage_key_set else LOCAL_SPEC
-    if provider == "local" and not rest:
+    if name == "local" and not colon:
         return LOCAL_SPEC
-    if provider not in MODEL_DIMS or (":" in text and not rest):
+    if name not in MODEL_DIMS or (colon and not rest):
         raise EmbedderSpecError(f"{ENV_NAME}={value!r} is not valid: use {ACCEPTED}.")
+    provider = cast(Provider, name)
     if not rest:
         model = DEFAULT_MODELS[provider]
-        return EmbedderSpec(provider, model, MODEL_DIMS[provider][model])  # type: ignore[arg-type]
-    return _with_model(value, provider, rest)  # type: ignore[arg-type]
+        return EmbedderSpec(provider, model, MODEL_DIMS[provider][model])
+    return _with_model(value, provider, rest)
 
 
 def _with_model(value: str, provider: Provider, rest: str) -> EmbedderSpec:
