@@ -23,3 +23,7 @@ class InvalidInput(RetrievalLabError):
 
 class DataFileError(RetrievalLabError):
     """An input file (BEIR corpus, queries, qrels, demo data) is malformed."""
+
+
+class EmbedderUnavailable(RetrievalLabError):
+    """The embedder could not embed: no key, a refused key, a failing service, vectors of the wrong size."""

@@ -1,16 +1,17 @@
 """One settings object, read from the environment and `.streamlit/secrets.toml`.
 
-Environment variables win over the secrets file. The Neo4j and Voyage variables keep their usual
-names (`NEO4J_URI`, `VOYAGE_API_KEY`, ...); everything else is prefixed `RETRIEVAL_LAB_`.
+Environment variables win over the secrets file. The Neo4j, Voyage and OpenAI variables keep their usual
+names (`NEO4J_URI`, `VOYAGE_API_KEY`, `OPENAI_API_KEY`, ...); everything else is prefixed `RETRIEVAL_LAB_`.
+A value that does not validate is one line from `get_settings()` (InvalidInput: CLI exit 2).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -18,6 +19,11 @@ from pydantic_settings import (
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+
+from pipeline.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from pipeline.embedders.spec import EmbedderSpec
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SECRETS_FILE = PROJECT_ROOT / ".streamlit" / "secrets.toml"
@@ -46,7 +52,14 @@ class Settings(BaseSettings):
     voyage_timeout_s: float = 10.0
     voyage_max_retries: int = 3
 
-    embedder: Literal["auto", "local", "voyage"] = "auto"
+    # OpenAI (or a compatible server at OPENAI_BASE_URL): only for RETRIEVAL_LAB_EMBEDDER=openai:MODEL
+    openai_api_key: SecretStr | None = Field(None, validation_alias=_alias("OPENAI_API_KEY", "openai_api_key"))
+    openai_base_url: str | None = Field(None, validation_alias=_alias("OPENAI_BASE_URL", "openai_base_url"))
+    openai_timeout_s: float = 10.0
+    openai_max_retries: int = 2  # the SDK's own retries (429, 5xx, connection errors), each within the timeout
+
+    # auto | local | voyage[:MODEL[:DIM]] | openai[:MODEL[:DIM]]: see pipeline/embedders/spec.py
+    embedder: str = "auto"
     rerank_model: str = "rerank-2.5"
     # dollars per million tokens, from Voyage's public price list; update here when it changes
     rerank_prices_per_mtok: dict[str, float] = {"rerank-2.5": 0.05, "rerank-2.5-lite": 0.02}
@@ -82,15 +95,30 @@ class Settings(BaseSettings):
             return [name.strip() for name in value.split(",") if name.strip()] or None
         return value
 
+    @field_validator("embedder")
+    @classmethod
+    def _check_embedder(cls, value: str) -> str:
+        from pipeline.embedders.spec import parse_embedder_spec  # imported here: pipeline.embedders imports us
+
+        parse_embedder_spec(value)  # EmbedderSpecError (a ValueError) names the variable and the fix
+        return value.strip()
+
     @property
     def graph_backend(self) -> Literal["falkordb", "neo4j"]:
         return "neo4j" if self.neo4j_uri else "falkordb"
 
     @property
+    def embedder_spec(self) -> EmbedderSpec:
+        """The configured embedder: provider, model, dimension (`auto` resolved by the Voyage key)."""
+        from pipeline.embedders.spec import parse_embedder_spec
+
+        key = self.voyage_api_key.get_secret_value().strip() if self.voyage_api_key else ""
+        return parse_embedder_spec(self.embedder, voyage_key_set=bool(key))
+
+    @property
     def embedder_name(self) -> str:
-        if self.embedder == "voyage" or (self.embedder == "auto" and self.voyage_api_key):
-            return VOYAGE_EMBEDDER
-        return LOCAL_EMBEDDER
+        """The configured embedder's model name (what a deal records)."""
+        return self.embedder_spec.model
 
     @property
     def resolved_data_dir(self) -> Path:
@@ -98,6 +126,28 @@ class Settings(BaseSettings):
         return path.resolve()
 
 
+def _env_name(location: object) -> str:
+    field = Settings.model_fields.get(str(location))
+    alias = field.validation_alias if field else None
+    if isinstance(alias, AliasChoices) and isinstance(alias.choices[0], str):
+        return alias.choices[0]
+    return str(location) if str(location).isupper() else f"RETRIEVAL_LAB_{str(location).upper()}"
+
+
+def settings_error_line(exc: ValidationError) -> str:
+    """A ValidationError as one line: the first problem, naming the variable to fix."""
+    errors = exc.errors()
+    first = errors[0]
+    name = _env_name(first["loc"][0]) if first["loc"] else "settings"
+    message = " ".join(str(first["msg"]).removeprefix("Value error, ").splitlines())
+    line = message if message.startswith(name) else f"{name}: {message}"
+    more = len(errors) - 1
+    return line + (f" (and {more} more invalid setting{'s' if more > 1 else ''})" if more else "")
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    return Settings()
+    try:
+        return Settings()
+    except ValidationError as exc:
+        raise InvalidInput(settings_error_line(exc)) from None

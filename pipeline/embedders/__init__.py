@@ -1,11 +1,12 @@
-"""Embedders: the offline local model by default, Voyage when configured."""
+"""Embedders: the offline local model by default; Voyage or OpenAI (or a compatible server) when
+`RETRIEVAL_LAB_EMBEDDER` names one (`spec.py` reads it)."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
 from pipeline.embedders.base import EmbedderInfo, LabEmbedder
-from pipeline.settings import VOYAGE_EMBEDDER, Settings
+from pipeline.settings import Settings
 
 __all__ = ["EmbedderInfo", "LabEmbedder", "make_embedder"]
 
@@ -18,9 +19,15 @@ def _local() -> LabEmbedder:
 
 
 def make_embedder(settings: Settings) -> LabEmbedder:
-    """The configured embedder (the local model is loaded once per process)."""
-    if settings.embedder_name == VOYAGE_EMBEDDER:
+    """The configured embedder (the local model is loaded once per process). Hosted ones connect on
+    first use, so a missing key is one line then, not a failure to start."""
+    spec = settings.embedder_spec
+    if spec.provider == "voyage":
         from pipeline.embedders.voyage import VoyageEmbedder
 
-        return VoyageEmbedder(settings)
+        return VoyageEmbedder(settings, spec)
+    if spec.provider == "openai":
+        from pipeline.embedders.openai import OpenAIEmbedder
+
+        return OpenAIEmbedder(settings, spec)
     return _local()

@@ -25,7 +25,7 @@ BATCH_SIZE = 32
 
 
 class LocalMiniLMEmbedder(LabEmbedder):
-    info = EmbedderInfo(model=LOCAL_EMBEDDER, dim=384)
+    info = EmbedderInfo(model=LOCAL_EMBEDDER, dim=384, provider="local")
 
     def __init__(self, threads: int = 2) -> None:
         options = ort.SessionOptions()
