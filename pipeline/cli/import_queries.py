@@ -20,7 +20,7 @@ from typing import Any
 from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
 
-VERBS = {"created": "imported", "replaced": "replaced", "unchanged": "unchanged, nothing to do"}
+VERBS = {"created": "imported from {}", "replaced": "replaced from {}", "unchanged": "unchanged, nothing to do"}
 VERDICTS_SET_NAME = "analyst verdicts"
 
 
@@ -51,7 +51,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(
-        f"{args.folder} {VERBS[saved.status]} as query set {saved.name!r} of deal {saved.group_id!r}: "
+        f"query set {saved.name!r} of deal {saved.group_id!r} {VERBS[saved.status].format(args.folder)}: "
         f"{saved.queries} queries, {saved.judgments} judgments ({report.facts_via_episodes} facts via "
         f"{report.episodes} episodes)",
         file=sys.stderr,
@@ -71,7 +71,7 @@ async def _from_verdicts(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     await lab.deal(args.group)
     saved = save_verdicts_as_query_set(lab.store, args.group, args.name or VERDICTS_SET_NAME, replace=args.replace)
     print(
-        f"analysts' verdicts {VERBS[saved.status]} as query set {saved.name!r} of deal {saved.group_id!r}: "
+        f"query set {saved.name!r} of deal {saved.group_id!r} {VERBS[saved.status].format('analysts verdicts')}: "
         f"{saved.queries} queries, {saved.judgments} judgments",
         file=sys.stderr,
     )
