@@ -16,8 +16,8 @@ import numpy as np
 from benchmarks.stock_graphiti import graphiti_for
 from pipeline.errors import InvalidInput
 from pipeline.history.repo import save_run
-from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
+from pipeline.query_sets import load_query_set
 from pipeline.rerankers import make_reranker
 from pipeline.rerankers.base import LabReranker, RerankOutcome
 from pipeline.retrieval.filters import temporal_filter
@@ -61,7 +61,7 @@ async def bench(
 ) -> list[BenchRow]:
     """Per-stage percentiles per depth; each timed run is also recorded in the run history (source "bench")."""
     await lab.deal(group_id)
-    query_set = load_query_set(lab.settings.resolved_data_dir, group_id)
+    query_set = load_query_set(lab.store, group_id)
     if query_set is None:
         raise InvalidInput(f"Deal {group_id!r} has no labelled query set to benchmark with.")
     make_reranker(reranker, lab.settings)  # reject an unknown name before any work

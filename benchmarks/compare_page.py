@@ -22,10 +22,11 @@ APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
 def time_compare_page(queries: int = 20, reranker: str = "local") -> dict[str, Any]:
     from streamlit.testing.v1 import AppTest
 
-    from pipeline.ingest.query_sets import load_query_set
+    from pipeline.query_sets import load_query_set
     from pipeline.settings import get_settings
+    from pipeline.store import open_store
 
-    query_set = load_query_set(get_settings().resolved_data_dir, "demo")
+    query_set = load_query_set(open_store(get_settings().resolved_data_dir), "demo")
     if query_set is None:
         raise InvalidInput("no demo deal here: run `python -m pipeline seed-demo` first")
     texts = [q.text for q in query_set.queries][:queries]

@@ -15,8 +15,8 @@ import streamlit as st
 
 from dashboard.common.runtime import run
 from pipeline.history.repo import save_run
-from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
+from pipeline.query_sets import load_query_set
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.retrieval.retrieve import MAX_CANDIDATES, retrieve, without_reranking
@@ -34,7 +34,7 @@ class Request:
 
 
 def example_queries(lab: Lab, group_id: str) -> list[str]:
-    query_set = load_query_set(lab.settings.resolved_data_dir, group_id)
+    query_set = load_query_set(lab.store, group_id)
     return [q.text for q in query_set.queries] if query_set else []
 
 

@@ -38,7 +38,10 @@ LATEST = 0  # "Show" option for this session's latest sweep (experiment ids star
 def render_query_sets(sets: list[EvalSet]) -> None:
     st.subheader("Query sets")
     if not sets:
-        st.info("This deal has no judgments yet: seed the demo deal or `python -m pipeline import-beir DIR`.")
+        st.info(
+            "This deal has no judgments yet: import a query set whose qrels name its fact or episode uuids "
+            "(`python -m pipeline import-queries DIR --group G`), or review citations on the Citation spot-check page."
+        )
         return
     rows = [
         {
@@ -53,8 +56,10 @@ def render_query_sets(sets: list[EvalSet]) -> None:
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{NS}.sets")
     st.caption(
-        "Scorable: queries with at least one relevant judgment. Analysts' verdicts from the Citation spot-check "
-        "page appear as a second source once this deal has some (supported = 2, partially = 1, otherwise 0)."
+        "Scorable: queries with at least one relevant judgment. Every stored query set of the deal is listed (the "
+        "first is its default). Analysts' verdicts from the Citation spot-check page appear as a source once this "
+        "deal has some (supported = 2, partially = 1, otherwise 0); "
+        "`python -m pipeline import-queries --from-verdicts` freezes them into a set."
     )
 
 

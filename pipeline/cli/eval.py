@@ -25,7 +25,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     ev.add_argument("--candidates", dest="candidates_list", default="10,25,50,100", help="N values, e.g. 10,25,50")
     ev.add_argument("--top-k", dest="top_k_list", default="3,5,10", help="k values, e.g. 5,10")
     ev.add_argument("--reranker", dest="reranker_list", default="none,local", help="e.g. none,local,voyage")
-    ev.add_argument("--judgments", default="labelled", help="judgments source (default: the labelled query set)")
+    ev.add_argument(
+        "--judgments",
+        default="labelled",
+        help="labelled (the deal's default query set), set:NAME (a stored set), verdicts",
+    )
     ev.add_argument("--split", default=None, help="only the queries of this split (e.g. test)")
     ev.add_argument("--limit-queries", type=int, default=None, help="only the first N judged queries")
     ev.add_argument("--include-superseded", action="store_true")

@@ -2,8 +2,11 @@
 
 A source is any `async (lab, group_id) -> EvalSet | None` registered under a name. Built in:
 
-- `labelled`: the deal's BEIR-style set (`queries.jsonl` + `qrels.tsv` kept under the data directory):
-  the demo deal's 54 labelled queries, or whatever `import-beir` brought in.
+- `labelled`: the deal's default stored query set (`pipeline.query_sets`: its own set, the demo deal's 54
+  labelled queries or what `import-beir` brought in; else its oldest, e.g. one from `import-queries`).
+
+- `set:NAME`: any stored set of the deal by name (imported sets, verdicts frozen into a set); each set other
+  than the default is listed as one by `available_eval_sets`.
 
 - `verdicts`: analysts' citation spot-check verdicts (pipeline/spotcheck), graded by `verdict_judgments`.
 
@@ -18,8 +21,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from pipeline.errors import InvalidInput
-from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
+from pipeline.query_sets import QuerySet, list_query_sets, load_query_set
+from pipeline.query_sets.records import OWN_SET_NAME
 from pipeline.spotcheck import verdict_judgments
 
 
@@ -99,42 +103,71 @@ def judgment_sources() -> dict[str, str]:
     return {name: label for name, (label, _) in _SOURCES.items()}
 
 
+SET_PREFIX = "set:"  # `set:NAME`: the deal's stored query set NAME
+
+
 async def load_eval_set(lab: Lab, group_id: str, source: str = "labelled") -> EvalSet:
     """The deal's judgments from `source`, or InvalidInput saying what is missing."""
-    if source not in _SOURCES:
-        raise InvalidInput(f"Unknown judgments source {source!r}; choose one of: {', '.join(_SOURCES)}.")
-    await lab.deal(group_id)
-    found = await _SOURCES[source][1](lab, group_id)
-    if found is None or not found.scorable:
+    if source not in _SOURCES and not source.startswith(SET_PREFIX):
         raise InvalidInput(
-            f"Deal {group_id!r} has no {_SOURCES[source][0].lower()} to evaluate with "
-            "(seed the demo deal or import a BEIR-style set with `python -m pipeline import-beir`)."
+            f"Unknown judgments source {source!r}; choose one of: {', '.join(_SOURCES)}, or {SET_PREFIX}NAME."
+        )
+    await lab.deal(group_id)
+    if source.startswith(SET_PREFIX):
+        found = _stored_set(lab, group_id, source.removeprefix(SET_PREFIX))
+        what = f"query set named {source.removeprefix(SET_PREFIX)!r}"
+    else:
+        found = await _SOURCES[source][1](lab, group_id)
+        what = _SOURCES[source][0].lower()
+    if found is None or not found.scorable:
+        names = ", ".join(f"{SET_PREFIX}{s.name}" for s in list_query_sets(lab.store, group_id)) or "none"
+        raise InvalidInput(
+            f"Deal {group_id!r} has no {what} to evaluate with (its stored sets: {names}; seed the demo deal, "
+            "import a BEIR-style set with `python -m pipeline import-beir` or a query set with "
+            "`python -m pipeline import-queries`)."
         )
     return found
 
 
 async def available_eval_sets(lab: Lab, group_id: str) -> list[EvalSet]:
-    """Every source that has judgments for this deal."""
+    """Every source that has judgments for this deal; the deal's stored sets other than its default follow
+    the labelled set, as `set:NAME`."""
     sets = []
-    for _, source in _SOURCES.values():
+    for name, (_, source) in _SOURCES.items():
         found = await source(lab, group_id)
         if found is not None and found.scorable:
             sets.append(found)
+        if name == "labelled":
+            for info in list_query_sets(lab.store, group_id)[1:]:
+                stored = _stored_set(lab, group_id, info.name)
+                if stored is not None and stored.scorable:
+                    sets.append(stored)
     return sets
 
 
-async def _labelled(lab: Lab, group_id: str) -> EvalSet | None:
-    data_dir = lab.settings.resolved_data_dir
-    query_set = load_query_set(data_dir, group_id)
-    if query_set is None:
-        return None
+def _eval_set(query_set: QuerySet, source: str, label: str) -> EvalSet:
     return EvalSet(
-        source="labelled",
-        label="Labelled query set",
-        group_id=group_id,
+        source=source,
+        label=label,
+        group_id=query_set.group_id,
         queries=tuple(EvalQuery(q.id, q.text, q.type, q.split) for q in query_set.queries),
         qrels={q.id: query_set.judged_uuids(q.id) for q in query_set.queries if q.id in query_set.qrels},
     )
+
+
+def _stored_set(lab: Lab, group_id: str, name: str) -> EvalSet | None:
+    query_set = load_query_set(lab.store, group_id, name)
+    if query_set is None:
+        return None
+    return _eval_set(query_set, f"{SET_PREFIX}{name}", f"Query set {name!r} ({query_set.source})")
+
+
+async def _labelled(lab: Lab, group_id: str) -> EvalSet | None:
+    query_set = load_query_set(lab.store, group_id)
+    if query_set is None:
+        return None
+    named = "" if query_set.name == OWN_SET_NAME else f" ({query_set.name})"
+    return _eval_set(query_set, "labelled", f"Labelled query set{named}")
 
 
 async def _verdicts(lab: Lab, group_id: str) -> EvalSet | None:
@@ -142,7 +175,7 @@ async def _verdicts(lab: Lab, group_id: str) -> EvalSet | None:
     judged = verdict_judgments(lab.store, group_id)
     if not judged:
         return None
-    labelled = load_query_set(lab.settings.resolved_data_dir, group_id)
+    labelled = load_query_set(lab.store, group_id)
     known = {q.id: q for q in labelled.queries} if labelled else {}
     queries = tuple(
         EvalQuery(key, known[key].text, known[key].type, known[key].split)

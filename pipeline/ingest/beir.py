@@ -18,7 +18,9 @@ from pipeline.errors import DataFileError, InvalidInput
 from pipeline.graph.backend import GraphBackend
 from pipeline.graph.deals import DealInfo, get_deal, now_iso, register_deal, validate_group_id
 from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, Progress, parse_time, write_deal
-from pipeline.ingest.query_sets import check_references, read_qrels, read_queries, save_query_set
+from pipeline.query_sets import save_keyed_files
+from pipeline.query_sets.files import check_references, read_qrels, read_queries
+from pipeline.store import open_store
 
 LOADER_VERSION = "1"
 
@@ -121,7 +123,8 @@ async def import_beir(
     corpus_file, queries_file, qrels_file = _files(folder)
     passages = read_corpus(corpus_file)
     queries, qrels = read_queries(queries_file), read_qrels(qrels_file)
-    check_references(queries, qrels, {p.id for p in passages}, str(folder))
+    passage_ids = {p.id for p in passages}
+    check_references(queries, qrels, passage_ids, str(folder))
     result = ImportResult(group_id, False, len(passages), len(queries), sum(map(len, qrels.values())))
 
     digest = hashlib.sha256(LOADER_VERSION.encode())
@@ -137,13 +140,13 @@ async def import_beir(
             f"Deal {group_id!r} already exists ({existing.source}); choose another --group or pass --replace."
         )
     if existing and existing.content_hash == content_hash:
-        save_query_set(data_dir, group_id, queries_file, qrels_file)
+        save_keyed_files(open_store(data_dir), group_id, queries_file, qrels_file, "beir", passage_ids)
         return ImportResult(**{**result.__dict__, "skipped": True})
 
     await backend.delete_graph(group_id)
     await write_deal(backend, group_id, build_content(passages, datetime.now(UTC)), embedder, progress)
     await backend.compact()
-    save_query_set(data_dir, group_id, queries_file, qrels_file)
+    save_keyed_files(open_store(data_dir), group_id, queries_file, qrels_file, "beir", passage_ids)
     await register_deal(
         backend,
         DealInfo(

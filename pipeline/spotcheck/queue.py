@@ -20,8 +20,8 @@ from collections.abc import Iterable, Sequence
 from pipeline.errors import InvalidInput
 from pipeline.history.records import RunFilter
 from pipeline.history.repo import list_runs, load_run
-from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
+from pipeline.query_sets import load_query_set
 from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
 from pipeline.retrieval.records import Citation, Result
 from pipeline.retrieval.retrieve import MAX_CANDIDATES, MAX_TOP_K, retrieve
@@ -72,7 +72,7 @@ async def query_set_drafts(
     query_limit: int | None = None,
     seed: int = 0,
 ) -> list[ItemDraft]:
-    query_set = load_query_set(lab.settings.resolved_data_dir, group_id)
+    query_set = load_query_set(lab.store, group_id)
     if query_set is None:
         raise InvalidInput(f"Deal {group_id!r} has no labelled query set: pick another source.")
     if not 1 <= top_k <= MAX_TOP_K or not top_k <= num_candidates <= MAX_CANDIDATES:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
-from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
+from pipeline.query_sets import load_query_set
 from pipeline.retrieval.citations import fetch_episodes
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.temporal.records import (
@@ -157,7 +157,7 @@ async def superseded_candidate_share(
     """Share of first-stage candidates that are superseded when they are not filtered out
     (include_superseded=True), over the deal's labelled queries; None when the deal has none."""
     await lab.deal(group_id)
-    query_set = load_query_set(lab.settings.resolved_data_dir, group_id)
+    query_set = load_query_set(lab.store, group_id)
     if query_set is None:
         return None
     candidates = superseded = results = superseded_results = 0

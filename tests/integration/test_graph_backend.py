@@ -15,6 +15,7 @@ from pipeline.graph.backend import connect
 from pipeline.graph.deals import deal_counts, get_deal, list_deals, register_deal
 from pipeline.ingest.beir import import_beir
 from pipeline.lab import Lab
+from pipeline.query_sets import load_query_set
 from tests.conftest import FIXTURES, make_settings
 
 MINI = FIXTURES / "beir_mini"
@@ -72,7 +73,8 @@ async def test_import_is_idempotent(lab: Lab) -> None:
     assert (first.skipped, second.skipped) == (False, True)
     assert await deal_counts(lab.backend, "idem") == counts
     assert counts.facts == 8
-    assert (data / "query_sets" / "idem" / "qrels.tsv").exists()
+    stored = load_query_set(lab.store, "idem")
+    assert stored is not None and stored.source == "beir" and stored.judgments == first.judgments
 
 
 async def test_malformed_beir_files_write_nothing(lab: Lab, tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ import pytest
 
 from pipeline.errors import InvalidInput
 from pipeline.history.repo import save_run
-from pipeline.ingest.query_sets import load_query_set
 from pipeline.lab import Lab
+from pipeline.query_sets import load_query_set
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.spotcheck import GRADES, verdict_judgments
 from pipeline.spotcheck.queue import build_queue, collect_drafts, item_keys, save_queue
@@ -64,7 +64,7 @@ async def test_a_query_set_queue_holds_top_k_results_with_citations(lab: Lab, de
         lab, spec(demo, source="query_set", size=6, priority="lowest_score", top_k=2, query_limit=4, reranker="local")
     )
     items = queue_items(lab.store, queue.id)
-    labelled = {q.id: q.text for q in load_query_set(lab.settings.resolved_data_dir, demo).queries}  # type: ignore[union-attr]
+    labelled = {q.id: q.text for q in load_query_set(lab.store, demo).queries}  # type: ignore[union-attr]
     assert len(items) == 6 and [i.position for i in items] == list(range(1, 7))
     assert all(i.query_id in labelled and i.query == labelled[i.query_id] for i in items)
     assert len({i.query_id for i in items}) <= 4  # a sample of four queries

@@ -301,6 +301,19 @@ class GraphQueries:
         RETURN e.uuid AS u, e.fact AS f
         """
 
+    # which ids an imported query set's judgments name: facts, or episodes (every fact citing one counts)
+    FACTS_BY_UUIDS = """
+        MATCH (:Entity)-[e:RELATES_TO {group_id: $g}]->(:Entity) WHERE e.uuid IN $uuids
+        RETURN e.uuid AS u
+        """
+    EPISODES_BY_UUIDS = "MATCH (n:Episodic {group_id: $g}) WHERE n.uuid IN $uuids RETURN n.uuid AS u"
+    FACTS_CITING_EPISODES = """
+        MATCH (:Entity)-[e:RELATES_TO {group_id: $g}]->(:Entity)
+        UNWIND e.episodes AS episode
+        WITH e, episode WHERE episode IN $uuids
+        RETURN DISTINCT episode, e.uuid AS u
+        """
+
     async def fingerprint_rows(self, group_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """What the first stage reads from the deal: its facts (text, endpoints, dates) and entity names.
 
@@ -312,6 +325,21 @@ class GraphQueries:
     async def fact_texts(self, group_id: str, uuids: list[str]) -> dict[str, str]:
         rows = await self._rows(group_id, self.FACT_TEXTS, g=group_id, uuids=uuids)
         return {r["u"]: r["f"] for r in rows}
+
+    async def facts_by_uuids(self, group_id: str, uuids: list[str]) -> set[str]:
+        """Those of `uuids` that are facts of the deal."""
+        return {r["u"] for r in await self._rows(group_id, self.FACTS_BY_UUIDS, g=group_id, uuids=uuids)}
+
+    async def episodes_by_uuids(self, group_id: str, uuids: list[str]) -> set[str]:
+        """Those of `uuids` that are episodes of the deal."""
+        return {r["u"] for r in await self._rows(group_id, self.EPISODES_BY_UUIDS, g=group_id, uuids=uuids)}
+
+    async def facts_citing_episodes(self, group_id: str, uuids: list[str]) -> dict[str, set[str]]:
+        """episode uuid -> uuids of the deal's facts whose `episodes` list cites it (only episodes some fact cites)."""
+        citing: dict[str, set[str]] = {}
+        for row in await self._rows(group_id, self.FACTS_CITING_EPISODES, g=group_id, uuids=uuids):
+            citing.setdefault(row["episode"], set()).add(row["u"])
+        return citing
 
     # --- backend maintenance -------------------------------------------------------------------------
 

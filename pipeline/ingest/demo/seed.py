@@ -26,9 +26,10 @@ from pipeline.ingest.loading import (
     stable_uuid,
     write_deal,
 )
-from pipeline.ingest.query_sets import check_references, read_qrels, read_queries, save_query_set
 from pipeline.merges.records import MergeRecord, write_merge_record
-from pipeline.store import Store
+from pipeline.query_sets import save_keyed_files
+from pipeline.query_sets.files import check_references, read_qrels, read_queries
+from pipeline.store import Store, open_store
 
 DATA_DIR = Path(__file__).parent / "data"
 DEMO_GROUP = "demo"  # the bundled deal: what `scripts/run.sh` opens and the sidebar picks first
@@ -153,6 +154,11 @@ def build_content(group_id: str, deal: dict[str, Any]) -> tuple[DealContent, lis
     return DealContent(episodes, entities, facts), merges
 
 
+def _save_labels(data_dir: Path, group_id: str, content: DealContent) -> None:
+    """The demo's labelled set, stored with the deal (the same set again writes nothing)."""
+    save_keyed_files(open_store(data_dir), group_id, QUERIES_FILE, QRELS_FILE, "demo", {f.key for f in content.facts})
+
+
 async def seed_demo(
     backend: GraphBackend, embedder: LabEmbedder, data_dir: Path, group_id: str = DEMO_GROUP, force: bool = False
 ) -> SeedResult:
@@ -165,14 +171,14 @@ async def seed_demo(
     content_hash = _hash(embedder)
     existing = await get_deal(backend, group_id)
     if existing and existing.content_hash == content_hash and not force:
-        save_query_set(data_dir, group_id, QUERIES_FILE, QRELS_FILE)
+        _save_labels(data_dir, group_id, content)
         return SeedResult(**{**counts.__dict__, "skipped": True})
 
     await backend.delete_graph(group_id)
     await write_deal(backend, group_id, content, embedder)
     for merge in merges:
         await write_merge_record(backend, group_id, merge)
-    save_query_set(data_dir, group_id, QUERIES_FILE, QRELS_FILE)
+    _save_labels(data_dir, group_id, content)
     await backend.compact()
     # registered last: a deal without its registry node is treated as absent, so a crash mid-seed
     # leaves nothing that looks complete, and the next seed rebuilds it

@@ -1,0 +1,23 @@
+"""Labelled query sets, per deal, in the SQLite store: queries (id, text, type, split) and graded judgments
+keyed by fact uuid. A deal may hold several (its own demo / BEIR set, imported ones, frozen verdicts); its
+default is its own set, else the oldest.
+
+- `records`: the records; `repo`: all the SQL; `sets`: load, list, save (copying older file-based sets in
+  first: `legacy_files`).
+- `files`: the BEIR layout on disk (`queries.jsonl`, `qrels.tsv`); `importer`: a set whose judgments name fact or
+  episode uuids of any graphiti deal; `verdicts`: analysts' verdicts frozen into a set.
+"""
+
+from pipeline.query_sets.records import LabelledQuery, QuerySet, SaveResult, SetInfo
+from pipeline.query_sets.sets import list_query_sets, load_query_set, save_keyed_files, save_query_set
+
+__all__ = [
+    "LabelledQuery",
+    "QuerySet",
+    "SaveResult",
+    "SetInfo",
+    "list_query_sets",
+    "load_query_set",
+    "save_keyed_files",
+    "save_query_set",
+]

@@ -1,0 +1,93 @@
+"""Query sets in the BEIR layout on disk: `queries.jsonl` (`_id` or `id`, `text`, optional `type`, `split`) and
+`qrels.tsv` (query-id, corpus-id, score; a header line is optional). Reading only; nothing here writes.
+
+What a corpus-id names depends on who reads the files: a fact key of our own loaders (the demo deal, a BEIR
+import: `keyed_qrels` turns keys into fact uuids), or a fact / episode uuid of any graphiti graph
+(`pipeline.query_sets.importer`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from pipeline.errors import DataFileError
+from pipeline.ingest.loading import stable_uuid
+from pipeline.query_sets.records import LabelledQuery
+
+QUERIES_FILE = "queries.jsonl"
+QRELS_FILE = "qrels.tsv"
+
+
+def read_queries(path: Path) -> list[LabelledQuery]:
+    queries = []
+    seen: set[str] = set()
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                query_id, text = str(row["_id"] if "_id" in row else row["id"]), str(row["text"])
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise DataFileError(f"{path.name} line {number}: not a query object ({exc})") from None
+            if query_id in seen:
+                raise DataFileError(f"{path.name} line {number}: duplicate query id {query_id!r}")
+            seen.add(query_id)
+            queries.append(
+                LabelledQuery(query_id, text, str(row.get("type") or "unlabelled"), str(row.get("split") or ""))
+            )
+    if not queries:
+        raise DataFileError(f"{path.name}: no queries")
+    return queries
+
+
+def read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    """query id -> corpus id -> grade (a repeated pair: the last line counts)."""
+    qrels: dict[str, dict[str, int]] = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        for number, row in enumerate(csv.reader(handle, delimiter="\t"), start=1):
+            if not row or (number == 1 and len(row) > 2 and not row[2].strip().lstrip("-").isdigit()):
+                continue  # blank line or header (query-id / query_id ...)
+            try:
+                query_id, doc_id, grade = row[0], row[1], int(row[2])
+            except (IndexError, ValueError):
+                raise DataFileError(f"{path.name} line {number}: expected query-id<TAB>corpus-id<TAB>score") from None
+            qrels.setdefault(query_id, {})[doc_id] = grade
+    return qrels
+
+
+def query_files(folder: Path) -> tuple[Path, Path]:
+    """`queries.jsonl` and `qrels.tsv` of a folder, or one line naming what is missing."""
+    if not folder.is_dir():
+        raise DataFileError(f"{folder}: not a folder")
+    files = (folder / QUERIES_FILE, folder / QRELS_FILE)
+    missing = [f.name for f in files if not f.is_file()]
+    if missing:
+        raise DataFileError(f"{folder}: missing {', '.join(missing)}")
+    return files
+
+
+def check_references(
+    queries: list[LabelledQuery], qrels: dict[str, dict[str, int]], fact_keys: set[str], source: str
+) -> None:
+    """Every judgment must name a known query and a known fact, or nothing is imported."""
+    check_query_ids(queries, qrels, source)
+    unknown_d = sorted({d for judged in qrels.values() for d in judged} - fact_keys)
+    if unknown_d:
+        raise DataFileError(f"{source}: qrels name {len(unknown_d)} unknown corpus ids, e.g. {unknown_d[:3]}")
+
+
+def check_query_ids(queries: list[LabelledQuery], qrels: dict[str, dict[str, int]], source: str) -> None:
+    unknown_q = sorted(set(qrels) - {q.id for q in queries})
+    if unknown_q:
+        raise DataFileError(f"{source}: qrels name {len(unknown_q)} unknown query ids, e.g. {unknown_q[:3]}")
+
+
+def keyed_qrels(group_id: str, qrels: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    """Judgments by fact key (our loaders' ids) -> by fact uuid (`stable_uuid(group_id, "fact", key)`)."""
+    return {
+        query_id: {stable_uuid(group_id, "fact", key): grade for key, grade in judged.items()}
+        for query_id, judged in qrels.items()
+    }

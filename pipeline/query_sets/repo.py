@@ -1,0 +1,138 @@
+"""Query-set SQL: a set is written whole in one transaction (its row, queries and judgments) or not at all;
+replacing a set deletes the old one (its rows cascade) in that same transaction."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from pipeline.errors import InvalidInput
+from pipeline.query_sets.records import OWN_SOURCES, LabelledQuery, QuerySet, SaveResult, SetInfo
+from pipeline.store.db import Store, utc_now
+
+INFO_SQL = """
+SELECT s.*,
+       (SELECT COUNT(*) FROM query_set_queries q WHERE q.set_id = s.id) AS query_count,
+       (SELECT COUNT(*) FROM query_set_judgments j WHERE j.set_id = s.id) AS judgment_count
+FROM query_sets s
+"""
+# the deal's own set (built with it by the demo seed or a BEIR import) first, then the oldest
+OWN_FIRST = f"ORDER BY s.source IN ({', '.join(repr(s) for s in OWN_SOURCES)}) DESC, s.id"
+
+
+def _info(row: sqlite3.Row) -> SetInfo:
+    return SetInfo(
+        id=row["id"],
+        group_id=row["group_id"],
+        name=row["name"],
+        source=row["source"],
+        content_hash=row["content_hash"],
+        created_at=row["created_at"],
+        created_by=row["created_by"],
+        queries=row["query_count"],
+        judgments=row["judgment_count"],
+    )
+
+
+def list_sets(store: Store, group_id: str) -> list[SetInfo]:
+    """The deal's sets, its own set first, then oldest first."""
+    return [_info(r) for r in store.query(f"{INFO_SQL} WHERE s.group_id = ? {OWN_FIRST}", (group_id,))]
+
+
+def get_set(store: Store, group_id: str, name: str | None = None) -> QuerySet | None:
+    """The named set of the deal, or its default (own, else oldest) when no name is given."""
+    if name is None:
+        rows = store.query(f"{INFO_SQL} WHERE s.group_id = ? {OWN_FIRST} LIMIT 1", (group_id,))
+    else:
+        rows = store.query(f"{INFO_SQL} WHERE s.group_id = ? AND s.name = ?", (group_id, name))
+    if not rows:
+        return None
+    info = _info(rows[0])
+    queries = store.query(
+        "SELECT query_id, text, type, split FROM query_set_queries WHERE set_id = ? ORDER BY position", (info.id,)
+    )
+    qrels: dict[str, dict[str, int]] = {}
+    judged = "SELECT query_id, fact_uuid, grade FROM query_set_judgments WHERE set_id = ? ORDER BY query_id, fact_uuid"
+    for row in store.query(judged, (info.id,)):
+        qrels.setdefault(row["query_id"], {})[row["fact_uuid"]] = row["grade"]
+    return QuerySet(
+        group_id=group_id,
+        queries=tuple(LabelledQuery(r["query_id"], r["text"], r["type"], r["split"]) for r in queries),
+        qrels=qrels,
+        name=info.name,
+        source=info.source,
+        created_at=info.created_at,
+        created_by=info.created_by,
+    )
+
+
+def _insert(conn: sqlite3.Connection, query_set: QuerySet, content_hash: str, created_by: str) -> None:
+    cursor = conn.execute(
+        """
+        INSERT INTO query_sets (group_id, name, source, content_hash, created_at, created_by)
+        VALUES (?, ?, ?, ?, ?, ?)
+        """,
+        (query_set.group_id, query_set.name, query_set.source, content_hash, utc_now(), created_by),
+    )
+    set_id = int(cursor.lastrowid or 0)
+    conn.executemany(
+        "INSERT INTO query_set_queries (set_id, query_id, position, text, type, split) VALUES (?, ?, ?, ?, ?, ?)",
+        [(set_id, q.id, position, q.text, q.type, q.split) for position, q in enumerate(query_set.queries)],
+    )
+    conn.executemany(
+        "INSERT INTO query_set_judgments (set_id, query_id, fact_uuid, grade) VALUES (?, ?, ?, ?)",
+        [(set_id, q, uuid, grade) for q, judged in query_set.qrels.items() for uuid, grade in judged.items()],
+    )
+
+
+def save_set(store: Store, query_set: QuerySet, created_by: str, replace: bool = False) -> SaveResult:
+    """Write the set in one transaction. The same content under the same name: nothing to do. Other content
+    under a name the deal already uses: refused, unless `replace`."""
+    content_hash = query_set.content_hash()
+    with store.transaction() as conn:
+        existing = conn.execute(
+            "SELECT id, content_hash FROM query_sets WHERE group_id = ? AND name = ?",
+            (query_set.group_id, query_set.name),
+        ).fetchone()
+        if existing is not None and existing["content_hash"] == content_hash:
+            status = "unchanged"
+        elif existing is not None and not replace:
+            raise InvalidInput(
+                f"Deal {query_set.group_id!r} already has a different query set named {query_set.name!r}: "
+                "pass --replace to replace it, or choose another --name."
+            )
+        else:
+            if existing is not None:
+                conn.execute("DELETE FROM query_sets WHERE id = ?", (existing["id"],))
+            _insert(conn, query_set, content_hash, created_by)
+            status = "replaced" if existing is not None else "created"
+    return SaveResult(query_set.group_id, query_set.name, status, len(query_set.queries), query_set.judgments)
+
+
+# --- sets kept as files before the store held them --------------------------------------------------
+
+
+def imported_folders(store: Store) -> set[str]:
+    """Deals whose file-based set has already been copied into the store."""
+    return {r["group_id"] for r in store.query("SELECT group_id FROM query_set_file_imports")}
+
+
+def import_file_set(store: Store, group_id: str, folder: str, query_set: QuerySet | None, created_by: str) -> bool:
+    """Copy one file-based set into the store and record that it was copied, in one transaction. Nothing is
+    written when another process recorded the folder first; the set is not written when the deal already has
+    a set of that name (the store's wins). `query_set` None (unreadable files) only records the folder.
+    True when the set was written."""
+    with store.transaction() as conn:
+        cursor = conn.execute(
+            "INSERT OR IGNORE INTO query_set_file_imports (group_id, folder, set_name, imported_at) "
+            "VALUES (?, ?, ?, ?)",
+            (group_id, folder, query_set.name if query_set else None, utc_now()),
+        )
+        if cursor.rowcount != 1 or query_set is None:
+            return False
+        taken = conn.execute(
+            "SELECT 1 FROM query_sets WHERE group_id = ? AND name = ?", (query_set.group_id, query_set.name)
+        ).fetchone()
+        if taken:
+            return False
+        _insert(conn, query_set, query_set.content_hash(), created_by)
+        return True
