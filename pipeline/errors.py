@@ -23,3 +23,7 @@ class InvalidInput(RetrievalLabError):
 
 class DataFileError(RetrievalLabError):
     """An input file (BEIR corpus, queries, qrels, demo data) is malformed."""
+
+
+class ReadOnly(RetrievalLabError):
+    """A write was asked of a graph attached read-only (the whole backend, or one deal); nothing was written."""
