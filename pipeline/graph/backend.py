@@ -235,10 +235,12 @@ async def _in_thread(build: Callable[[], T], timeout_s: float) -> T:
     outcome: concurrent.futures.Future[T] = concurrent.futures.Future()
 
     def work() -> None:
-        try:
-            outcome.set_result(build())
-        except BaseException as exc:  # handed to the awaiting coroutine
-            outcome.set_exception(exc)
+        # once the caller has given up (the future is cancelled), what comes back is dropped
+        with contextlib.suppress(concurrent.futures.InvalidStateError):
+            try:
+                outcome.set_result(build())
+            except BaseException as exc:  # handed to the awaiting coroutine
+                outcome.set_exception(exc)
 
     threading.Thread(target=work, name="falkordb-connect", daemon=True).start()
     return await asyncio.wait_for(asyncio.wrap_future(outcome), timeout_s)
