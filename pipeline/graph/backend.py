@@ -75,7 +75,9 @@ class GraphBackend:
         reason = self.read_only_reason(group_id)
         if reason is not None:
             what = f"deal {group_id!r}" if group_id and not self.read_only else "this graph"
-            raise ReadOnly(f"Read-only: {what} is attached read-only ({reason}): {action} refused, nothing written.")
+            raise ReadOnly(
+                f"Read-only: {what} is attached read-only ({reason}): {action} was refused; nothing was written."
+            )
 
     def driver(self, group_id: str) -> GraphDriver:
         """The driver for one deal: it reads and writes, or, for a read-only deal, only ever reads."""
@@ -105,7 +107,7 @@ class GraphBackend:
         return list(await self.falkor.list_graphs())
 
     async def delete_graph(self, group_id: str) -> None:
-        self.require_writable(group_id, "Deleting the deal")
+        self.require_writable(group_id, "deleting the deal")
         if self.falkor is not None:
             if group_id in await self.graph_names():
                 await self.falkor.select_graph(group_id).delete()
