@@ -27,3 +27,7 @@ class DataFileError(RetrievalLabError):
 
 class EmbedderUnavailable(RetrievalLabError):
     """The embedder could not embed: no key, a refused key, a failing service, vectors of the wrong size."""
+
+
+class ReadOnly(RetrievalLabError):
+    """A write was asked of a graph attached read-only (the whole backend, or one deal); nothing was written."""

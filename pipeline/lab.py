@@ -43,8 +43,10 @@ class Lab:
         problem = await self.backend.health()
         if problem is None:
             return None
+        read_only_groups = self.backend.read_only_groups
         await self.backend.close()
         self.backend = await connect(self.settings)
+        self.backend.read_only_groups |= read_only_groups  # per-deal settings outlive a reconnect
         return f"{problem}; reconnected to {self.backend.label}"
 
     async def close(self) -> None:

@@ -39,12 +39,15 @@ def _alias(*names: str) -> AliasChoices:
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="RETRIEVAL_LAB_", extra="ignore", populate_by_name=True)
 
-    # graph backend: the embedded FalkorDB unless NEO4J_URI is set
+    # graph backend: the embedded FalkorDB unless FALKORDB_URI (a FalkorDB server) or NEO4J_URI is set
+    falkordb_uri: SecretStr | None = Field(None, validation_alias=_alias("FALKORDB_URI", "falkordb_uri"))
     neo4j_uri: str | None = Field(None, validation_alias=_alias("NEO4J_URI", "neo4j_uri"))
     neo4j_user: str = Field("neo4j", validation_alias=_alias("NEO4J_USER", "neo4j_user"))
     neo4j_password: SecretStr | None = Field(None, validation_alias=_alias("NEO4J_PASSWORD", "neo4j_password"))
     neo4j_database: str = Field("neo4j", validation_alias=_alias("NEO4J_DATABASE", "neo4j_database"))
     connect_timeout_s: float = 5.0
+    # RETRIEVAL_LAB_READ_ONLY=1: nothing is written to the graph (the database refuses it too); SQLite still is
+    read_only: bool = False
 
     # Voyage: the key switches on the Voyage reranker (and, with embedder=auto, the Voyage embedder)
     voyage_api_key: SecretStr | None = Field(None, validation_alias=_alias("VOYAGE_API_KEY", "voyage_api_key"))
@@ -104,7 +107,15 @@ class Settings(BaseSettings):
         return value.strip()
 
     @property
-    def graph_backend(self) -> Literal["falkordb", "neo4j"]:
+    def graph_backend(self) -> Literal["falkordb", "falkordb_server", "neo4j"]:
+        """Which backend the settings select; both server URIs set is one clear error."""
+        if self.falkordb_uri and self.neo4j_uri:
+            raise InvalidInput(
+                "Both FALKORDB_URI and NEO4J_URI are set: set only one (FALKORDB_URI for a FalkorDB server, "
+                "NEO4J_URI for Neo4j, neither for the embedded FalkorDB)."
+            )
+        if self.falkordb_uri:
+            return "falkordb_server"
         return "neo4j" if self.neo4j_uri else "falkordb"
 
     @property

@@ -13,7 +13,7 @@ import pytest
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
 os.environ["HF_HUB_OFFLINE"] = "1"
 # never let a developer's own keys or Neo4j switch the tests onto a network service
-for _name in ("VOYAGE_API_KEY", "NEO4J_URI", "NEO4J_PASSWORD"):
+for _name in ("VOYAGE_API_KEY", "NEO4J_URI", "NEO4J_PASSWORD", "FALKORDB_URI", "RETRIEVAL_LAB_READ_ONLY"):
     os.environ.pop(_name, None)
 
 # the dashboard under test (AppTest, browser) reads its settings from the environment: point it at the

@@ -25,7 +25,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
             {"group": deal.group_id, "name": deal.name, "embedder": deal.embedder.describe(), **counts.__dict__}
         )
     status = {
-        "backend": f"{lab.backend.label} ({lab.backend.location})",
+        "backend": lab.backend.describe(),
         "embedder": lab.embedder.info.describe(),
         "voyage": "API key set" if has_key("voyage", lab.settings) else "no API key (Voyage reranker off)",
         "deals": deals,

@@ -60,6 +60,7 @@ def _lock(group_id: str) -> asyncio.Lock:
 
 async def correct_fact(lab: Lab, group_id: str, request: CorrectionRequest, actor: str) -> Correction:
     """Supersede a current fact with a corrected one; all of it or nothing, audited as `fact.correct`."""
+    lab.backend.require_writable(group_id, "the correction")
     if not one_line(actor):
         raise CorrectionRefused("Corrections are audited: an admin name is required.")
     async with _lock(group_id):
@@ -112,6 +113,7 @@ async def correct_fact(lab: Lab, group_id: str, request: CorrectionRequest, acto
 
 async def undo_correction(lab: Lab, group_id: str, correction_id: str, actor: str) -> Correction:
     """Put the graph back exactly as it was before the correction; audited as `fact.undo_correct`."""
+    lab.backend.require_writable(group_id, "the undo")
     if not one_line(actor):
         raise CorrectionRefused("Undo is audited: an admin name is required.")
     async with _lock(group_id):

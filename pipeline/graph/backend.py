@@ -1,37 +1,49 @@
-"""One function gives the graph backend: the embedded FalkorDB by default, Neo4j when NEO4J_URI is set.
+"""One function gives the graph backend: the embedded FalkorDB by default, a FalkorDB server when
+FALKORDB_URI is set, Neo4j when NEO4J_URI is set.
 
-Both are graphiti `GraphDriver`s; everything above this module uses graphiti's drivers and models and
+All are graphiti `GraphDriver`s; everything above this module uses graphiti's drivers and models and
 does not care which database it talks to. One deal = one `group_id`: in FalkorDB that is also the
 graph's name (graphiti requires it), in Neo4j a property on every node and edge.
+
+Read-only: with `RETRIEVAL_LAB_READ_ONLY=1` (the whole backend) or a deal in `read_only_groups`,
+`driver(group_id)` hands out a driver whose every query runs as a read in the database (FalkorDB
+`GRAPH.RO_QUERY`, Neo4j read transactions), so the database refuses any write; our own write paths check
+`require_writable` first and refuse with one line before anything reaches the database.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+from urllib.parse import unquote, urlsplit
 
 from falkordb.asyncio import FalkorDB
 from graphiti_core.driver.driver import GraphDriver
 from graphiti_core.driver.falkordb_driver import FalkorDriver
 
-from pipeline.errors import BackendUnavailable
+from pipeline.errors import BackendUnavailable, InvalidInput, ReadOnly
 from pipeline.graph.dialects import GraphQueries, queries_for
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
-from pipeline.graph.graphiti_compat import skip_index_creation
+from pipeline.graph.graphiti_compat import ReadOnlyFalkorDriver, ReadOnlyNeo4jDriver, skip_index_creation
 from pipeline.settings import Settings
 from pipeline.text import clip, one_line
 
 
 @dataclass
 class GraphBackend:
-    kind: Literal["falkordb", "neo4j"]
-    location: str
-    falkor: FalkorDB | None = None  # the embedded server's client; graphs are selected per deal
+    kind: Literal["falkordb", "neo4j"]  # the dialect: an embedded FalkorDB and a FalkorDB server share one
+    location: str  # where it is, never with a password
+    falkor: FalkorDB | None = None  # the FalkorDB client (embedded or server); graphs are selected per deal
     neo4j: GraphDriver | None = None
     embedded: EmbeddedFalkorDB | None = None
-    _drivers: dict[str, GraphDriver] = field(default_factory=dict, repr=False)
+    read_only: bool = False  # RETRIEVAL_LAB_READ_ONLY: no write reaches any deal
+    read_only_groups: set[str] = field(default_factory=set)  # deals attached read-only one by one
+    _drivers: dict[tuple[str, bool], GraphDriver] = field(default_factory=dict, repr=False)
     cypher: GraphQueries = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -39,15 +51,46 @@ class GraphBackend:
 
     @property
     def label(self) -> str:
-        return "embedded FalkorDB" if self.embedded else "Neo4j"
+        if self.embedded:
+            return "embedded FalkorDB"
+        return "FalkorDB server" if self.kind == "falkordb" else "Neo4j"
+
+    def describe(self) -> str:
+        """One line: which database, where, and whether it is attached read-only."""
+        return f"{self.label} ({self.location})" + (", read-only (RETRIEVAL_LAB_READ_ONLY)" if self.read_only else "")
+
+    def read_only_reason(self, group_id: str | None = None) -> str | None:
+        """Why writes to this deal (or, with no deal, to the backend) are off; None when they are allowed."""
+        if self.read_only:
+            return "RETRIEVAL_LAB_READ_ONLY"
+        if group_id is not None and group_id in self.read_only_groups:
+            return "the deal's read-only setting"
+        return None
+
+    def is_read_only(self, group_id: str | None = None) -> bool:
+        return self.read_only_reason(group_id) is not None
+
+    def require_writable(self, group_id: str | None, action: str = "this change") -> None:
+        """Raise ReadOnly (one line) when the deal is attached read-only: before anything is written."""
+        reason = self.read_only_reason(group_id)
+        if reason is not None:
+            what = f"deal {group_id!r}" if group_id and not self.read_only else "this graph"
+            raise ReadOnly(
+                f"Read-only: {what} is attached read-only ({reason}): {action} was refused; nothing was written."
+            )
 
     def driver(self, group_id: str) -> GraphDriver:
-        """The driver that reads and writes one deal."""
-        if self.neo4j is not None:
-            return self.neo4j
-        if group_id not in self._drivers:
-            self._drivers[group_id] = skip_index_creation(FalkorDriver(falkor_db=self.falkor, database=group_id))
-        return self._drivers[group_id]
+        """The driver for one deal: it reads and writes, or, for a read-only deal, only ever reads."""
+        read_only = self.is_read_only(group_id)
+        key = (group_id, read_only)
+        if key not in self._drivers:
+            if self.neo4j is not None:
+                self._drivers[key] = ReadOnlyNeo4jDriver(self.neo4j) if read_only else self.neo4j  # type: ignore[arg-type]
+            elif read_only:
+                self._drivers[key] = ReadOnlyFalkorDriver(self.falkor, group_id)
+            else:
+                self._drivers[key] = skip_index_creation(FalkorDriver(falkor_db=self.falkor, database=group_id))
+        return self._drivers[key]
 
     async def query(self, group_id: str, cypher: str, **params: Any) -> list[dict[str, Any]]:
         """Run parameterised Cypher against one deal; user text only ever travels in `params`."""
@@ -64,18 +107,20 @@ class GraphBackend:
         return list(await self.falkor.list_graphs())
 
     async def delete_graph(self, group_id: str) -> None:
+        self.require_writable(group_id, "deleting the deal")
         if self.falkor is not None:
             if group_id in await self.graph_names():
                 await self.falkor.select_graph(group_id).delete()
-            self._drivers.pop(group_id, None)
+            for read_only in (False, True):
+                self._drivers.pop((group_id, read_only), None)
         else:
             await self.cypher.delete_deal(group_id)
 
     async def compact(self) -> None:
         """After a bulk write, rewrite the append-only file (RDB preamble) so a restart loads it fast."""
-        if self.falkor is not None:
+        if self.embedded is not None and not self.read_only:  # a server's persistence is its owner's business
             with contextlib.suppress(Exception):  # a rewrite already running is fine
-                await self.falkor.connection.execute_command("BGREWRITEAOF")
+                await self.falkor.connection.execute_command("BGREWRITEAOF")  # type: ignore[union-attr]
 
     async def health(self) -> str | None:
         """None when the backend answers, else a one-line reason."""
@@ -110,9 +155,15 @@ def _reason(exc: BaseException) -> str:
 
 async def connect(settings: Settings) -> GraphBackend:
     """Start or reach the configured backend; raise BackendUnavailable with one clear line if not."""
-    if settings.graph_backend == "neo4j":
-        return await _connect_neo4j(settings)
-    return await _connect_embedded(settings)
+    kind = settings.graph_backend
+    if kind == "neo4j":
+        backend = await _connect_neo4j(settings)
+    elif kind == "falkordb_server":
+        backend = await _connect_falkordb_server(settings)
+    else:
+        backend = await _connect_embedded(settings)
+    backend.read_only = settings.read_only
+    return backend
 
 
 async def _connect_embedded(settings: Settings) -> GraphBackend:
@@ -124,6 +175,109 @@ async def _connect_embedded(settings: Settings) -> GraphBackend:
     if problem:
         await backend.close()
         raise BackendUnavailable(problem)
+    return backend
+
+
+@dataclass(frozen=True)
+class FalkorAddress:
+    """A FalkorDB server's address, parsed from FALKORDB_URI; `str()` never shows the password."""
+
+    host: str
+    port: int
+    username: str | None
+    password: str | None
+    tls: bool
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    @property
+    def location(self) -> str:
+        scheme = "falkors" if self.tls else "falkor"
+        user = f"{self.username}@" if self.username else ""
+        return f"{scheme}://{user}{self.host}:{self.port}"
+
+
+FALKORDB_SCHEMES = {"falkor": False, "redis": False, "falkors": True, "rediss": True}  # scheme -> TLS
+FALKORDB_URI_FORM = "falkor://[user:password@]host:port"
+
+
+def parse_falkordb_uri(uri: str) -> FalkorAddress:
+    """`falkor://[user:password@]host:port` (also redis://, and falkors:// / rediss:// for TLS), checked.
+
+    The error never repeats the URI: it may hold a password."""
+    try:
+        parts = urlsplit(uri.strip())
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    scheme = parts.scheme.lower() if parts else ""
+    if parts is None or scheme not in FALKORDB_SCHEMES:
+        problem = f"scheme {scheme + '://' if scheme else 'missing'}" if parts else "unreadable port"
+        raise InvalidInput(f"FALKORDB_URI is not a FalkorDB address ({problem}): use {FALKORDB_URI_FORM}.")
+    if not parts.hostname:
+        raise InvalidInput(f"FALKORDB_URI names no host: use {FALKORDB_URI_FORM}.")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise InvalidInput(f"FALKORDB_URI takes no path or options: use {FALKORDB_URI_FORM}.")
+    return FalkorAddress(
+        host=parts.hostname,
+        port=port or 6379,
+        username=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password else None,
+        tls=FALKORDB_SCHEMES[scheme],
+    )
+
+
+T = TypeVar("T")
+
+
+async def _in_thread(build: Callable[[], T], timeout_s: float) -> T:
+    """Run a blocking call in a daemon thread, waiting at most `timeout_s`: a silent host neither blocks the
+    event loop nor, unlike the default executor, the interpreter's exit."""
+    outcome: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+    def work() -> None:
+        # once the caller has given up (the future is cancelled), what comes back is dropped
+        with contextlib.suppress(concurrent.futures.InvalidStateError):
+            try:
+                outcome.set_result(build())
+            except BaseException as exc:  # handed to the awaiting coroutine
+                outcome.set_exception(exc)
+
+    threading.Thread(target=work, name="falkordb-connect", daemon=True).start()
+    return await asyncio.wait_for(asyncio.wrap_future(outcome), timeout_s)
+
+
+async def _connect_falkordb_server(settings: Settings) -> GraphBackend:
+    address = parse_falkordb_uri(settings.falkordb_uri.get_secret_value() if settings.falkordb_uri else "")
+    timeout = settings.connect_timeout_s
+
+    def build() -> FalkorDB:
+        # the client sends a blocking INFO from its constructor: a wrong password fails here
+        return FalkorDB(
+            host=address.host,
+            port=address.port,
+            username=address.username,
+            password=address.password,
+            ssl=address.tls,
+            socket_connect_timeout=timeout,
+        )
+
+    def unavailable(reason: str) -> BackendUnavailable:
+        if address.password:
+            reason = reason.replace(address.password, "***")
+        return BackendUnavailable(f"FalkorDB at {address}: {reason}")
+
+    try:
+        client = await _in_thread(build, timeout)
+    except Exception as exc:
+        raise unavailable(_reason(exc)) from None
+    backend = GraphBackend(kind="falkordb", location=address.location, falkor=client)
+    try:
+        await asyncio.wait_for(client.connection.ping(), timeout=timeout)
+    except Exception as exc:
+        await backend.close()
+        raise unavailable(_reason(exc)) from None
     return backend
 
 

@@ -120,6 +120,7 @@ async def import_beir(
     progress: Progress | None = None,
 ) -> ImportResult:
     validate_group_id(group_id)
+    backend.require_writable(group_id, "import-beir")
     corpus_file, queries_file, qrels_file = _files(folder)
     passages = read_corpus(corpus_file)
     queries, qrels = read_queries(queries_file), read_qrels(qrels_file)

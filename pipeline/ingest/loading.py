@@ -117,6 +117,7 @@ async def write_deal(
     progress: Progress | None = None,
 ) -> None:
     """Embed and save everything; `progress(done, total)` is called after each batch of facts."""
+    backend.require_writable(group_id, "writing the deal")
     driver = backend.driver(group_id)
     await driver.build_indices_and_constraints()
     created = datetime.now(UTC)

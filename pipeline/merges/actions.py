@@ -72,6 +72,7 @@ async def merge_entities(
 ) -> MergeRecord:
     """Merge `alias` into `canonical`: its facts move to the canonical entity, the alias node and its name
     stay, MENTIONS stay, and an IS_DUPLICATE_OF record (method "manual") keeps what moved, for undo."""
+    lab.backend.require_writable(group_id, "the merge")
     who = _actor(actor)
     await lab.deal(group_id)
     if alias_uuid == canonical_uuid:
@@ -146,6 +147,7 @@ class UndoResult:
 
 async def undo_merge(lab: Lab, group_id: str, merge_uuid: str, actor: str | None) -> UndoResult:
     """Undo a merge (seeded or made here): its facts go back to the alias and the merge record is removed."""
+    lab.backend.require_writable(group_id, "the undo")
     who = _actor(actor)
     await lab.deal(group_id)
     async with _lock():

@@ -20,6 +20,12 @@ class GraphQueries:
         self._backend = backend
 
     async def _rows(self, group_id: str, cypher: str, **params: Any) -> list[dict[str, Any]]:
+        """A read: on a read-only deal the driver runs it as a read, which the database enforces."""
+        return await self._backend.query(group_id, cypher, **params)
+
+    async def _write(self, group_id: str, cypher: str, **params: Any) -> list[dict[str, Any]]:
+        """A write: refused with one line (ReadOnly) on a read-only deal before it reaches the database."""
+        self._backend.require_writable(group_id)
         return await self._backend.query(group_id, cypher, **params)
 
     # --- deals ---------------------------------------------------------------------------------------
@@ -38,7 +44,7 @@ class GraphQueries:
         """
 
     async def register_deal(self, group_id: str, props: dict[str, Any]) -> None:
-        await self._rows(group_id, self.REGISTER_DEAL, g=group_id, props=props)
+        await self._write(group_id, self.REGISTER_DEAL, g=group_id, props=props)
 
     async def get_deal(self, group_id: str) -> dict[str, Any] | None:
         rows = await self._rows(group_id, self.GET_DEAL, g=group_id)
@@ -82,7 +88,7 @@ class GraphQueries:
     async def add_episode_properties(self, group_id: str, props_by_uuid: dict[str, dict[str, Any]]) -> None:
         """Citation fields graphiti's `EpisodicNode` does not persist, added to episodes already saved."""
         rows = [{"uuid": uuid, "props": props} for uuid, props in props_by_uuid.items()]
-        await self._rows(group_id, self.ADD_EPISODE_PROPERTIES, rows=rows)
+        await self._write(group_id, self.ADD_EPISODE_PROPERTIES, rows=rows)
 
     # --- temporal ------------------------------------------------------------------------------------
 
@@ -140,7 +146,7 @@ class GraphQueries:
         self, group_id: str, uuid: str, invalid_at: Any, expired_at: Any, superseded_by: str | None
     ) -> bool:
         """Set (None: remove) the three properties a correction changes on a fact; False if there is no such fact."""
-        rows = await self._rows(
+        rows = await self._write(
             group_id,
             self.SET_SUPERSESSION,
             u=uuid,
@@ -152,7 +158,7 @@ class GraphQueries:
 
     async def restore_episode(self, group_id: str, props: dict[str, Any]) -> None:
         """Re-create an episode node with exactly these properties (it carries no vector)."""
-        await self._rows(group_id, self.RESTORE_EPISODE, p=props)
+        await self._write(group_id, self.RESTORE_EPISODE, p=props)
 
     # --- merges --------------------------------------------------------------------------------------
 
@@ -263,7 +269,7 @@ class GraphQueries:
         self, group_id: str, alias_uuid: str, canonical_uuid: str, merge_uuid: str, props: dict[str, Any]
     ) -> None:
         """A merge record alone (no facts move): for data whose facts already sit on the canonical entity."""
-        await self._rows(
+        await self._write(
             group_id, self.WRITE_MERGE_RECORD, alias=alias_uuid, canonical=canonical_uuid, uuid=merge_uuid, props=props
         )
 
@@ -278,14 +284,14 @@ class GraphQueries:
         self, group_id: str, alias_uuid: str, canonical_uuid: str, props: dict[str, Any], moves: list[dict[str, str]]
     ) -> bool:
         """Write the record `props` and move the facts; True when the record is there afterwards."""
-        await self._rows(
+        await self._write(
             group_id, self.APPLY_MERGE, alias=alias_uuid, canonical=canonical_uuid, props=props, moves=moves
         )
         return await self.merge_record_exists(group_id, props["uuid"])
 
     async def revert_merge(self, group_id: str, merge_uuid: str, moves: list[dict[str, str]]) -> bool:
         """Delete the record and move the facts back; True when the record is gone afterwards."""
-        await self._rows(group_id, self.REVERT_MERGE, uuid=merge_uuid, moves=moves)
+        await self._write(group_id, self.REVERT_MERGE, uuid=merge_uuid, moves=moves)
         return not await self.merge_record_exists(group_id, merge_uuid)
 
     # --- evaluation ----------------------------------------------------------------------------------
@@ -351,7 +357,7 @@ class GraphQueries:
         """
 
     async def delete_deal(self, group_id: str) -> None:
-        await self._rows(group_id, self.DELETE_DEAL, g=group_id)
+        await self._write(group_id, self.DELETE_DEAL, g=group_id)
 
     async def dump_nodes(self, group_id: str) -> list[dict[str, Any]]:
         """Every node of the deal with its labels and all properties (tests compare dumps)."""

@@ -162,6 +162,7 @@ def _save_labels(data_dir: Path, group_id: str, content: DealContent) -> None:
 async def seed_demo(
     backend: GraphBackend, embedder: LabEmbedder, data_dir: Path, group_id: str = DEMO_GROUP, force: bool = False
 ) -> SeedResult:
+    backend.require_writable(group_id, "seed-demo")
     deal = json.loads(DEAL_FILE.read_text(encoding="utf-8"))
     content, merges = build_content(group_id, deal)
     queries, qrels = read_queries(QUERIES_FILE), read_qrels(QRELS_FILE)
@@ -202,6 +203,7 @@ async def reset_demo(
     backend: GraphBackend, embedder: LabEmbedder, data_dir: Path, store: Store, actor: str, group_id: str = DEMO_GROUP
 ) -> SeedResult:
     """Admin action: rebuild the demo deal from its bundled data, dropping every change made to it."""
+    backend.require_writable(group_id, "reset-demo")
     result = await seed_demo(backend, embedder, data_dir, group_id, force=True)
     record_audit(store, actor, "deal.reset_demo", group_id, group_id, {"facts": result.facts, "merges": result.merges})
     return result
