@@ -31,6 +31,7 @@ class GraphBackend:
     falkor: FalkorDB | None = None  # the embedded server's client; graphs are selected per deal
     neo4j: GraphDriver | None = None
     embedded: EmbeddedFalkorDB | None = None
+    read_only_groups: set[str] = field(default_factory=set)  # deals set read-only (the store's flag)
     _drivers: dict[str, GraphDriver] = field(default_factory=dict, repr=False)
     cypher: GraphQueries = field(init=False, repr=False)
 
