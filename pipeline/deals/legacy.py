@@ -4,15 +4,11 @@ graph may be written, deleted: a read-only attach only reads it."""
 
 from __future__ import annotations
 
+from pipeline.deals.read_only import graph_writable
 from pipeline.deals.records import GROUP_ID_PATTERN, DealRecord
 from pipeline.deals.repo import insert_deal_if_absent
 from pipeline.graph.backend import GraphBackend
 from pipeline.store import Store
-
-
-def graph_writable(backend: GraphBackend, group_id: str) -> bool:
-    """False when the whole attach is read-only (`backend.read_only`, where the backend has it) or the deal is."""
-    return not getattr(backend, "read_only", False) and group_id not in backend.read_only_groups
 
 
 async def migrate_legacy_deals(backend: GraphBackend, store: Store) -> list[str]:

@@ -17,12 +17,14 @@ from pipeline.cli import main
 from pipeline.deals import DealRecord, deal_counts, deal_record, get_deal, save_deal
 from pipeline.deals.legacy import migrate_legacy_deals
 from pipeline.deals.repo import read_only_groups, set_read_only
-from pipeline.errors import EmbedderMismatch, UnknownDeal
+from pipeline.errors import EmbedderMismatch, InvalidInput, UnknownDeal
+from pipeline.ingest.beir import import_beir
+from pipeline.ingest.demo.seed import seed_demo
 from pipeline.ingest.loading import write_deal
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.settings import get_settings
-from tests.conftest import make_settings
+from tests.conftest import FIXTURES, make_settings
 from tests.support.dump import dump_deal
 from tests.support.graphiti_deal import (
     GROUP_ID,
@@ -259,3 +261,20 @@ async def test_asking_about_an_unknown_deal_creates_nothing(lab: Lab, capsys: py
     assert "never_made" not in {d.group_id for d in await lab.deals()}
     assert set(await lab.backend.graph_names()) == before
     assert deal_record(lab.store, "never_made") is None
+
+
+async def test_a_read_only_deal_is_not_rebuilt_by_a_loader(lab: Lab) -> None:
+    group = "ro_rebuild"
+    data = lab.settings.resolved_data_dir
+    await import_beir(lab.backend, lab.embedder, data, FIXTURES / "beir_mini", group)
+    await lab.set_read_only(group, True, "ops")
+    try:
+        before, record = await dump_deal(lab.backend, group), deal_record(lab.store, group)
+        assert (await import_beir(lab.backend, lab.embedder, data, FIXTURES / "beir_mini", group)).skipped
+        refusal = f"^Deal '{group}' is read-only; run python -m pipeline deals --writable {group} to rebuild it.$"
+        with pytest.raises(InvalidInput, match=refusal):
+            await seed_demo(lab.backend, lab.embedder, data, group_id=group, force=True)
+        assert await dump_deal(lab.backend, group) == before and deal_record(lab.store, group) == record
+    finally:
+        await lab.set_read_only(group, False, "ops")
+    await lab.backend.delete_graph(group)
