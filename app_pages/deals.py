@@ -3,28 +3,37 @@ import streamlit as st
 from dashboard.common.admin import admin_actor, read_only_notice
 from dashboard.common.runtime import run
 from dashboard.common.sidebar import page_context
-from pipeline.graph.deals import deal_counts
+from pipeline.deals.summary import deal_summaries
 from pipeline.ingest.demo.seed import reset_demo
 
 st.title("Deals & data")
-st.caption("Every deal in the graph backend with its counts; the demo deal can be reset to its original state.")
+st.caption(
+    "Every deal in the graph backend, whoever wrote it, with its counts, the dimension of its stored vectors and "
+    "whether the configured embedder fits them; the demo deal can be reset to its original state."
+)
 
 lab, _ = page_context()
 actor = admin_actor(lab.settings)
-rows = []
-for deal in run(lab.deals()):
-    counts = run(deal_counts(lab.backend, deal.group_id))
-    rows.append(
-        {
-            "deal": deal.group_id,
-            "name": deal.name,
-            "source": deal.source,
-            **counts.__dict__,
-            "embedder": deal.embedder.describe(),
-            "built": deal.created_at,
-        }
-    )
+summaries = run(deal_summaries(lab.backend, lab.store, lab.embedder.info, lab.settings.allowed_deals))
+rows = [
+    {
+        "deal": s.deal.group_id,
+        "name": s.deal.name,
+        "source": s.deal.source,
+        **s.counts.__dict__,
+        "vector dim": s.deal.embedder_dim,
+        "built with": s.deal.embedder_model or "",
+        "embedder match": s.embedder_match,
+        "read-only": s.deal.read_only,
+        "built": s.deal.created_at or "",
+    }
+    for s in summaries
+]
 st.dataframe(rows, hide_index=True, key="deals.table")
+st.caption(
+    f"Configured embedder: {lab.embedder.info.describe()}. Set a deal read-only with "
+    "`python -m pipeline deals --read-only GROUP` (`--writable GROUP` undoes it)."
+)
 st.code("python -m pipeline import-beir ../shared/data/tatqa --group tatqa", language="bash")
 
 st.subheader("Reset the demo deal")

@@ -3,7 +3,7 @@ import streamlit as st
 from dashboard.common.navigation import SECTIONS
 from dashboard.common.runtime import run
 from dashboard.common.sidebar import page_context
-from pipeline.graph.deals import deal_counts
+from pipeline.deals import deal_counts
 
 st.title("Retrieval Lab")
 st.markdown(
@@ -23,7 +23,7 @@ if deal is not None:
     cols[2].metric("Superseded", counts.superseded_facts)
     cols[3].metric("Entities", counts.entities)
     cols[4].metric("Episodes", counts.episodes)
-    st.caption(f"{counts.merges} recorded entity merges · built with {deal.embedder.describe()}")
+    st.caption(f"{counts.merges} recorded entity merges · vectors: {deal.embedder_label}")
 
 st.subheader("Where to go")
 for section, specs in SECTIONS.items():

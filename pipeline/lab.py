@@ -1,12 +1,15 @@
-"""A `Lab` bundles what every command needs: settings, the graph backend, the embedder."""
+"""A `Lab` bundles what every command needs: settings, the graph backend, the embedder, the store."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipeline.deals import DealInfo, list_deals, require_deal
+from pipeline.deals.legacy import migrate_legacy_deals
+from pipeline.deals.read_only import load_read_only_groups, set_deal_read_only
+from pipeline.deals.require import find_deal
 from pipeline.embedders import LabEmbedder, make_embedder
 from pipeline.graph.backend import GraphBackend, connect
-from pipeline.graph.deals import DealInfo, list_deals, require_deal
 from pipeline.settings import Settings, get_settings
 from pipeline.store import Store, open_store
 
@@ -21,20 +24,39 @@ class Lab:
     async def open(cls, settings: Settings | None = None) -> Lab:
         settings = settings or get_settings()
         backend = await connect(settings)
-        return cls(settings=settings, backend=backend, embedder=make_embedder(settings))
+        lab = cls(settings=settings, backend=backend, embedder=make_embedder(settings))
+        try:
+            await lab._attach()
+        except BaseException:
+            await backend.close()
+            raise
+        return lab
+
+    async def _attach(self) -> None:
+        """Give the backend the read-only deals, then move earlier versions' deal nodes into the store."""
+        load_read_only_groups(self.backend, self.store)
+        await migrate_legacy_deals(self.backend, self.store)
 
     @property
     def store(self) -> Store:
-        """The SQLite store (audit log, runs, verdicts) in the data directory."""
+        """The SQLite store (deals' bookkeeping, audit log, runs, verdicts) in the data directory."""
         return open_store(self.settings.resolved_data_dir)
 
     async def deal(self, group_id: str) -> DealInfo:
-        """The deal, checked: it exists and was built with the configured embedder."""
-        return await require_deal(self.backend, group_id, self.embedder.info, self.settings.allowed_deals)
+        """The deal, checked: it exists, may be shown here, and fits the configured embedder."""
+        load_read_only_groups(self.backend, self.store)
+        return await require_deal(self.backend, self.store, group_id, self.embedder.info, self.settings.allowed_deals)
 
     async def deals(self) -> list[DealInfo]:
-        """The deals this deployment may show."""
-        return await list_deals(self.backend, self.settings.allowed_deals)
+        """Every deal in the graph that this deployment may show."""
+        load_read_only_groups(self.backend, self.store)
+        return await list_deals(self.backend, self.store, self.settings.allowed_deals)
+
+    async def set_read_only(self, group_id: str, read_only: bool, actor: str) -> DealInfo:
+        """Set a deal read-only (or writable again), audited; the deal as it is afterwards."""
+        await find_deal(self.backend, self.store, group_id, self.settings.allowed_deals)
+        set_deal_read_only(self.backend, self.store, group_id, read_only, actor)
+        return await find_deal(self.backend, self.store, group_id, self.settings.allowed_deals)
 
     async def recover(self) -> str | None:
         """If the backend stopped answering, reconnect (restarting the embedded server, whose append-only
@@ -43,10 +65,9 @@ class Lab:
         problem = await self.backend.health()
         if problem is None:
             return None
-        read_only_groups = self.backend.read_only_groups
         await self.backend.close()
         self.backend = await connect(self.settings)
-        self.backend.read_only_groups |= read_only_groups  # per-deal settings outlive a reconnect
+        load_read_only_groups(self.backend, self.store)
         return f"{problem}; reconnected to {self.backend.label}"
 
     async def close(self) -> None:

@@ -11,7 +11,7 @@ from dataclasses import astuple
 
 from dashboard.common.runtime import run
 from pipeline.audit import audit_log
-from pipeline.graph.deals import DealInfo, deal_counts
+from pipeline.deals import DealInfo, deal_counts
 from pipeline.lab import Lab
 
 DealState = tuple[str | int, ...]

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from dashboard.common.runtime import get_lab, run
+from pipeline.deals import DealInfo, match_label
 from pipeline.errors import RetrievalLabError
-from pipeline.graph.deals import DealInfo
 from pipeline.ingest.demo.seed import DEMO_GROUP
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
@@ -96,15 +96,26 @@ def _render(lab: Lab) -> DealInfo | None:
                 format_func=lambda g: f"{g} — {by_id[g].name}",
             )
             deal = by_id[group_id]
+            st.caption(_vectors_caption(deal, lab))
         else:
             st.warning("No deal loaded yet. Run `python -m pipeline seed-demo`.")
         st.caption(f"**Graph:** {lab.backend.label} · :green[healthy]  \n`{lab.backend.location}`")
         st.caption(f"**Embedder:** {lab.embedder.info.describe()}")
-        if deal and deal.embedder != lab.embedder.info:
-            st.error(f"This deal was built with {deal.embedder.describe()}; queries are refused.")
         lines = [
             f"{':green[●]' if c.available else ':gray[○]'} {c.label}" + ("" if c.available else f" — {c.note}")
             for c in reranker_choices(lab.settings)
         ]
         st.caption("**Rerankers**  \n" + "  \n".join(lines))
     return deal
+
+
+def _vectors_caption(deal: DealInfo, lab: Lab) -> str:
+    """Under the deal: its stored vector dimension and whether the configured embedder fits it (if not, the
+    setting that would)."""
+    dim = f"{deal.embedder_dim}-d vectors" if deal.embedder_dim else "no vectors"
+    read_only = " · read-only" if deal.read_only else ""
+    match = match_label(deal, lab.embedder.info)
+    if match == "yes":
+        return f"{dim} · :green[embedder matches]{read_only}"
+    setting = match.removeprefix("no: ").replace("`", "")
+    return f"{dim} · :red[embedder does not match, queries are refused]: set `{setting}`{read_only}"

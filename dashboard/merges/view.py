@@ -19,8 +19,8 @@ from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
 from dashboard.merges import data
 from dashboard.merges.charts import precision_recall_chart
+from pipeline.deals import DealInfo
 from pipeline.errors import RetrievalLabError
-from pipeline.graph.deals import DealInfo
 from pipeline.lab import Lab
 from pipeline.merges.actions import (
     merge_entities,

@@ -1,4 +1,5 @@
-"""`python -m pipeline ...`: seed the demo, import BEIR sets and query sets, show status, query, evaluate.
+"""`python -m pipeline ...`: seed the demo, import BEIR sets and query sets, show status and deals, query,
+evaluate.
 
 One module per command (`add_parser` + `run`); `common.py` runs them. Errors meant for the user (bad
 input, unreachable backend, unknown deal) print one line and exit 2. Benchmarks have their own entry
@@ -9,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 
+from pipeline.cli import deals, import_beir, import_queries, query, seed_demo, status
 from pipeline.cli import eval as eval_command
-from pipeline.cli import import_beir, import_queries, query, seed_demo, status
 from pipeline.cli.common import add_json_flag, run
 
 __all__ = ["build_parser", "main"]
@@ -20,9 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True)
-    add_json_flag(
-        *(command.add_parser(sub) for command in (seed_demo, import_beir, import_queries, status, query, eval_command))
-    )
+    commands = (seed_demo, import_beir, import_queries, status, deals, query, eval_command)
+    add_json_flag(*(command.add_parser(sub) for command in commands))
     return parser
 
 

@@ -1,4 +1,4 @@
-"""`python -m pipeline status`: backend, embedder, hosted reranker keys, and every deal with its counts."""
+"""`python -m pipeline status`: backend, embedder, hosted reranker keys, and every deal (as `deals` lists them)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.graph.deals import deal_counts
+    from pipeline.deals.summary import deal_summaries, format_table
 
-    deals = []
-    for deal in await lab.deals():
-        counts = await deal_counts(lab.backend, deal.group_id)
-        deals.append(
-            {"group": deal.group_id, "name": deal.name, "embedder": deal.embedder.describe(), **counts.__dict__}
-        )
+    summaries = await deal_summaries(lab.backend, lab.store, lab.embedder.info, lab.settings.allowed_deals)
+    deals = [s.row() for s in summaries]
     status = {
         "backend": lab.backend.describe(),
         "embedder": lab.embedder.info.describe(),
@@ -32,12 +28,8 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     }
     if not args.json:
         print(f"backend:  {status['backend']}\nembedder: {status['embedder']}\nvoyage:   {status['voyage']}")
-        if not deals:
+        if deals:
+            print(f"deals:\n{format_table(deals)}")
+        else:
             print("deals:    none (run: python -m pipeline seed-demo)")
-        for d in deals:
-            print(
-                f"deal {d['group']!r} ({d['name']}): {d['facts']} facts ({d['current_facts']} current, "
-                f"{d['superseded_facts']} superseded), {d['entities']} entities, {d['episodes']} episodes, "
-                f"{d['merges']} merges; embedder {d['embedder']}"
-            )
     return status

@@ -13,14 +13,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pipeline.deals import DealRecord, forget_content_hash, get_deal, save_deal, validate_group_id
+from pipeline.deals.read_only import require_writable
 from pipeline.embedders.base import LabEmbedder
 from pipeline.errors import DataFileError, InvalidInput
 from pipeline.graph.backend import GraphBackend
-from pipeline.graph.deals import DealInfo, get_deal, now_iso, register_deal, validate_group_id
 from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, Progress, parse_time, write_deal
 from pipeline.query_sets import save_keyed_files
 from pipeline.query_sets.files import check_references, read_qrels, read_queries
 from pipeline.store import open_store
+from pipeline.utc import now_iso
 
 LOADER_VERSION = "1"
 
@@ -135,22 +137,25 @@ async def import_beir(
     content_hash = digest.hexdigest()[:16]
     source = f"beir:{folder.resolve().name}"
 
-    existing = await get_deal(backend, group_id)
+    store = open_store(data_dir)
+    existing = await get_deal(backend, store, group_id)
     if existing and existing.source != source and not replace:
         raise InvalidInput(
             f"Deal {group_id!r} already exists ({existing.source}); choose another --group or pass --replace."
         )
     if existing and existing.content_hash == content_hash:
-        save_keyed_files(open_store(data_dir), group_id, queries_file, qrels_file, "beir", passage_ids)
+        save_keyed_files(store, group_id, queries_file, qrels_file, "beir", passage_ids)
         return ImportResult(**{**result.__dict__, "skipped": True})
 
+    require_writable(backend, group_id)
+    forget_content_hash(store, group_id)  # a crash from here on leaves a deal the next import rebuilds
     await backend.delete_graph(group_id)
     await write_deal(backend, group_id, build_content(passages, datetime.now(UTC)), embedder, progress)
     await backend.compact()
-    save_keyed_files(open_store(data_dir), group_id, queries_file, qrels_file, "beir", passage_ids)
-    await register_deal(
-        backend,
-        DealInfo(
+    save_keyed_files(store, group_id, queries_file, qrels_file, "beir", passage_ids)
+    save_deal(
+        store,
+        DealRecord(
             group_id=group_id,
             name=f"{folder.resolve().name} (BEIR import)",
             description=f"{len(passages)} passages, {len(queries)} queries from {folder.resolve().name}",

@@ -17,7 +17,6 @@ from typing import Any
 
 from pipeline.audit import record_audit
 from pipeline.errors import InvalidInput
-from pipeline.graph.deals import now_iso
 from pipeline.lab import Lab
 from pipeline.merges import repo
 from pipeline.merges.records import FactMove, MergeRecord, apply_merge, read_merge_records, revert_merge
@@ -25,6 +24,7 @@ from pipeline.merges.repo import Rejection
 from pipeline.merges.scoring import PairSignals, score_pair
 from pipeline.store.db import utc_now
 from pipeline.text import one_line
+from pipeline.utc import now_iso
 
 
 class MergeRefused(InvalidInput):

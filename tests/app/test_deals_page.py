@@ -1,4 +1,5 @@
-"""The Deals page: read-only without the admin secret, reset the demo with it (on a deal of our own)."""
+"""The Deals page: every discovered deal with its vector size and embedder match (and the sidebar's caption);
+read-only without the admin secret, reset the demo with it."""
 
 from streamlit.testing.v1 import AppTest
 
@@ -6,6 +7,8 @@ from pipeline.audit import audit_log
 from pipeline.lab import Lab
 from tests.app.conftest import no_errors
 from tests.conftest import ADMIN_SECRET
+from tests.support.graphiti_deal import GROUP_ID, GraphitiDeal, graphiti_deal  # noqa: F401 (session fixture)
+from tests.support.wide_deal import wide_deal  # noqa: F401 (session fixture)
 
 
 def test_deals_are_listed_and_reset_is_locked_without_the_secret(app: AppTest) -> None:
@@ -34,3 +37,30 @@ async def test_reset_demo_restores_the_bundled_deal_and_is_audited(app: AppTest,
     assert rows[0]["n"] == 0
     [entry] = audit_log(lab.store, demo, "deal.reset_demo")[:1]
     assert entry.actor == "Ana"
+
+
+def test_every_discovered_deal_is_listed_with_its_vector_size_and_embedder_match(
+    app: AppTest,
+    graphiti_deal: GraphitiDeal,  # noqa: F811
+    wide_deal: str,  # noqa: F811
+) -> None:
+    app.run()
+    app.switch_page("app_pages/deals.py")
+    app.run()
+    no_errors(app)
+    table = app.dataframe[0].value.set_index("deal")
+    assert (table.loc[GROUP_ID, "source"], table.loc[GROUP_ID, "name"]) == ("graphiti", GROUP_ID)
+    assert (int(table.loc[GROUP_ID, "facts"]), int(table.loc[GROUP_ID, "superseded_facts"])) == (19, 2)
+    assert (int(table.loc[GROUP_ID, "vector dim"]), table.loc[GROUP_ID, "embedder match"]) == (384, "yes")
+    assert int(table.loc[wide_deal, "vector dim"]) == 1536
+    assert table.loc[wide_deal, "embedder match"] == "no: RETRIEVAL_LAB_EMBEDDER=openai:text-embedding-3-small"
+
+    deal_box = app.selectbox(key="sidebar.deal")
+    assert f"{GROUP_ID} — {GROUP_ID}" in deal_box.options and "demo — " in " ".join(deal_box.options)
+    deal_box.set_value(GROUP_ID).run()
+    no_errors(app)
+    assert any("384-d vectors" in c.value and "embedder matches" in c.value for c in app.sidebar.caption)
+    app.selectbox(key="sidebar.deal").set_value(wide_deal).run()
+    no_errors(app)
+    [caption] = [c.value for c in app.sidebar.caption if "1536-d vectors" in c.value]
+    assert "does not match" in caption and "RETRIEVAL_LAB_EMBEDDER=openai:text-embedding-3-small" in caption

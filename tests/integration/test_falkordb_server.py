@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.deals import deal_counts
 from pipeline.errors import BackendUnavailable, InvalidInput
 from pipeline.graph.backend import parse_falkordb_uri
-from pipeline.graph.deals import deal_counts
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve

@@ -1,4 +1,4 @@
-"""The embedded FalkorDB and the deal registry, on the real server."""
+"""The embedded FalkorDB and deal discovery with our bookkeeping, on the real server."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 from graphiti_core.search.search_filters import SearchFilters
 from graphiti_core.search.search_utils import edge_fulltext_search
 
+from pipeline.deals import DealRecord, deal_counts, deal_record, get_deal, list_deals, save_deal
 from pipeline.embedders.base import EmbedderInfo
 from pipeline.errors import BackendUnavailable, DataFileError, EmbedderMismatch, UnknownDeal
 from pipeline.graph.backend import connect
-from pipeline.graph.deals import deal_counts, get_deal, list_deals, register_deal
 from pipeline.ingest.beir import import_beir
 from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
@@ -61,7 +61,7 @@ async def test_two_deals_never_see_each_other(lab: Lab, tmp_path: Path) -> None:
         assert edges, group
         assert {e.group_id for e in edges} == {group}
         assert any(expected in e.fact for e in edges)
-    assert {"deal_a", "deal_b"} <= {d.group_id for d in await list_deals(lab.backend)}
+    assert {"deal_a", "deal_b"} <= {d.group_id for d in await list_deals(lab.backend, lab.store)}
     assert (await deal_counts(lab.backend, "deal_b")).facts == 1
 
 
@@ -90,20 +90,22 @@ async def test_malformed_beir_files_write_nothing(lab: Lab, tmp_path: Path) -> N
     with pytest.raises(DataFileError, match="unknown corpus ids"):
         await import_beir(lab.backend, lab.embedder, lab.settings.resolved_data_dir, bad, "bad_qrels")
     for group in ("bad_json", "bad_qrels"):
-        assert await get_deal(lab.backend, group) is None
+        assert await get_deal(lab.backend, lab.store, group) is None
         assert group not in await lab.backend.graph_names()
 
 
-async def test_embedder_guard_refuses_a_mismatched_deal(lab: Lab) -> None:
+async def test_embedder_guard_refuses_a_deal_our_store_says_another_model_built(lab: Lab) -> None:
     await import_beir(lab.backend, lab.embedder, lab.settings.resolved_data_dir, MINI, "guarded")
     deal = await lab.deal("guarded")
-    assert deal.embedder == lab.embedder.info
-    await register_deal(
-        lab.backend,
-        deal.__class__(**{**deal.__dict__, "embedder_model": "voyage-finance-2", "embedder_dim": 1024}),
-    )
-    with pytest.raises(EmbedderMismatch, match=r"voyage-finance-2 \(1024-d\).*local-minilm"):
+    assert (deal.embedder_model, deal.embedder_dim) == (lab.embedder.info.model, lab.embedder.info.dim)
+    record = deal_record(lab.store, "guarded")
+    assert record is not None
+    save_deal(lab.store, DealRecord(**{**record.__dict__, "embedder_model": "voyage-finance-2"}))
+    with pytest.raises(EmbedderMismatch) as caught:
         await lab.deal("guarded")
+    message = str(caught.value)
+    assert "voyage-finance-2" in message and "local-minilm" in message and "\n" not in message
+    assert message.endswith("Set RETRIEVAL_LAB_EMBEDDER=voyage:voyage-finance-2.")
     assert EmbedderInfo("voyage-finance-2", 1024) != lab.embedder.info
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ import pytest
 from pipeline.cli import main
 from pipeline.evaluation.judgments import available_eval_sets, load_eval_set
 from pipeline.evaluation.sweep import SweepSpec, run_sweep
-from pipeline.graph.deals import DealInfo, now_iso, register_deal
 from pipeline.ingest.demo.seed import QRELS_FILE, QUERIES_FILE, seed_demo
 from pipeline.lab import Lab
 from pipeline.query_sets import list_query_sets, load_query_set
@@ -42,18 +40,9 @@ async def cli(argv: list[str]) -> int:
 
 
 @pytest.fixture(scope="module")
-async def acme(lab: Lab, graphiti_deal: GraphitiDeal) -> AsyncIterator[str]:  # noqa: F811
-    """The graphiti-written deal, made visible to `lab.deal()` the old way: a `RetrievalLabDeal` node. This goes
-    when deal discovery (every group with graphiti nodes is a deal) lands; the node is removed afterwards so the
-    other tests see graphiti's graph alone."""
-    group = graphiti_deal.group_id
-    info = lab.embedder.info
-    await register_deal(
-        lab.backend,
-        DealInfo(group, "Acme (graphiti)", "", "graphiti", info.model, info.dim, "", now_iso()),
-    )
-    yield group
-    await lab.backend.query(group, "MATCH (d:RetrievalLabDeal {group_id: $g}) DELETE d", g=group)
+def acme(graphiti_deal: GraphitiDeal) -> str:  # noqa: F811
+    """The graphiti-written deal: a deal like any other (discovered from graphiti's own nodes)."""
+    return graphiti_deal.group_id
 
 
 async def _facts(lab: Lab, group: str) -> dict[str, dict]:

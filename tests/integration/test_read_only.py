@@ -21,7 +21,6 @@ from redis.exceptions import ResponseError
 from pipeline.corrections.actions import correct_fact, undo_correction
 from pipeline.corrections.records import CorrectionRequest
 from pipeline.errors import ReadOnly
-from pipeline.graph.deals import DealInfo, now_iso, register_deal
 from pipeline.graph.graphiti_compat import ReadOnlyFalkorDriver
 from pipeline.ingest.beir import import_beir
 from pipeline.ingest.demo.seed import reset_demo, seed_demo
@@ -42,19 +41,9 @@ RO_QUERY_REFUSAL = "RO_QUERY is to be executed only on read-only queries"
 
 
 @pytest.fixture(scope="module")
-async def acme(lab: Lab, graphiti_deal: GraphitiDeal) -> AsyncIterator[str]:  # noqa: F811
-    """The graphiti-written deal, known to `lab.deal()`.
-
-    TODO(lead): registered the old way (a RetrievalLabDeal node) until deal discovery from graphiti's own nodes
-    lands; remove this registration (and the clean-up below) when merging that."""
-    await register_deal(
-        lab.backend,
-        DealInfo(
-            GROUP_ID, "Acme Analytics", "", "graphiti", lab.embedder.info.model, lab.embedder.info.dim, "", now_iso()
-        ),
-    )
-    yield GROUP_ID
-    await lab.backend.query(GROUP_ID, "MATCH (d:RetrievalLabDeal) DELETE d")
+def acme(graphiti_deal: GraphitiDeal) -> str:  # noqa: F811
+    """The graphiti-written deal: found from graphiti's own nodes, nothing of ours in its graph."""
+    return GROUP_ID
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +63,7 @@ def _one_line(error: pytest.ExceptionInfo[BaseException]) -> str:
 
 async def test_every_read_leaves_the_graph_unchanged(ro_lab: Lab, acme: str) -> None:
     before = await dump_deal(ro_lab.backend, acme)
-    assert len(before["nodes"]) == 12 + 15 + 1 and before["relationships"]  # + the registration node (see acme)
+    assert len(before["nodes"]) == 12 + 15 and before["relationships"]  # graphiti's episodes and entities only
 
     assert (await ro_lab.deal(acme)).group_id == acme
     rerankers = [c.name for c in reranker_choices(ro_lab.settings) if c.available]

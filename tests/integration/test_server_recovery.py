@@ -6,7 +6,7 @@ import os
 import signal
 from pathlib import Path
 
-from pipeline.graph.deals import deal_counts
+from pipeline.deals import deal_counts
 from pipeline.ingest.beir import import_beir
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve

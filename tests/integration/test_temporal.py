@@ -10,7 +10,6 @@ from graphiti_core.edges import EntityEdge
 from graphiti_core.nodes import EntityNode
 
 from pipeline.errors import InvalidInput
-from pipeline.graph.deals import DealInfo, now_iso, register_deal
 from pipeline.ingest.demo.seed import DEAL_FILE
 from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
@@ -115,10 +114,6 @@ async def test_inference_on_a_graph_written_without_attributes(lab: Lab) -> None
             created_at=now,
         )
         await edge.save(driver)
-    info = lab.embedder.info
-    await register_deal(
-        lab.backend, DealInfo(group, "Inference test", "", "test", info.model, info.dim, "x", now_iso())
-    )
     facts = await load_facts(lab, group)
     assert {f.uuid: f.superseded_by for f in facts} == {"e-old": None, "e-new": None}
     assert [(x.old, x.new, x.inferred) for x in supersession_links(facts)] == [("e-old", "e-new", True)]

@@ -29,10 +29,24 @@ class GraphQueries:
         return await self._backend.query(group_id, cypher, **params)
 
     # --- deals ---------------------------------------------------------------------------------------
+    # A deal is a group_id that holds graphiti `Entity` or `Episodic` nodes, whoever wrote them. Neo4j keeps
+    # every group in one database; FalkorDB has one graph per group (its dialect lists the graphs instead).
 
-    REGISTER_DEAL = "MERGE (d:RetrievalLabDeal {group_id: $g}) SET d += $props"
-    GET_DEAL = "MATCH (d:RetrievalLabDeal {group_id: $g}) RETURN properties(d) AS d"
-    LIST_DEALS = "MATCH (d:RetrievalLabDeal) RETURN d.group_id AS g"
+    GROUP_IDS = "MATCH (n) WHERE n:Entity OR n:Episodic RETURN DISTINCT n.group_id AS g"
+    ANY_ENTITY = "MATCH (n:Entity {group_id: $g}) RETURN n.uuid AS u LIMIT 1"
+    ANY_EPISODE = "MATCH (n:Episodic {group_id: $g}) RETURN n.uuid AS u LIMIT 1"
+    # one stored vector, measured in Python (FalkorDB's size() fails on its vectorf32 values)
+    ONE_FACT_VECTOR = """
+        MATCH (:Entity)-[e:RELATES_TO {group_id: $g}]->(:Entity) WHERE e.fact_embedding IS NOT NULL
+        RETURN e.fact_embedding AS v LIMIT 1
+        """
+    ONE_NAME_VECTOR = """
+        MATCH (n:Entity {group_id: $g}) WHERE n.name_embedding IS NOT NULL
+        RETURN n.name_embedding AS v LIMIT 1
+        """
+    # what earlier versions wrote into the deal's graph, moved into the SQLite store at open
+    LEGACY_DEALS = "MATCH (d:RetrievalLabDeal) RETURN d.group_id AS g, properties(d) AS props"
+    DELETE_LEGACY_DEAL = "MATCH (d:RetrievalLabDeal {group_id: $g}) DELETE d"
     COUNT_FACTS = """
         MATCH (:Entity)-[e:RELATES_TO {group_id: $g}]->(:Entity)
         RETURN e.invalid_at IS NULL AS current, count(e) AS n
@@ -43,16 +57,33 @@ class GraphQueries:
         RETURN n:Entity AS entity, count(n) AS n
         """
 
-    async def register_deal(self, group_id: str, props: dict[str, Any]) -> None:
-        await self._write(group_id, self.REGISTER_DEAL, g=group_id, props=props)
+    async def group_ids(self) -> list[str]:
+        """Every group_id holding graphiti nodes, sorted."""
+        rows = await self._rows("", self.GROUP_IDS)
+        return sorted({r["g"] for r in rows if isinstance(r["g"], str)})
 
-    async def get_deal(self, group_id: str) -> dict[str, Any] | None:
-        rows = await self._rows(group_id, self.GET_DEAL, g=group_id)
-        return rows[0]["d"] if rows else None
+    async def holds_group(self, group_id: str) -> bool:
+        """Whether the group has graphiti nodes (asking never creates anything)."""
+        for statement in (self.ANY_ENTITY, self.ANY_EPISODE):
+            if await self._rows(group_id, statement, g=group_id):
+                return True
+        return False
 
-    async def registered_deals(self) -> list[str]:
-        """Neo4j keeps every deal in one database: the registered ones (FalkorDB lists its graphs)."""
-        return [r["g"] for r in await self._rows("", self.LIST_DEALS)]
+    async def stored_dimension(self, group_id: str) -> int | None:
+        """The length of one stored fact vector, else of one entity-name vector; None when there is none."""
+        for statement in (self.ONE_FACT_VECTOR, self.ONE_NAME_VECTOR):
+            rows = await self._rows(group_id, statement, g=group_id)
+            if rows and rows[0]["v"] is not None:
+                return len(rows[0]["v"])
+        return None
+
+    async def legacy_deals(self) -> dict[str, dict[str, Any]]:
+        """group_id -> properties of each old `RetrievalLabDeal` node."""
+        rows = await self._rows("", self.LEGACY_DEALS)
+        return {r["g"]: r["props"] for r in rows if isinstance(r["g"], str)}
+
+    async def delete_legacy_deal(self, group_id: str) -> None:
+        await self._write(group_id, self.DELETE_LEGACY_DEAL, g=group_id)
 
     async def deal_counts(self, group_id: str) -> dict[str, int]:
         facts = await self._rows(group_id, self.COUNT_FACTS, g=group_id)

@@ -1,6 +1,6 @@
 """Seed the bundled demo deal (`data/deal.json`) through graphiti's models, no LLM.
 
-Idempotent: the deal records a hash of its source data and embedder; seeding again with the same
+Idempotent: the store records a hash of the source data and embedder; seeding again with the same
 inputs does nothing, and changed inputs rebuild the deal from scratch. Supersession and merges are
 recorded the way the admin actions record them, so the pages treat seeded and user-made ones alike.
 """
@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.audit import record_audit
+from pipeline.deals import DealRecord, forget_content_hash, get_deal, save_deal
+from pipeline.deals.read_only import require_writable
 from pipeline.embedders.base import LabEmbedder
 from pipeline.graph.backend import GraphBackend
-from pipeline.graph.deals import DealInfo, get_deal, now_iso, register_deal
 from pipeline.ingest.loading import (
     DealContent,
     EntitySpec,
@@ -30,6 +31,7 @@ from pipeline.merges.records import MergeRecord, write_merge_record
 from pipeline.query_sets import save_keyed_files
 from pipeline.query_sets.files import check_references, read_qrels, read_queries
 from pipeline.store import Store, open_store
+from pipeline.utc import now_iso
 
 DATA_DIR = Path(__file__).parent / "data"
 DEMO_GROUP = "demo"  # the bundled deal: what `scripts/run.sh` opens and the sidebar picks first
@@ -170,22 +172,24 @@ async def seed_demo(
     counts = SeedResult(group_id, False, len(content.facts), len(content.entities), len(content.episodes), len(merges))
 
     content_hash = _hash(embedder)
-    existing = await get_deal(backend, group_id)
+    store = open_store(data_dir)
+    existing = await get_deal(backend, store, group_id)
     if existing and existing.content_hash == content_hash and not force:
         _save_labels(data_dir, group_id, content)
         return SeedResult(**{**counts.__dict__, "skipped": True})
 
+    require_writable(backend, group_id)
+    forget_content_hash(store, group_id)  # a crash from here on leaves a deal the next seed rebuilds
     await backend.delete_graph(group_id)
     await write_deal(backend, group_id, content, embedder)
     for merge in merges:
         await write_merge_record(backend, group_id, merge)
     _save_labels(data_dir, group_id, content)
     await backend.compact()
-    # registered last: a deal without its registry node is treated as absent, so a crash mid-seed
-    # leaves nothing that looks complete, and the next seed rebuilds it
-    await register_deal(
-        backend,
-        DealInfo(
+    # recorded last, with the hash that makes the next seed a no-op
+    save_deal(
+        store,
+        DealRecord(
             group_id=group_id,
             name=deal["name"],
             description=deal.get("description", ""),

@@ -1,0 +1,43 @@
+"""`python -m pipeline deals`: every deal in the graph (whoever wrote it) with its counts, stored vector
+dimension, whether the configured embedder fits it (or the setting to use) and whether it is read-only;
+`--read-only G` / `--writable G` set a deal's read-only flag (audited)."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from typing import Any
+
+from pipeline.lab import Lab
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    deals = sub.add_parser("deals", help="every deal with its counts, vector dimension and embedder match")
+    flag = deals.add_mutually_exclusive_group()
+    flag.add_argument("--read-only", metavar="GROUP", help="make this deal read-only: nothing writes to its graph")
+    flag.add_argument("--writable", metavar="GROUP", help="make this deal writable again")
+    deals.add_argument("--actor", default=None, help="who sets the flag, for the audit log (default: cli:<user>)")
+    deals.set_defaults(run=run)
+    return deals
+
+
+def _default_actor() -> str:
+    try:
+        return f"cli:{getpass.getuser()}"
+    except Exception:  # no user name in this environment
+        return "cli"
+
+
+async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from pipeline.deals.summary import deal_summaries, format_table
+
+    group, read_only = (args.read_only, True) if args.read_only else (args.writable, False)
+    if group:
+        deal = await lab.set_read_only(group, read_only, args.actor or _default_actor())
+        print(f"deal {deal.group_id!r} is now {'read-only' if read_only else 'writable'}", file=sys.stderr)
+    summaries = await deal_summaries(lab.backend, lab.store, lab.embedder.info, lab.settings.allowed_deals)
+    rows = [s.row() for s in summaries]
+    if not args.json:
+        print(format_table(rows) if rows else "no deals (run: python -m pipeline seed-demo)")
+    return {"embedder": lab.embedder.info.describe(), "deals": rows}
