@@ -4,7 +4,6 @@ graph may be written, deleted: a read-only attach only reads it."""
 
 from __future__ import annotations
 
-from pipeline.deals.read_only import graph_writable
 from pipeline.deals.records import GROUP_ID_PATTERN, DealRecord
 from pipeline.deals.repo import insert_deal_if_absent
 from pipeline.graph.backend import GraphBackend
@@ -18,6 +17,6 @@ async def migrate_legacy_deals(backend: GraphBackend, store: Store) -> list[str]
         if not GROUP_ID_PATTERN.match(group_id):
             continue
         insert_deal_if_absent(store, DealRecord.from_legacy_node(group_id, props))
-        if graph_writable(backend, group_id):
+        if not backend.is_read_only(group_id):
             await backend.cypher.delete_legacy_deal(group_id)
     return sorted(found)

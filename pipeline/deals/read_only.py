@@ -5,24 +5,8 @@ from __future__ import annotations
 
 from pipeline.audit import record_audit
 from pipeline.deals.repo import read_only_groups, set_read_only
-from pipeline.errors import InvalidInput
 from pipeline.graph.backend import GraphBackend
 from pipeline.store import Store
-
-
-def graph_writable(backend: GraphBackend, group_id: str) -> bool:
-    """False when the whole attach is read-only (`backend.read_only`, where the backend has it) or the deal is."""
-    return not getattr(backend, "read_only", False) and group_id not in backend.read_only_groups
-
-
-def require_writable(backend: GraphBackend, group_id: str) -> None:
-    """Before a loader rebuilds a deal: refused with one line when its graph must not be written."""
-    if getattr(backend, "read_only", False):
-        raise InvalidInput(f"Deal {group_id!r} cannot be rebuilt: the graph is attached read-only.")
-    if group_id in backend.read_only_groups:
-        raise InvalidInput(
-            f"Deal {group_id!r} is read-only; run python -m pipeline deals --writable {group_id} to rebuild it."
-        )
 
 
 def load_read_only_groups(backend: GraphBackend, store: Store) -> set[str]:

@@ -64,7 +64,7 @@ class GraphBackend:
         if self.read_only:
             return "RETRIEVAL_LAB_READ_ONLY"
         if group_id is not None and group_id in self.read_only_groups:
-            return "the deal's read-only setting"
+            return f"the deal's read-only setting; python -m pipeline deals --writable {group_id} lifts it"
         return None
 
     def is_read_only(self, group_id: str | None = None) -> bool:

@@ -37,6 +37,12 @@ HYBRID_SEARCH.edge_config.search_methods = [  # type: ignore[union-attr]
 HYBRID_SEARCH.edge_config.sim_min_score = 0.0  # type: ignore[union-attr]
 
 
+def fulltext_words(query: str) -> str:
+    """The query for the full-text index: words with no letter or digit left out. They can match nothing, and
+    graphiti's FalkorDB query builder passes a lone "_" through, which RediSearch refuses as a syntax error."""
+    return " ".join(word for word in query.split() if any(ch.isalnum() for ch in word))
+
+
 def hybrid_config(limit: int) -> SearchConfig:
     config = HYBRID_SEARCH.model_copy(deep=True)
     config.limit = limit
@@ -64,7 +70,7 @@ async def hybrid_search(
     depth = 2 * limit  # what graphiti's edge_search asks of each method
     groups = [group_id]
     bm25, cosine = await asyncio.gather(
-        timer.timed("bm25", edge_fulltext_search(driver, query, search_filter, groups, depth)),
+        timer.timed("bm25", edge_fulltext_search(driver, fulltext_words(query), search_filter, groups, depth)),
         timer.timed(
             "cosine",
             edge_similarity_search(

@@ -15,7 +15,10 @@ from tests.app.test_admin_gate import ACTIONS, PAGES, enter, open_admin_page, wi
 from tests.conftest import ADMIN_SECRET
 
 WHOLE_GRAPH = "Read-only: this graph is attached read-only (RETRIEVAL_LAB_READ_ONLY); admin actions are off."
-ONE_DEAL = "Read-only: this graph is attached read-only (the deal's read-only setting); admin actions are off."
+ONE_DEAL = (
+    "Read-only: this graph is attached read-only (the deal's read-only setting; python -m pipeline deals --writable "
+    "demo lifts it); admin actions are off."
+)
 
 
 def _fresh_lab() -> None:
@@ -54,10 +57,10 @@ def test_a_read_only_deal_locks_its_actions(app: AppTest, demo: str) -> None:
     enter(open_admin_page(app, page, demo), "Ana", ADMIN_SECRET)
     assert ACTIONS[page] <= widget_keys(app)  # unlocked: the positive control
     lab = runtime._lab()  # the dashboard's Lab (same process, cached resource)
-    lab.backend.read_only_groups.add(demo)
+    runtime.run(lab.set_read_only(demo, True, "tester"))  # the per-deal setting, kept in the store
     try:
         app.run()
         _locked(app, page, ONE_DEAL)
     finally:
-        lab.backend.read_only_groups.discard(demo)
+        runtime.run(lab.set_read_only(demo, False, "tester"))
         _fresh_lab()

@@ -17,7 +17,7 @@ from pipeline.cli import main
 from pipeline.deals import DealRecord, deal_counts, deal_record, get_deal, save_deal
 from pipeline.deals.legacy import migrate_legacy_deals
 from pipeline.deals.repo import read_only_groups, set_read_only
-from pipeline.errors import EmbedderMismatch, InvalidInput, UnknownDeal
+from pipeline.errors import EmbedderMismatch, ReadOnly, UnknownDeal
 from pipeline.ingest.beir import import_beir
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.ingest.loading import write_deal
@@ -168,8 +168,8 @@ async def test_a_read_only_deal_keeps_its_old_node_and_a_store_row_is_never_over
     await lab.backend.delete_graph(group)
     await write_deal(lab.backend, group, tiny_deal("Read-only deal fact about Northwind"), lab.embedder)
     save_deal(lab.store, DealRecord(group, name="Ours already"))
+    await lab.backend.query(group, LEGACY_NODE, g=group)  # written before the deal turns read-only
     await lab.set_read_only(group, True, "tester")
-    await lab.backend.query(group, LEGACY_NODE, g=group)
     try:
         before = await dump_deal(lab.backend, group)
         assert group in lab.backend.read_only_groups
@@ -270,9 +270,10 @@ async def test_a_read_only_deal_is_not_rebuilt_by_a_loader(lab: Lab) -> None:
     await lab.set_read_only(group, True, "ops")
     try:
         before, record = await dump_deal(lab.backend, group), deal_record(lab.store, group)
-        assert (await import_beir(lab.backend, lab.embedder, data, FIXTURES / "beir_mini", group)).skipped
-        refusal = f"^Deal '{group}' is read-only; run python -m pipeline deals --writable {group} to rebuild it.$"
-        with pytest.raises(InvalidInput, match=refusal):
+        lift = f"python -m pipeline deals --writable {group} lifts it"
+        with pytest.raises(ReadOnly, match=f"^Read-only: deal '{group}' .*{lift}\\): import-beir was refused"):
+            await import_beir(lab.backend, lab.embedder, data, FIXTURES / "beir_mini", group)
+        with pytest.raises(ReadOnly, match=r"seed-demo was refused; nothing was written.$"):
             await seed_demo(lab.backend, lab.embedder, data, group_id=group, force=True)
         assert await dump_deal(lab.backend, group) == before and deal_record(lab.store, group) == record
     finally:

@@ -179,7 +179,7 @@ async def test_cli_in_read_only_mode(ro_lab: Lab, acme: str) -> None:
     before = await dump_deal(ro_lab.backend, acme)
     status = _cli("status")
     assert status.returncode == 0, status.stderr
-    assert "read-only (RETRIEVAL_LAB_READ_ONLY)" in status.stdout and repr(acme) in status.stdout
+    assert "read-only (RETRIEVAL_LAB_READ_ONLY)" in status.stdout and acme in status.stdout
     query = _cli("query", "Acme Analytics FY2025 revenue", "--group", acme, "--reranker", "local", "--json")
     assert query.returncode == 0, query.stderr
     assert "5.2M" in query.stdout

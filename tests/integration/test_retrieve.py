@@ -168,3 +168,10 @@ async def test_without_reranking_is_the_first_stage_of_the_same_run(lab: Lab, de
     ]
     assert (baseline.reranker, baseline.rerank_used, "rerank" in baseline.timings.stages_ms) == ("none", False, False)
     assert baseline.timings.stages_ms["total"] < reranked.timings.stages_ms["total"]
+
+
+@pytest.mark.parametrize("query", ["_", "revenue _", "_ _ cash"])
+async def test_words_without_letters_or_digits_do_not_break_the_full_text_search(lab: Lab, demo: str, query) -> None:
+    # graphiti's FalkorDB full-text builder passes a lone "_" to RediSearch, which refuses it as a syntax error
+    run = await retrieve(lab, query, demo, 10, 5, "none")
+    assert len(run.results) == 5

@@ -15,7 +15,6 @@ from typing import Any
 
 from pipeline.audit import record_audit
 from pipeline.deals import DealRecord, forget_content_hash, get_deal, save_deal
-from pipeline.deals.read_only import require_writable
 from pipeline.embedders.base import LabEmbedder
 from pipeline.graph.backend import GraphBackend
 from pipeline.ingest.loading import (
@@ -178,7 +177,6 @@ async def seed_demo(
         _save_labels(data_dir, group_id, content)
         return SeedResult(**{**counts.__dict__, "skipped": True})
 
-    require_writable(backend, group_id)
     forget_content_hash(store, group_id)  # a crash from here on leaves a deal the next seed rebuilds
     await backend.delete_graph(group_id)
     await write_deal(backend, group_id, content, embedder)
