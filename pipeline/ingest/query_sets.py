@@ -8,15 +8,16 @@ its deal and key, so judgments map to facts without a lookup. Each deal's set is
 from __future__ import annotations
 
 import csv
-import json
 import os
 import shutil
 import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pipeline.errors import DataFileError
+from pipeline.ingest.jsonl import read_jsonl
 from pipeline.ingest.loading import stable_uuid
 
 
@@ -43,20 +44,13 @@ class QuerySet:
         return dict(Counter(q.type for q in self.queries))
 
 
+def _query(row: Any) -> LabelledQuery:
+    query_id, text = str(row["_id"] if "_id" in row else row["id"]), str(row["text"])
+    return LabelledQuery(query_id, text, str(row.get("type") or "unlabelled"), str(row.get("split") or ""))
+
+
 def read_queries(path: Path) -> list[LabelledQuery]:
-    queries = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                query_id, text = str(row["_id"] if "_id" in row else row["id"]), str(row["text"])
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise DataFileError(f"{path.name} line {number}: not a query object ({exc})") from None
-            queries.append(
-                LabelledQuery(query_id, text, str(row.get("type") or "unlabelled"), str(row.get("split") or ""))
-            )
+    queries = [query for _, query in read_jsonl(path, "query", _query)]
     if not queries:
         raise DataFileError(f"{path.name}: no queries")
     return queries
