@@ -1,6 +1,6 @@
 import streamlit as st
 
-from dashboard.common.run_filters import run_filter_controls
+from dashboard.common.run_filters import any_runs, run_filter_controls
 from dashboard.common.sidebar import store_context
 from dashboard.history.view import render_run_comparison, render_run_list, render_stored_run
 from pipeline.history.labels import run_label
@@ -10,12 +10,7 @@ st.title("History")
 st.caption("Every recorded run: open one to see it again exactly as it was, or compare two side by side.")
 
 lab, deal = store_context()
-if count_runs(lab.store) == 0:
-    st.info(
-        "No runs recorded yet: run a query on Compare or Scores, or `python -m pipeline query` / "
-        "`python -m benchmarks bench`."
-    )
-else:
+if any_runs(lab.store):
     flt = run_filter_controls("history", lab.store, deal.group_id if deal else None, text_search=True)
     runs = list_runs(lab.store, flt)
     if not runs:

@@ -1,4 +1,5 @@
-"""The run filters the Latency and History pages share: deal, reranker, source, date range (and text)."""
+"""What the Latency and History pages share: the empty-state hint, and the run filters (deal, reranker, source,
+date range, text)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,21 @@ from datetime import UTC, datetime
 import streamlit as st
 
 from pipeline.history.records import RunFilter
-from pipeline.history.repo import filter_choices
+from pipeline.history.repo import count_runs, filter_choices
 from pipeline.store.db import Store
 
 ALL_DEALS = "(all deals)"
+
+
+def any_runs(store: Store) -> bool:
+    """False, with a hint where runs come from, while the store has recorded none."""
+    if count_runs(store) > 0:
+        return True
+    st.info(
+        "No runs recorded yet: run a query on Compare or Scores, or `python -m pipeline query` / "
+        "`python -m benchmarks bench`."
+    )
+    return False
 
 
 def run_filter_controls(ns: str, store: Store, sidebar_deal: str | None, text_search: bool = False) -> RunFilter:

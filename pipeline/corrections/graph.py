@@ -16,7 +16,7 @@ from typing import Any
 
 from graphiti_core.edges import EntityEdge, EpisodicEdge
 from graphiti_core.errors import EdgeNotFoundError
-from graphiti_core.nodes import EpisodeType, EpisodicNode
+from graphiti_core.nodes import EpisodicNode
 
 from pipeline.corrections.records import RESTORED_KEYS, Correction
 from pipeline.errors import RetrievalLabError
@@ -51,17 +51,7 @@ def plan_correction(
         group_id=group_id,
         old_uuid=old["uuid"],
         prior_props={key: old.get(key) for key in RESTORED_KEYS},
-        episode=EpisodicNode(
-            uuid=episode_uuid,
-            name=spec.name,
-            group_id=group_id,
-            source=EpisodeType.message if spec.channel == "analyst_chat" else EpisodeType.text,
-            source_description=spec.source_description,
-            content=spec.content,
-            valid_at=spec.valid_at,
-            created_at=now,
-            entity_edges=[new_uuid],
-        ),
+        episode=spec.to_node(episode_uuid, group_id, now, [new_uuid]),
         citation_props=spec.citation_props,
         mentions=tuple(
             EpisodicEdge(

@@ -8,15 +8,16 @@ facts. Everything is checked before anything is written; re-importing the same f
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pipeline.deals import DealRecord, forget_content_hash, get_deal, save_deal, validate_group_id
 from pipeline.embedders.base import LabEmbedder
 from pipeline.errors import DataFileError, InvalidInput
 from pipeline.graph.backend import GraphBackend
+from pipeline.ingest.jsonl import read_jsonl
 from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, Progress, parse_time, write_deal
 from pipeline.query_sets import save_keyed_files
 from pipeline.query_sets.files import check_references, read_qrels, read_queries
@@ -45,27 +46,24 @@ class ImportResult:
     judgments: int
 
 
+def _passage(row: Any, folder_name: str) -> Passage:
+    pid, text = str(row["_id"] if "_id" in row else row["id"]), str(row["text"])
+    page = int(row["page"]) if row.get("page") not in (None, "") else None
+    date = parse_time(row.get("date"))
+    doc = row.get("doc_name") or row.get("report_id") or row.get("title") or folder_name
+    return Passage(pid, text, str(row.get("title") or ""), str(doc), page, date)
+
+
 def read_corpus(path: Path) -> list[Passage]:
     passages: list[Passage] = []
     seen: set[str] = set()
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                pid, text = str(row["_id"] if "_id" in row else row["id"]), str(row["text"])
-                page = int(row["page"]) if row.get("page") not in (None, "") else None
-                date = parse_time(row.get("date"))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                raise DataFileError(f"{path.name} line {number}: not a passage object ({exc})") from None
-            if pid in seen:
-                raise DataFileError(f"{path.name} line {number}: duplicate passage id {pid!r}")
-            if not text.strip():
-                raise DataFileError(f"{path.name} line {number}: passage {pid!r} has no text")
-            seen.add(pid)
-            doc = row.get("doc_name") or row.get("report_id") or row.get("title") or path.parent.name
-            passages.append(Passage(pid, text, str(row.get("title") or ""), str(doc), page, date))
+    for number, passage in read_jsonl(path, "passage", lambda row: _passage(row, path.parent.name)):
+        if passage.id in seen:
+            raise DataFileError(f"{path.name} line {number}: duplicate passage id {passage.id!r}")
+        if not passage.text.strip():
+            raise DataFileError(f"{path.name} line {number}: passage {passage.id!r} has no text")
+        seen.add(passage.id)
+        passages.append(passage)
     if not passages:
         raise DataFileError(f"{path.name}: no passages")
     return passages

@@ -74,6 +74,20 @@ class EpisodeSpec:
             props["chunk"] = self.chunk
         return props
 
+    def to_node(self, uuid: str, group_id: str, created_at: datetime, entity_edges: list[str]) -> EpisodicNode:
+        """The graphiti episode this spec writes (its citation fields go on separately: `citation_props`)."""
+        return EpisodicNode(
+            uuid=uuid,
+            name=self.name,
+            group_id=group_id,
+            source=EpisodeType.message if self.channel == "analyst_chat" else EpisodeType.text,
+            source_description=self.source_description,
+            content=self.content,
+            valid_at=self.valid_at,
+            created_at=created_at,
+            entity_edges=entity_edges,
+        )
+
 
 @dataclass(frozen=True)
 class EntitySpec:
@@ -149,16 +163,11 @@ async def write_deal(
             facts_by_episode.setdefault(key, []).append(fact)
 
     episode_nodes = [
-        EpisodicNode(
-            uuid=ep_uuid(spec.key),
-            name=spec.name,
-            group_id=group_id,
-            source=EpisodeType.message if spec.channel == "analyst_chat" else EpisodeType.text,
-            source_description=spec.source_description,
-            content=spec.content,
-            valid_at=spec.valid_at,
-            created_at=created,
-            entity_edges=[stable_uuid(group_id, "fact", f.key) for f in facts_by_episode.get(spec.key, [])],
+        spec.to_node(
+            ep_uuid(spec.key),
+            group_id,
+            created,
+            [stable_uuid(group_id, "fact", f.key) for f in facts_by_episode.get(spec.key, [])],
         )
         for spec in content.episodes
     ]

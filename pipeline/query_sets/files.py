@@ -9,10 +9,11 @@ import: `keyed_qrels` turns keys into fact uuids), or a fact / episode uuid of a
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
+from typing import Any
 
 from pipeline.errors import DataFileError
+from pipeline.ingest.jsonl import read_jsonl
 from pipeline.ingest.loading import stable_uuid
 from pipeline.query_sets.records import LabelledQuery
 
@@ -20,24 +21,19 @@ QUERIES_FILE = "queries.jsonl"
 QRELS_FILE = "qrels.tsv"
 
 
+def _query(row: Any) -> LabelledQuery:
+    query_id, text = str(row["_id"] if "_id" in row else row["id"]), str(row["text"])
+    return LabelledQuery(query_id, text, str(row.get("type") or "unlabelled"), str(row.get("split") or ""))
+
+
 def read_queries(path: Path) -> list[LabelledQuery]:
-    queries = []
+    queries: list[LabelledQuery] = []
     seen: set[str] = set()
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                query_id, text = str(row["_id"] if "_id" in row else row["id"]), str(row["text"])
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise DataFileError(f"{path.name} line {number}: not a query object ({exc})") from None
-            if query_id in seen:
-                raise DataFileError(f"{path.name} line {number}: duplicate query id {query_id!r}")
-            seen.add(query_id)
-            queries.append(
-                LabelledQuery(query_id, text, str(row.get("type") or "unlabelled"), str(row.get("split") or ""))
-            )
+    for number, query in read_jsonl(path, "query", _query):
+        if query.id in seen:
+            raise DataFileError(f"{path.name} line {number}: duplicate query id {query.id!r}")
+        seen.add(query.id)
+        queries.append(query)
     if not queries:
         raise DataFileError(f"{path.name}: no queries")
     return queries

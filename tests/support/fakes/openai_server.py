@@ -18,13 +18,10 @@ It speaks the public API's shapes as the SDK (3.x) sends and reads them:
 - Errors come back as OpenAI sends them: the status and `{"error": {"message", "type", "param", "code"}}`.
   A wrong key gets 401 `invalid_api_key`; an unknown model 404 `model_not_found`; a bad body 400.
 
-Faults are scripted per request: `server.script(["429", "ok"])` answers the next request with 429, the one
-after normally; then every request is answered normally. Modes: `ok`, `hang` (answer nothing for `hang_s`;
-teardown releases it at once), `malformed` (200 with a body that is not JSON), `partial` (a normal answer
-with its last `data` item dropped), or any HTTP status as a string (`"429"`, `"500"`, `"503"`, ...): the
-status with OpenAI's error JSON. The SDK retries 408/409/429/5xx itself (`max_retries`, default 2) after
+Faults are scripted per request (`server.script(["429", "ok"])`) and every request is recorded
+(`server.requests`), as `loopback.py` describes; a scripted status comes back with OpenAI's error JSON.
+The SDK retries 408/409/429/5xx itself (`max_retries`, default 2) after
 `retry-after-ms` when the server sends one: set `retry_after_ms` to keep retrying tests fast.
-Every request is recorded (`server.requests`: path, parsed body, headers, how it was answered).
 
     with FakeOpenAIServer(api_key="sk-test") as server:
         client = openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
@@ -39,14 +36,10 @@ import itertools
 import json
 import math
 import struct
-import threading
-from collections import deque
 from collections.abc import Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
-from tests.support.fakes.voyage_server import FAULT_MODES, RecordedRequest, words
+from tests.support.fakes.loopback import LoopbackHandler, LoopbackServer, RecordedRequest, words
 
 __all__ = ["EMBED_DIMS", "FakeOpenAIServer", "RecordedRequest", "expected_embedding"]
 
@@ -158,64 +151,35 @@ def _embeddings(body: Any) -> dict[str, Any]:
     return {"object": "list", "data": data, "model": model, "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    protocol_version = "HTTP/1.0"  # one request per connection: nothing lingers at teardown
+class _Handler(LoopbackHandler):
+    paths = frozenset({"/v1/embeddings"})
+    malformed = b'{"object": "list", "data": [{"object": "embedding", "index": 0, "embedd'
 
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
-    def do_GET(self) -> None:
-        self._handle()
-
-    def do_POST(self) -> None:
-        self._handle()
-
-    def _handle(self) -> None:
-        fake = self.server.fake
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
+    def answer(self, body: Any) -> dict[str, Any] | None:
         try:
-            body: Any = json.loads(raw) if raw else None
-        except ValueError:
-            body = raw.decode("utf-8", "replace")
-        headers = {k: v for k, v in self.headers.items()}
-
-        auth = self.headers.get("Authorization") or ""
-        if auth != f"Bearer {fake.api_key}":
-            fake._record(self.command, self.path, body, headers, "401")
-            if not auth.startswith("Bearer ") or auth == "Bearer ":
-                message = "You didn't provide an API key. You need to provide your API key in an Authorization header."
-                self._send_error(401, message, code=None)
-            else:
-                shown = auth.removeprefix("Bearer ")[:8] + "*****"
-                message = f"Incorrect API key provided: {shown}. You can find your API key in your account settings."
-                self._send_error(401, message, code="invalid_api_key")
-            return
-        if self.command != "POST" or self.path != "/v1/embeddings":
-            fake._record(self.command, self.path, body, headers, "404")
-            self._send_error(404, f"Invalid URL ({self.command} {self.path})")
-            return
-
-        mode = fake._next_mode()
-        fake._record(self.command, self.path, body, headers, mode)
-        if mode == "hang":
-            fake._closing.wait(fake.hang_s)
-            return  # the client has given up (or we are shutting down): close without an answer
-        if mode == "malformed":
-            self._send(200, b'{"object": "list", "data": [{"object": "embedding", "index": 0, "embedd')
-            return
-        if mode not in ("ok", "partial"):
-            self._send_error(int(mode))
-            return
-        try:
-            payload = _embeddings(body)
+            return _embeddings(body)
         except _ApiError as exc:
             self._send_error(exc.status, exc.message, param=exc.param, code=exc.code or _DEFAULT)
-            return
-        if mode == "partial":
-            payload["data"] = payload["data"][:-1]
-        self._send(200, json.dumps(payload).encode())
+            return None
+
+    def refuse_key(self, authorization: str) -> None:
+        if not authorization.startswith("Bearer ") or authorization == "Bearer ":
+            message = "You didn't provide an API key. You need to provide your API key in an Authorization header."
+            self._send_error(401, message, code=None)
+        else:
+            shown = authorization.removeprefix("Bearer ")[:8] + "*****"
+            message = f"Incorrect API key provided: {shown}. You can find your API key in your account settings."
+            self._send_error(401, message, code="invalid_api_key")
+
+    def not_found(self) -> None:
+        self._send_error(404, f"Invalid URL ({self.command} {self.path})")
+
+    @property
+    def fake(self) -> FakeOpenAIServer:
+        return cast("FakeOpenAIServer", self.server.fake)
+
+    def headers_for_every_answer(self) -> dict[str, str]:
+        return {"x-request-id": self.fake._next_request_id()}
 
     def _send_error(
         self, status: int, message: str | None = None, *, param: str | None = None, code: object = _DEFAULT
@@ -224,116 +188,25 @@ class _Handler(BaseHTTPRequestHandler):
         code = default_code if code is _DEFAULT else code
         error = {"message": message or default_message, "type": kind, "param": param, "code": code}
         extra = {}
-        if self.server.fake.retry_after_ms is not None and (status == 429 or status >= 500):
-            extra["retry-after-ms"] = str(self.server.fake.retry_after_ms)
+        if self.fake.retry_after_ms is not None and (status == 429 or status >= 500):
+            extra["retry-after-ms"] = str(self.fake.retry_after_ms)
         self._send(status, json.dumps({"error": error}).encode(), extra)
 
-    def _send(self, status: int, payload: bytes, extra_headers: dict[str, str] | None = None) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.send_header("x-request-id", self.server.fake._next_request_id())
-            for name, value in (extra_headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(payload)
-        except OSError:  # the client went away first
-            pass
 
+class FakeOpenAIServer(LoopbackServer):
+    """The loopback OpenAI embeddings API. Use as a context manager, or call `start()` / `stop()`.
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeOpenAIServer
+    `base_url` is what to pass as the SDK's `base_url` (the SDK appends `/embeddings`).
+    """
 
-
-class FakeOpenAIServer:
-    """The loopback OpenAI embeddings API. Use as a context manager, or call `start()` / `stop()`."""
+    api_name = "OpenAI"
+    handler = _Handler
 
     def __init__(self, api_key: str = "sk-test", hang_s: float = 30.0, retry_after_ms: int | None = None) -> None:
-        self.api_key = api_key
-        self.hang_s = hang_s
+        super().__init__(api_key, hang_s)
         self.retry_after_ms = retry_after_ms  # sent with 429 and 5xx answers when set
-        self._lock = threading.Lock()
-        self._script: deque[str] = deque()
-        self._requests: list[RecordedRequest] = []
         self._request_ids = itertools.count(1)
-        self._closing = threading.Event()
-        self._httpd: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    # lifecycle
-    def start(self) -> FakeOpenAIServer:
-        self._closing.clear()
-        httpd = _Server(("127.0.0.1", 0), _Handler)
-        httpd.fake = self
-        self._httpd = httpd
-        self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._closing.set()  # releases hanging handlers at once
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._httpd = self._thread = None
-
-    def __enter__(self) -> FakeOpenAIServer:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._httpd is None:
-            raise RuntimeError("the fake OpenAI server is not running")
-        return self._httpd.server_address[1]
-
-    @property
-    def base_url(self) -> str:
-        """What to pass as the SDK's `base_url` (the SDK appends `/embeddings`)."""
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    # scripting and inspection
-    def script(self, modes: Iterable[str]) -> None:
-        """Answer the next requests with these modes, in order; then normally."""
-        modes = [str(m) for m in modes]
-        for m in modes:
-            if m not in FAULT_MODES and not (m.isdigit() and 100 <= int(m) <= 599):
-                raise ValueError(f"unknown fault mode {m!r}: use {FAULT_MODES} or an HTTP status")
-        with self._lock:
-            self._script.extend(modes)
-
-    def reset(self) -> None:
-        """Forget recorded requests and any script left."""
-        with self._lock:
-            self._script.clear()
-            self._requests.clear()
-
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        with self._lock:
-            return list(self._requests)
-
-    def requests_to(self, path: str) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.path == path]
-
-    def _next_mode(self) -> str:
-        with self._lock:
-            return self._script.popleft() if self._script else "ok"
 
     def _next_request_id(self) -> str:
         with self._lock:
             return f"req_fake{next(self._request_ids):06d}"
-
-    def _record(self, method: str, path: str, body: Any, headers: dict[str, str], answered: str) -> None:
-        with self._lock:
-            self._requests.append(RecordedRequest(method, path, body, headers, answered))

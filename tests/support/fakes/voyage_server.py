@@ -17,12 +17,8 @@ It speaks the public API's shapes as the SDK 0.5.0 sends and reads them:
 - Errors come back as Voyage does: the status code and `{"detail": "..."}`. A wrong or missing
   `Authorization: Bearer <key>` gets 401.
 
-Faults are scripted per request: `server.script(["429", "ok"])` answers the next request with 429, the
-one after normally; once the script is used up every request is answered normally. Modes:
-`ok`, `hang` (answer nothing for `hang_s`; teardown releases it at once), `malformed` (200 with a body
-that is not JSON), `partial` (a normal answer with its last `data` item dropped), or any HTTP status as
-a string (`"429"`, `"500"`, `"503"`, `"400"`, ...): the status with a Voyage-style `{"detail": ...}`.
-Every request is recorded (`server.requests`: path, parsed body, headers) whatever it was answered.
+Faults are scripted per request (`server.script(["429", "ok"])`) and every request is recorded
+(`server.requests`), as `loopback.py` describes; a scripted status comes back with Voyage's `{"detail": ...}`.
 
     with FakeVoyageServer(api_key="vk-test") as server:
         settings = Settings(voyage_api_key="vk-test", voyage_base_url=server.base_url)
@@ -34,15 +30,11 @@ import base64
 import hashlib
 import json
 import math
-import re
 import struct
-import threading
-from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
+
+from tests.support.fakes.loopback import LoopbackHandler, LoopbackServer, words
 
 RERANK_MODELS = frozenset(
     {
@@ -65,9 +57,6 @@ EMBED_DIMS = {
     "voyage-code-3": 1024,
 }
 INPUT_TYPES = (None, "query", "document")
-FAULT_MODES = ("ok", "hang", "malformed", "partial")
-
-_WORD = re.compile(r"\w+")
 
 _ERROR_DETAILS = {
     400: "Invalid request.",
@@ -81,10 +70,6 @@ _ERROR_DETAILS = {
     503: "Service is temporarily unavailable.",
     504: "Gateway timeout.",
 }
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
 
 
 def count_tokens(texts: Iterable[str]) -> int:
@@ -118,82 +103,6 @@ def expected_embedding(text: str, input_type: str | None, dim: int) -> list[floa
         vec[bucket] += sign
     norm = math.sqrt(sum(v * v for v in vec)) or 1.0
     return [struct.unpack("<f", struct.pack("<f", v / norm))[0] for v in vec]
-
-
-@dataclass(frozen=True)
-class RecordedRequest:
-    method: str
-    path: str
-    body: Any  # parsed JSON, or the raw text when it was not JSON
-    headers: dict[str, str] = field(default_factory=dict)
-    answered: str = "ok"  # the mode or status it was answered with
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    protocol_version = "HTTP/1.0"  # one request per connection: nothing lingers at teardown
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
-    def do_GET(self) -> None:
-        self._handle()
-
-    def do_POST(self) -> None:
-        self._handle()
-
-    def _handle(self) -> None:
-        fake = self.server.fake
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body: Any = json.loads(raw) if raw else None
-        except ValueError:
-            body = raw.decode("utf-8", "replace")
-        headers = {k: v for k, v in self.headers.items()}
-
-        if self.headers.get("Authorization") != f"Bearer {fake.api_key}":
-            fake._record(self.command, self.path, body, headers, "401")
-            self._send_error(401)
-            return
-        if self.command != "POST" or self.path not in ("/v1/rerank", "/v1/embeddings"):
-            fake._record(self.command, self.path, body, headers, "404")
-            self._send_error(404)
-            return
-
-        mode = fake._next_mode()
-        fake._record(self.command, self.path, body, headers, mode)
-        if mode == "hang":
-            fake._closing.wait(fake.hang_s)
-            return  # the client has given up (or we are shutting down): close without an answer
-        if mode == "malformed":
-            self._send(200, b'{"object": "list", "data": [{"index": 0, "relevance_sc')
-            return
-        if mode not in ("ok", "partial"):
-            self._send_error(int(mode))
-            return
-        try:
-            payload = _rerank(body) if self.path == "/v1/rerank" else _embeddings(body)
-        except _BadRequest as exc:
-            self._send_error(400, str(exc))
-            return
-        if mode == "partial":
-            payload["data"] = payload["data"][:-1]
-        self._send(200, json.dumps(payload).encode())
-
-    def _send_error(self, status: int, detail: str | None = None) -> None:
-        detail = detail or _ERROR_DETAILS.get(status, f"HTTP {status}")
-        self._send(status, json.dumps({"detail": detail}).encode())
-
-    def _send(self, status: int, payload: bytes) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-        except OSError:  # the client went away first
-            pass
 
 
 class _BadRequest(ValueError):
@@ -245,92 +154,30 @@ def _embeddings(body: Any) -> dict[str, Any]:
     return {"object": "list", "data": data, "model": model, "usage": {"total_tokens": count_tokens(texts)}}
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeVoyageServer
+class _Handler(LoopbackHandler):
+    paths = frozenset({"/v1/rerank", "/v1/embeddings"})
+    malformed = b'{"object": "list", "data": [{"index": 0, "relevance_sc'
+
+    def answer(self, body: Any) -> dict[str, Any] | None:
+        try:
+            return _rerank(body) if self.path == "/v1/rerank" else _embeddings(body)
+        except _BadRequest as exc:
+            self._send_error(400, str(exc))
+            return None
+
+    def _send_error(self, status: int, detail: str | None = None) -> None:
+        detail = detail or _ERROR_DETAILS.get(status, f"HTTP {status}")
+        self._send(status, json.dumps({"detail": detail}).encode())
 
 
-class FakeVoyageServer:
-    """The loopback Voyage API. Use as a context manager, or call `start()` / `stop()`."""
+class FakeVoyageServer(LoopbackServer):
+    """The loopback Voyage API. Use as a context manager, or call `start()` / `stop()`.
+
+    `base_url` is what to pass as the SDK's `base_url` (the SDK appends `/rerank`, `/embeddings`).
+    """
+
+    api_name = "Voyage"
+    handler = _Handler
 
     def __init__(self, api_key: str = "vk-test", hang_s: float = 30.0) -> None:
-        self.api_key = api_key
-        self.hang_s = hang_s
-        self._lock = threading.Lock()
-        self._script: deque[str] = deque()
-        self._requests: list[RecordedRequest] = []
-        self._closing = threading.Event()
-        self._httpd: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    # lifecycle
-    def start(self) -> FakeVoyageServer:
-        self._closing.clear()
-        httpd = _Server(("127.0.0.1", 0), _Handler)
-        httpd.fake = self
-        self._httpd = httpd
-        self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-voyage", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._closing.set()  # releases hanging handlers at once
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._httpd = self._thread = None
-
-    def __enter__(self) -> FakeVoyageServer:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._httpd is None:
-            raise RuntimeError("the fake Voyage server is not running")
-        return self._httpd.server_address[1]
-
-    @property
-    def base_url(self) -> str:
-        """What to pass as the SDK's `base_url` (the SDK appends `/rerank`, `/embeddings`)."""
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    # scripting and inspection
-    def script(self, modes: Iterable[str]) -> None:
-        """Answer the next requests with these modes, in order; then normally."""
-        modes = [str(m) for m in modes]
-        for m in modes:
-            if m not in FAULT_MODES and not (m.isdigit() and 100 <= int(m) <= 599):
-                raise ValueError(f"unknown fault mode {m!r}: use {FAULT_MODES} or an HTTP status")
-        with self._lock:
-            self._script.extend(modes)
-
-    def reset(self) -> None:
-        """Forget recorded requests and any script left."""
-        with self._lock:
-            self._script.clear()
-            self._requests.clear()
-
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        with self._lock:
-            return list(self._requests)
-
-    def requests_to(self, path: str) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.path == path]
-
-    def _next_mode(self) -> str:
-        with self._lock:
-            return self._script.popleft() if self._script else "ok"
-
-    def _record(self, method: str, path: str, body: Any, headers: dict[str, str], answered: str) -> None:
-        with self._lock:
-            self._requests.append(RecordedRequest(method, path, body, headers, answered))
+        super().__init__(api_key, hang_s)
