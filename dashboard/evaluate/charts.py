@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from pipeline.evaluation.sweep import SweepResult
+from pipeline.evaluation.records import SweepResult
 
 COLOURS = {"none": "#8c9bb5", "local": "#2f6fde", "voyage": "#e8912d"}
 

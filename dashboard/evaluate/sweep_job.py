@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dashboard.common.runtime import run
-from pipeline.evaluation.sweep import SweepResult, SweepSpec, run_sweep
+from pipeline.evaluation.records import SweepResult, SweepSpec
+from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 
 

@@ -20,7 +20,7 @@ from pipeline.evaluation.experiments import list_experiments, load_experiment, s
 from pipeline.evaluation.export import per_query_csv, settings_table, to_csv, to_json
 from pipeline.evaluation.judgments import EvalSet, available_eval_sets
 from pipeline.evaluation.labels import experiment_label
-from pipeline.evaluation.sweep import METRIC_NAMES, SweepCancelled, SweepResult, SweepSpec
+from pipeline.evaluation.records import METRIC_NAMES, SweepCancelled, SweepResult, SweepSpec
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 

@@ -48,7 +48,8 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
     from pipeline.evaluation.experiments import save_experiment
     from pipeline.evaluation.export import render_table, settings_table, to_csv, to_json
-    from pipeline.evaluation.sweep import SweepSpec, run_sweep
+    from pipeline.evaluation.records import SweepSpec
+    from pipeline.evaluation.sweep import run_sweep
 
     spec = SweepSpec(
         group_id=args.group,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.errors import InvalidInput
+from pipeline.evaluation.records import METRIC_NAMES, SweepResult
 from pipeline.evaluation.significance import paired_test
-from pipeline.evaluation.sweep import METRIC_NAMES, SweepResult
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pipeline.errors import InvalidInput
+from pipeline.evaluation.records import QueryRow, SettingResult, SweepResult, SweepSpec, SweepStats
 from pipeline.evaluation.repo import experiment_heads, experiment_rows, insert_experiment
-from pipeline.evaluation.sweep import QueryRow, SettingResult, SweepResult, SweepSpec, SweepStats
 from pipeline.store.db import Store
 from pipeline.text import one_line
 

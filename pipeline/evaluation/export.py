@@ -7,7 +7,7 @@ import io
 import json
 from typing import Any
 
-from pipeline.evaluation.sweep import METRIC_NAMES, SweepResult
+from pipeline.evaluation.records import METRIC_NAMES, SweepResult
 
 TABLE_COLUMNS = (
     "setting",

@@ -12,7 +12,8 @@ import pytest
 
 from pipeline.cli import main
 from pipeline.evaluation.judgments import available_eval_sets, load_eval_set
-from pipeline.evaluation.sweep import SweepSpec, run_sweep
+from pipeline.evaluation.records import SweepSpec
+from pipeline.evaluation.sweep import run_sweep
 from pipeline.ingest.demo.seed import QRELS_FILE, QUERIES_FILE, seed_demo
 from pipeline.lab import Lab
 from pipeline.query_sets import list_query_sets, load_query_set

@@ -13,7 +13,8 @@ from pipeline.evaluation.cache import RerankCache, graph_fingerprint
 from pipeline.evaluation.compare import compare_experiments, wins_and_losses
 from pipeline.evaluation.experiments import list_experiments, load_experiment, save_experiment
 from pipeline.evaluation.export import settings_table, to_csv
-from pipeline.evaluation.sweep import SweepCancelled, SweepSpec, run_sweep
+from pipeline.evaluation.records import SweepCancelled, SweepSpec
+from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import hybrid_search
