@@ -22,6 +22,7 @@ from pipeline.retrieval.retrieve import retrieve
 from pipeline.settings import PROJECT_ROOT
 from tests.conftest import make_settings
 from tests.support.falkordb_server import FalkorDBServer, falkordb_server, free_port  # noqa: F401
+from tests.support.graphiti_deal import build_graphiti_deal
 
 QUERY = "What was Halcyon's revenue and EBITDA?"
 
@@ -37,6 +38,28 @@ async def server_lab(falkordb_server: FalkorDBServer, tmp_path_factory: pytest.T
 
 def _one_line(text: str) -> bool:
     return "\n" not in text.strip()
+
+
+async def test_a_deal_written_by_graphiti_on_the_server_is_found_and_retrieved(server_lab: Lab) -> None:
+    """graphiti's own ingestion (scripted LLM, see tests/support/graphiti_deal.py) writes a deal to the server;
+    the tool finds it with no bookkeeping of its own and retrieves from it, citations from source_description."""
+    group = "9b2e7d10-acme-server"
+    deal = await build_graphiti_deal(server_lab.backend.falkor, server_lab.embedder, group)
+    try:
+        listed = {d.group_id: d for d in await server_lab.deals()}
+        assert group in listed and listed[group].source == "graphiti" and listed[group].embedder_dim == 384
+        counts = await deal_counts(server_lab.backend, group)
+        assert (counts.episodes, counts.entities, counts.facts) == (
+            deal.expected.episodes,
+            deal.expected.entities,
+            deal.expected.facts,
+        )
+        assert counts.superseded_facts == deal.expected.superseded
+        run = await retrieve(server_lab, "What was Acme Analytics' FY2025 revenue?", group, 10, 3, "local")
+        assert any("$5.2M" in r.ranked.candidate.fact for r in run.results)
+        assert all(c.document_name for r in run.results for c in r.citations)
+    finally:
+        await server_lab.backend.delete_graph(group)
 
 
 # --- the address ------------------------------------------------------------------------------------------------
