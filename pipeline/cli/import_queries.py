@@ -52,8 +52,8 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         print(f"warning: {warning}", file=sys.stderr)
     print(
         f"query set {saved.name!r} of deal {saved.group_id!r} {VERBS[saved.status].format(args.folder)}: "
-        f"{saved.queries} queries, {saved.judgments} judgments ({report.facts_via_episodes} facts via "
-        f"{report.episodes} episodes)",
+        f"{saved.queries} queries, {saved.judgments} judgments ({report.facts_via_episodes} from "
+        f"{report.episodes} judged episode{'s' if report.episodes != 1 else ''})",
         file=sys.stderr,
     )
     return {

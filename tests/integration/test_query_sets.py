@@ -112,7 +112,7 @@ async def test_a_uuid_keyed_set_imports_and_the_sweep_scores_it(
     assert (report["facts_via_episodes"], report["episodes"], report["unjudged_queries"]) == (via_episodes, 2, 1)
     warnings = [line for line in out.err.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and "1 queries have no judgment" in warnings[0] and "open" in warnings[0]
-    assert f"{report['judgments']} judgments ({via_episodes} facts via 2 episodes)" in out.err
+    assert f"{report['judgments']} judgments ({via_episodes} from 2 judged episodes)" in out.err
 
     stored = load_query_set(lab.store, acme, SET_NAME)
     assert stored is not None and stored.source == "import" and stored.created_by == "import-queries"
