@@ -46,11 +46,11 @@ def fulltext_words(query: str) -> str:
 async def fulltext_edges(
     driver: GraphDriver, query: str, search_filter: SearchFilters, group_id: str, limit: int
 ) -> list[EntityEdge]:
-    """graphiti's BM25 edge search. On FalkorDB the group is the graph itself, and graphiti's RediSearch group
-    filter (`@group_id:"3f1c9a52\\-acme"`) matches nothing when the group id has a character other than a letter
-    or digit (a UUID's hyphen: the indexed value is split into words there, the escaped filter is not): so there
-    the filter is left to the graph, and the group is checked on the results."""
-    if driver.provider != GraphProvider.FALKORDB:
+    """graphiti's BM25 edge search. On FalkorDB graphiti's RediSearch group filter (`@group_id:"3f1c9a52\\-acme"`)
+    matches nothing when the group id holds a character RediSearch splits words on (a UUID's hyphen: the indexed
+    value is split there, the escaped filter is not). The group is the graph itself on FalkorDB, so for such an id
+    the filter is left out and the group checked on the results; any other id keeps graphiti's query exactly."""
+    if driver.provider != GraphProvider.FALKORDB or all(ch.isalnum() or ch == "_" for ch in group_id):
         return await edge_fulltext_search(driver, query, search_filter, [group_id], limit)
     edges = await edge_fulltext_search(driver, query, search_filter, None, limit)
     return [edge for edge in edges if edge.group_id == group_id]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import date
 
 import pytest
@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from pipeline.cli import main
 from pipeline.lab import Lab
+from pipeline.query_sets.sets import delete_query_set
 from tests.app.conftest import APP, no_errors, open_page
 from tests.app.test_read_only_gate import WHOLE_GRAPH, _fresh_lab
 from tests.support.dump import dump_deal
@@ -28,11 +29,17 @@ from tests.support.graphiti_deal import (
 
 QUERY = "What was Acme Analytics' FY2025 revenue?"
 SET_NAME = "graphiti walk"
+READ_ONLY_SET = "graphiti walk, imported read-only"
 
 
 @pytest.fixture(scope="module")
-async def acme(lab: Lab, graphiti_deal: GraphitiDeal, tmp_path_factory: pytest.TempPathFactory) -> str:  # noqa: F811
-    """The graphiti deal, with a small query set whose qrels name fact uuids read from the graph."""
+async def acme(
+    lab: Lab,
+    graphiti_deal: GraphitiDeal,  # noqa: F811
+    tmp_path_factory: pytest.TempPathFactory,
+) -> AsyncIterator[str]:
+    """The graphiti deal, with a small query set whose qrels name fact uuids read from the graph (removed after
+    the module: other tests expect the deal's own sets only)."""
     group = graphiti_deal.group_id
     facts = {row["fact"]: row["uuid"] for row in await lab.backend.cypher.facts(group)}
     folder = tmp_path_factory.mktemp("walk-set")
@@ -44,7 +51,9 @@ async def acme(lab: Lab, graphiti_deal: GraphitiDeal, tmp_path_factory: pytest.T
     qrels = [("rev", facts[RESTATED_REVENUE]), ("revolver", facts[UPSIZED_REVOLVER])]
     (folder / "qrels.tsv").write_text("".join(f"{q}\t{u}\t2\n" for q, u in qrels), encoding="utf-8")
     assert await asyncio.to_thread(main, ["import-queries", str(folder), "--group", group, "--name", SET_NAME]) == 0
-    return group
+    yield group
+    for name in (SET_NAME, READ_ONLY_SET):
+        delete_query_set(lab.store, group, name)
 
 
 def page(name: str, group: str) -> AppTest:
@@ -116,8 +125,12 @@ def walk_evaluate(group: str, queue: str) -> None:
     assert any("Built queue" in s.value for s in spot.success)
 
     latency = page("latency", group)
+    latency.selectbox(key="latency.deal").set_value(group).run()
     assert int(next(m.value for m in latency.metric if m.label == "Runs")) >= 2
     history = page("history", group)
+    history.selectbox(key="history.deal").set_value(group)  # it takes the sidebar's deal only on the first run
+    history.text_input(key="history.text").input(QUERY).run()
+    no_errors(history)
     assert QUERY in set(frame_with(history, "query")["query"])
 
 

@@ -15,7 +15,7 @@ from benchmarks.cli import main as bench_main
 from pipeline.cli import main
 from pipeline.lab import Lab
 from pipeline.settings import get_settings
-from tests.app.test_graphiti_deal_pages import SET_NAME, acme  # noqa: F401 (the deal with its imported set)
+from tests.app.test_graphiti_deal_pages import READ_ONLY_SET, SET_NAME, acme  # noqa: F401 (the deal with its imported set)
 from tests.conftest import FIXTURES
 from tests.integration.test_read_only import (  # noqa: F401 (the database's refusal, on the same deal)
     ro_lab,
@@ -75,7 +75,7 @@ async def test_every_command_read_only(
     (folder / "queries.jsonl").write_text(json.dumps({"_id": "q", "text": "revenue"}) + "\n", encoding="utf-8")
     fact = next(f["uuid"] for f in await lab.backend.cypher.facts(acme) if f["fact"] == RESTATED_REVENUE)
     (folder / "qrels.tsv").write_text(f"q\t{fact}\t1\n", encoding="utf-8")
-    assert await run(["import-queries", str(folder), "--group", acme, "--name", "read-only import"]) == 0  # store only
+    assert await run(["import-queries", str(folder), "--group", acme, "--name", READ_ONLY_SET]) == 0  # store only
     capsys.readouterr()
     assert await run(["bench", "--group", acme, "--candidates", "10", "--limit-queries", "2"], bench=True) == 0
     capsys.readouterr()
