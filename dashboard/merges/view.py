@@ -91,6 +91,13 @@ def brought_frame(views: list[MergeView]) -> pd.DataFrame:
 
 def render_recorded(lab: Lab, group_id: str, state: DealState, all_merges: list[MergeView]) -> None:
     st.subheader("Recorded merges")
+    if not all_merges:
+        st.info(
+            "No merges recorded on this deal: no entity has been merged into another here. "
+            "Candidate duplicates are listed below."
+        )
+        _undone_merges(lab, group_id, state)
+        return
     search = st.text_input(
         "Search merges", key=f"{NS}.search", placeholder="entity name, method, who, or words of a fact"
     )
@@ -114,6 +121,10 @@ def render_recorded(lab: Lab, group_id: str, state: DealState, all_merges: list[
         hide_index=True,
         column_config={"fact": st.column_config.TextColumn(width="large")},
     )
+    _undone_merges(lab, group_id, state)
+
+
+def _undone_merges(lab: Lab, group_id: str, state: DealState) -> None:
     undone = data.undone(lab, group_id, state)
     if undone:
         with st.expander(f"Undone merges ({len(undone)})"):

@@ -108,6 +108,13 @@ def save_set(store: Store, query_set: QuerySet, created_by: str, replace: bool =
     return SaveResult(query_set.group_id, query_set.name, status, len(query_set.queries), query_set.judgments)
 
 
+def delete_set(store: Store, group_id: str, name: str) -> bool:
+    """Remove the deal's set called `name` (its queries and judgments go with it); False if there was none."""
+    with store.transaction() as conn:
+        cursor = conn.execute("DELETE FROM query_sets WHERE group_id = ? AND name = ?", (group_id, name))
+    return cursor.rowcount > 0
+
+
 # --- sets kept as files before the store held them --------------------------------------------------
 
 

@@ -9,7 +9,7 @@ from pipeline.errors import InvalidInput
 from pipeline.query_sets.files import check_references, keyed_qrels, read_qrels, read_queries
 from pipeline.query_sets.legacy_files import import_legacy_files
 from pipeline.query_sets.records import OWN_SET_NAME, SET_SOURCES, QuerySet, SaveResult, SetInfo
-from pipeline.query_sets.repo import get_set, list_sets, save_set
+from pipeline.query_sets.repo import delete_set, get_set, list_sets, save_set
 from pipeline.store.db import Store
 from pipeline.text import printable_line
 
@@ -33,6 +33,11 @@ def list_query_sets(store: Store, group_id: str) -> list[SetInfo]:
     """The deal's sets, the default first."""
     import_legacy_files(store)
     return list_sets(store, group_id)
+
+
+def delete_query_set(store: Store, group_id: str, name: str) -> bool:
+    """Remove one of the deal's sets (the store only; the graph is not touched); False if it had none so named."""
+    return delete_set(store, group_id, name)
 
 
 def save_query_set(store: Store, query_set: QuerySet, created_by: str, replace: bool = False) -> SaveResult:

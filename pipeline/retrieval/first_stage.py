@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from graphiti_core.driver.driver import GraphDriver
+from graphiti_core.driver.driver import GraphDriver, GraphProvider
 from graphiti_core.edges import EntityEdge
 from graphiti_core.search.search_config import EdgeSearchMethod, SearchConfig
 from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
@@ -43,6 +43,19 @@ def fulltext_words(query: str) -> str:
     return " ".join(word for word in query.split() if any(ch.isalnum() for ch in word))
 
 
+async def fulltext_edges(
+    driver: GraphDriver, query: str, search_filter: SearchFilters, group_id: str, limit: int
+) -> list[EntityEdge]:
+    """graphiti's BM25 edge search. On FalkorDB graphiti's RediSearch group filter (`@group_id:"3f1c9a52\\-acme"`)
+    matches nothing when the group id holds a character RediSearch splits words on (a UUID's hyphen: the indexed
+    value is split there, the escaped filter is not). The group is the graph itself on FalkorDB, so for such an id
+    the filter is left out and the group checked on the results; any other id keeps graphiti's query exactly."""
+    if driver.provider != GraphProvider.FALKORDB or all(ch.isalnum() or ch == "_" for ch in group_id):
+        return await edge_fulltext_search(driver, query, search_filter, [group_id], limit)
+    edges = await edge_fulltext_search(driver, query, search_filter, None, limit)
+    return [edge for edge in edges if edge.group_id == group_id]
+
+
 def hybrid_config(limit: int) -> SearchConfig:
     config = HYBRID_SEARCH.model_copy(deep=True)
     config.limit = limit
@@ -70,7 +83,7 @@ async def hybrid_search(
     depth = 2 * limit  # what graphiti's edge_search asks of each method
     groups = [group_id]
     bm25, cosine = await asyncio.gather(
-        timer.timed("bm25", edge_fulltext_search(driver, fulltext_words(query), search_filter, groups, depth)),
+        timer.timed("bm25", fulltext_edges(driver, fulltext_words(query), search_filter, group_id, depth)),
         timer.timed(
             "cosine",
             edge_similarity_search(

@@ -2,8 +2,8 @@
 
 Supersession is read from the edge attributes `supersedes` / `superseded_by` (uuids), which our
 loaders and fact corrections write. Graphs written by graphiti itself carry no such attributes:
-there, an invalidated fact is linked to the fact with the same endpoints and relation whose
-`valid_at` equals the old fact's `invalid_at` (graphiti sets exactly that when it supersedes a fact).
+there, an invalidated fact is linked to a fact with the same endpoints whose `valid_at` equals the old
+fact's `invalid_at` (graphiti sets exactly that when it supersedes a fact), the same relation name preferred.
 Pure functions over `FactRow`s: nothing here reads or writes the graph.
 """
 
@@ -17,24 +17,33 @@ from pipeline.temporal.records import FactRow, Link, Supersession, SupersessionC
 
 
 def infer_links(facts: Iterable[FactRow]) -> list[Link]:
-    """Graphiti's own rule, for facts with no recorded link: same endpoints and relation,
-    old.invalid_at == new.valid_at. Several matches: the earliest written one wins."""
+    """Graphiti's own rule, for facts with no recorded link: a fact between the same two entities whose
+    `valid_at` equals the old fact's `invalid_at` (graphiti invalidates a fact about the same pair of entities,
+    and an LLM may name the restating relation differently). A successor with the same relation name is
+    preferred; among equals the earliest written one wins."""
     facts = list(facts)
-    by_key: dict[tuple[str, str, str], list[FactRow]] = defaultdict(list)
+    by_pair: dict[tuple[str, str], list[FactRow]] = defaultdict(list)
     for fact in facts:
-        by_key[(fact.source_uuid, fact.target_uuid, fact.relation)].append(fact)
+        by_pair[(fact.source_uuid, fact.target_uuid)].append(fact)
     links = []
     for fact in facts:
         if fact.invalid_at is None or fact.superseded_by:
             continue
         matches = [
             other
-            for other in by_key[(fact.source_uuid, fact.target_uuid, fact.relation)]
+            for other in by_pair[(fact.source_uuid, fact.target_uuid)]
             if other.uuid != fact.uuid and other.valid_at is not None and other.valid_at == fact.invalid_at
         ]
         if matches:
-            newest = min(matches, key=lambda f: (f.created_at or datetime.max.replace(tzinfo=UTC), f.uuid))
-            links.append(Link(fact.uuid, newest.uuid, inferred=True))
+            best = min(
+                matches,
+                key=lambda f: (
+                    f.relation != fact.relation,
+                    f.created_at or datetime.max.replace(tzinfo=UTC),
+                    f.uuid,
+                ),
+            )
+            links.append(Link(fact.uuid, best.uuid, inferred=True))
     return links
 
 

@@ -63,10 +63,10 @@ def test_inference_links_same_endpoints_and_relation_where_invalid_equals_valid(
     facts = [
         row("old", T0, t1),
         row("new", t1, None),
-        row("other-relation", t1, None, relation="HAS_CASH"),  # same date, other relation: not a successor
+        row("other-relation", t1, None, relation="HAS_CASH"),  # same date, other relation: the same name wins
         row("other-target", t1, None, target_uuid="x"),  # same date, other endpoint: not a successor
         row("later", t2, None),  # same key, other date
-        row("orphan", T0, t2, relation="HAS_DEBT"),  # invalidated, nothing starts then: no link
+        row("orphan", T0, t2, relation="HAS_DEBT", target_uuid="z"),  # invalidated, nothing starts then: no link
     ]
     links = infer_links(facts)
     assert [(link.old, link.new, link.inferred) for link in links] == [("old", "new", True)]
@@ -75,6 +75,19 @@ def test_inference_links_same_endpoints_and_relation_where_invalid_equals_valid(
     assert [(x.old, x.new, x.inferred) for x in supersession_links(recorded)] == [("old", "later", False)]
     by_supersedes = [row("old", T0, t1), row("later", t2, None, supersedes="old")]
     assert [(x.old, x.new, x.inferred) for x in supersession_links(by_supersedes)] == [("old", "later", False)]
+
+
+def test_inference_links_a_restatement_under_another_relation_name() -> None:
+    """An LLM may name the restating relation differently (REPORTED_REVENUE, then HAS_RESTATED_REVENUE):
+    graphiti's rule is about the same pair of entities, so the link is still inferred."""
+    t1 = T0 + timedelta(days=30)
+    facts = [
+        row("old", T0, t1, relation="REPORTED_REVENUE"),
+        row("renamed", t1, None, relation="HAS_RESTATED_REVENUE"),
+        row("other-pair", t1, None, relation="REPORTED_REVENUE", source_uuid="y"),  # other endpoints: never
+    ]
+    assert [(x.old, x.new) for x in infer_links(facts)] == [("old", "renamed")]
+    assert infer_links([facts[0], facts[2]]) == []
 
 
 async def test_inference_on_a_graph_written_without_attributes(lab: Lab) -> None:
