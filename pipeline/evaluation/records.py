@@ -16,18 +16,6 @@ from pipeline.rerankers import (
 )
 from pipeline.retrieval.retrieve import MAX_CANDIDATES, MAX_TOP_K
 
-
-@dataclass
-class _Acc:
-    """Per (reranker, N): rankings and latencies of every query, filled as the sweep goes."""
-
-    rankings: dict[str, list[str]] = field(default_factory=dict)
-    latency: dict[str, float] = field(default_factory=dict)
-    tokens: float = 0.0
-    fallbacks: int = 0
-    model: str = ""
-
-
 FIXED = ("ndcg@10", "recall@10", "mrr@10")  # on the top 10 of the reranked list, whatever k
 AT_K = ("ndcg", "recall", "precision", "hit")  # on the setting's top k: stored as "ndcg@k", ...
 METRIC_NAMES = (*FIXED, *(f"{kind}@k" for kind in AT_K))
