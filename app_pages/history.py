@@ -2,6 +2,7 @@ import streamlit as st
 
 from dashboard.common.run_filters import any_runs, run_filter_controls
 from dashboard.common.sidebar import store_context
+from dashboard.common.text import OPTION_CHARS, plain
 from dashboard.history.view import render_run_comparison, render_run_list, render_stored_run
 from pipeline.history.labels import run_label
 from pipeline.history.repo import count_runs, list_runs, load_run
@@ -26,13 +27,13 @@ if any_runs(lab.store):
             "Open a run",
             [None, *labels],
             key="history.open",
-            format_func=lambda i: "Pick a run…" if i is None else labels[i],
+            format_func=lambda i: "Pick a run…" if i is None else plain(labels[i], OPTION_CHARS),
         )
         second = pick[1].selectbox(
             "Compare it with",
             [None, *labels],
             key="history.compare",
-            format_func=lambda i: "Pick a second run…" if i is None else labels[i],
+            format_func=lambda i: "Pick a second run…" if i is None else plain(labels[i], OPTION_CHARS),
         )
         if first is not None and second is not None and first != second:
             render_run_comparison(load_run(lab.store, first), load_run(lab.store, second))

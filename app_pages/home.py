@@ -3,6 +3,7 @@ import streamlit as st
 from dashboard.common.navigation import SECTIONS
 from dashboard.common.runtime import run
 from dashboard.common.sidebar import page_context
+from dashboard.common.text import label, md
 from pipeline.deals import deal_counts
 
 st.title("Retrieval Lab")
@@ -14,8 +15,8 @@ st.markdown(
 
 lab, deal = page_context()
 if deal is not None:
-    st.subheader(deal.name)
-    st.caption(deal.description)
+    st.subheader(label(deal.name))
+    st.caption(md(deal.description))
     counts = run(deal_counts(lab.backend, deal.group_id))
     cols = st.columns(5)
     cols[0].metric("Facts", counts.facts)
@@ -23,7 +24,7 @@ if deal is not None:
     cols[2].metric("Superseded", counts.superseded_facts)
     cols[3].metric("Entities", counts.entities)
     cols[4].metric("Episodes", counts.episodes)
-    st.caption(f"{counts.merges} recorded entity merges · vectors: {deal.embedder_label}")
+    st.caption(f"{counts.merges} recorded entity merges · vectors: {md(deal.embedder_label)}")
 
 st.subheader("Where to go")
 for section, specs in SECTIONS.items():

@@ -1,7 +1,9 @@
 import streamlit as st
 
+from dashboard.common.exports import csv_bytes
 from dashboard.common.query_form import cached_run, query_form
 from dashboard.common.sidebar import page_context
+from dashboard.common.text import md
 from dashboard.scores.charts import rank_slope, rerank_histogram, score_scatter
 from dashboard.scores.table import candidates_frame
 
@@ -14,7 +16,7 @@ if deal is not None:
     if request is not None:
         run = cached_run("scores", lab, request, request.reranker)
         if run.fallback_reason:
-            st.warning(f"**The reranker fell back to first-stage order.** {run.fallback_reason}")
+            st.warning(f"**The reranker fell back to first-stage order.** {md(run.fallback_reason)}")
         frame = candidates_frame(run)
         st.dataframe(
             frame,
@@ -28,7 +30,7 @@ if deal is not None:
         )
         st.download_button(
             "Export CSV",
-            frame.to_csv(index=False).encode(),
+            csv_bytes(frame),
             file_name=f"candidates-{deal.group_id}.csv",
             mime="text/csv",
             key="scores.export",

@@ -8,6 +8,7 @@ import hmac
 import streamlit as st
 
 from dashboard.common.sidebar import DRAWN_KEY
+from dashboard.common.text import md
 from pipeline.settings import Settings, get_settings
 
 NAME_KEY, SECRET_KEY = "admin.name", "admin.secret"
@@ -49,7 +50,7 @@ def admin_actor(settings: Settings) -> str | None:
         if not name:
             st.warning("Enter your name: every admin action is audited.")
             return None
-        st.success(f"Admin actions on for {name}.")
+        st.success(f"Admin actions on for {md(name)}.")
         return name
 
 

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
+from dashboard.common.text import md
 from pipeline.errors import RetrievalLabError
 
 log = logging.getLogger("retrieval_lab")
@@ -18,7 +19,7 @@ def page_guard() -> Iterator[None]:
     try:
         yield
     except RetrievalLabError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(md(exc), icon=":material/error:")
     except Exception as exc:  # the trace goes to the server log, the page shows one line
         log.exception("page failed")
-        st.error(f"Something went wrong: {type(exc).__name__}: {exc}", icon=":material/error:")
+        st.error(f"Something went wrong: {type(exc).__name__}: {md(exc)}", icon=":material/error:")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from dashboard.common.runtime import run
+from dashboard.common.text import OPTION_CHARS, md, plain
 from pipeline.history.repo import save_run
 from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
@@ -55,7 +56,7 @@ def query_form(ns: str, lab: Lab, group_id: str) -> Request | None:
             "Example queries from the labelled set",
             [None, *examples],
             key=f"{ns}.example",
-            format_func=lambda q: "Pick one for a one-click demo…" if q is None else q,
+            format_func=lambda q: "Pick one for a one-click demo…" if q is None else plain(q, OPTION_CHARS),
             on_change=_use_example,
             args=(ns,),
         )
@@ -118,5 +119,5 @@ def _recorded(lab: Lab, retrieved: RetrievalRun) -> RetrievalRun:
         save_run(lab.store, retrieved, "dashboard")
     except sqlite3.Error as exc:
         log.exception("could not record the run")
-        st.toast(f"This run was not recorded in the history: {exc}", icon=":material/warning:")
+        st.toast(f"This run was not recorded in the history: {md(exc)}", icon=":material/warning:")
     return retrieved

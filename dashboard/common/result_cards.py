@@ -6,6 +6,7 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard.common.text import md, plain
 from pipeline.retrieval.records import Result
 
 
@@ -41,7 +42,7 @@ def result_card(
     with st.container(border=True, key=key):
         head = st.columns([1, 6, 3])
         head[0].markdown(f"**#{ranked.rank}**")
-        head[1].markdown(ranked.candidate.fact)
+        head[1].markdown(md(ranked.candidate.fact))
         text, colour = movement(ranked.rank, other_rank, top_k, side)
         with head[2]:
             st.badge(text, color=colour)
@@ -50,12 +51,12 @@ def result_card(
             else:
                 st.caption(f"fused RRF {ranked.candidate.fused_score:.3f}")
         if ranked.candidate.superseded:
-            st.caption(f":orange[superseded] · invalid since {ranked.candidate.invalid_at}")
+            st.caption(f":orange[superseded] · invalid since {md(ranked.candidate.invalid_at)}")
         for citation in result.citations[:2]:
-            st.caption(f":material/description: {citation.label}")
+            st.caption(f":material/description: {md(citation.label)}")
         if result.citations:
             with st.expander("Source episode"):
                 for citation in result.citations:
                     episode = episodes.get(citation.episode_uuid, {})
-                    st.markdown(f"**{citation.source_description}**")
-                    st.text(episode.get("content", citation.snippet))
+                    st.markdown(f"**{md(citation.source_description)}**")
+                    st.text(plain(episode.get("content", citation.snippet)))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from dashboard.common.runtime import get_lab, run
+from dashboard.common.text import OPTION_CHARS, md, plain
 from pipeline.deals import DealInfo, match_label
 from pipeline.errors import RetrievalLabError
 from pipeline.ingest.demo.seed import DEMO_GROUP
@@ -74,7 +75,7 @@ def _draw() -> tuple[Lab, DealInfo | None] | _BackendDown:
     try:
         lab = get_lab()
     except RetrievalLabError as exc:
-        st.sidebar.error(f"**Graph backend unavailable.** {exc}", icon=":material/cloud_off:")
+        st.sidebar.error(f"**Graph backend unavailable.** {md(exc)}", icon=":material/cloud_off:")
         return _BackendDown(exc)
     return lab, _render(lab)
 
@@ -93,7 +94,7 @@ def _render(lab: Lab) -> DealInfo | None:
                 index=list(by_id).index(DEMO_GROUP) if DEMO_GROUP in by_id else 0,
                 key=DEAL_KEY,
                 bind="query-params",
-                format_func=lambda g: f"{g} — {by_id[g].name}",
+                format_func=lambda g: plain(f"{g} — {by_id[g].name}", OPTION_CHARS),
             )
             deal = by_id[group_id]
             st.caption(_vectors_caption(deal, lab))

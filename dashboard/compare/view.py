@@ -6,6 +6,7 @@ import streamlit as st
 
 from dashboard.common.result_cards import result_card
 from dashboard.common.runtime import run
+from dashboard.common.text import md
 from pipeline.lab import Lab
 from pipeline.retrieval.citations import fetch_episodes
 from pipeline.retrieval.records import RetrievalRun
@@ -19,11 +20,11 @@ def render_comparison(lab: Lab, baseline: RetrievalRun, reranked: RetrievalRun) 
     k = reranked.top_k
     if reranked.fallback_reason:
         st.warning(
-            f"**The reranker fell back to first-stage order.** {reranked.fallback_reason}",
+            f"**The reranker fell back to first-stage order.** {md(reranked.fallback_reason)}",
             icon=":material/warning:",
         )
     for message in reranked.timings.over_budget:
-        st.caption(f":orange[Over budget:] {message}")
+        st.caption(f":orange[Over budget:] {md(message)}")
 
     shared = overlap(baseline, reranked)
     stats = st.columns(4)
@@ -55,6 +56,6 @@ def render_comparison(lab: Lab, baseline: RetrievalRun, reranked: RetrievalRun) 
             result_card(result, after.get(result.uuid), k, "baseline", episodes, key=f"compare.left.{result.uuid}")
     with right:
         st.subheader("With reranking")
-        st.caption(reranked.reranker_model or reranked.reranker)
+        st.caption(md(reranked.reranker_model or reranked.reranker))
         for result in reranked.results:
             result_card(result, before.get(result.uuid), k, "reranked", episodes, key=f"compare.right.{result.uuid}")

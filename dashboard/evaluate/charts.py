@@ -5,6 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from dashboard.common.text import chart
 from pipeline.evaluation.records import SweepResult
 
 COLOURS = {"none": "#8c9bb5", "local": "#2f6fde", "voyage": "#e8912d"}
@@ -17,7 +18,9 @@ def heatmaps(result: SweepResult, metric: str) -> go.Figure:
     grid = {s.key: s for s in result.grid}
     values = [s.metrics[metric] for s in result.grid]
     low, high = (min(values), max(values)) if values else (0.0, 1.0)
-    fig = make_subplots(rows=1, cols=len(rerankers), subplot_titles=rerankers, horizontal_spacing=0.08)
+    fig = make_subplots(
+        rows=1, cols=len(rerankers), subplot_titles=[chart(r) for r in rerankers], horizontal_spacing=0.08
+    )
     for col, reranker in enumerate(rerankers, start=1):
         z, text = [], []
         for n in ns:
@@ -39,7 +42,7 @@ def heatmaps(result: SweepResult, metric: str) -> go.Figure:
                 zmax=high,
                 colorscale="Blues",
                 showscale=col == len(rerankers),
-                hovertemplate=f"{reranker}<br>%{{y}}, %{{x}}<br>{metric} %{{z:.4f}}<extra></extra>",
+                hovertemplate=f"{chart(reranker)}<br>%{{y}}, %{{x}}<br>{metric} %{{z:.4f}}<extra></extra>",
             ),
             row=1,
             col=col,
@@ -60,7 +63,7 @@ def pareto(result: SweepResult, metric: str, recommended: str, front: set[str]) 
         points = [s for s in result.grid if s.reranker == reranker]
         fig.add_trace(
             go.Scatter(
-                name=reranker,
+                name=chart(reranker),
                 x=[s.p50_ms for s in points],
                 y=[s.metrics[metric] for s in points],
                 mode="markers",
@@ -68,7 +71,7 @@ def pareto(result: SweepResult, metric: str, recommended: str, front: set[str]) 
                     "color": COLOURS.get(reranker, "#555"),
                     "size": [12 + min(20, (s.cost_usd or 0) * 50) for s in points],
                 },
-                text=[s.key for s in points],
+                text=[chart(s.key) for s in points],
                 customdata=[[s.cost_usd or 0.0, s.p_value if s.p_value is not None else float("nan")] for s in points],
                 hovertemplate="%{text}<br>" + metric + " %{y:.4f}<br>p50 %{x:.0f} ms<br>cost $%{customdata[0]:.4f}"
                 "<br>p vs baseline %{customdata[1]:.4f}<extra></extra>",
@@ -88,12 +91,12 @@ def pareto(result: SweepResult, metric: str, recommended: str, front: set[str]) 
     rec = result.setting(recommended)
     fig.add_trace(
         go.Scatter(
-            name=f"recommended: {rec.key}",
+            name=f"recommended: {chart(rec.key)}",
             x=[rec.p50_ms],
             y=[rec.metrics[metric]],
             mode="markers",
             marker={"symbol": "star", "size": 22, "color": "#f5c518", "line": {"color": "#1f2937", "width": 1}},
-            hovertemplate=f"recommended: {rec.key}<extra></extra>",
+            hovertemplate=f"recommended: {chart(rec.key)}<extra></extra>",
         )
     )
     fig.update_layout(

@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.common.runtime import run
+from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, label, md, plain
 from dashboard.evaluate.charts import heatmaps, pareto
 from dashboard.evaluate.sweep_job import SweepJob, start_sweep
 from pipeline.errors import RetrievalLabError
@@ -86,7 +87,7 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         "Judgments",
         [s.source for s in sets],
         key=f"{NS}.source",
-        format_func=lambda name: next(s.label for s in sets if s.source == name),
+        format_func=lambda name: plain(next(s.label for s in sets if s.source == name), OPTION_CHARS),
     )
     chosen = next((s for s in sets if s.source == source), None)
     cols = st.columns([2, 2, 4])
@@ -156,7 +157,7 @@ def follow_sweep() -> None:
         st.rerun()  # draw the page again with the sweep over: Run enabled, Cancel disabled, results below
     notice = st.session_state.get(NOTICE)
     if notice:
-        (st.info if notice[0] == "info" else st.error)(notice[1])
+        (st.info if notice[0] == "info" else st.error)(md(notice[1]))
 
 
 # --- results -----------------------------------------------------------------------------------
@@ -164,17 +165,17 @@ def follow_sweep() -> None:
 
 def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     stats = result.stats
-    title = f"Experiment {saved_as}" if saved_as else "Latest sweep"
+    title = f"Experiment {label(saved_as)}" if saved_as else "Latest sweep"
     st.subheader(title)
     st.caption(
         f"{stats.queries} queries · {len(result.grid)} settings · {stats.seconds:.1f} s · "
         f"{stats.pools_retrieved} pools retrieved, {stats.pools_cached} from cache · "
         f"{stats.rerank_calls} reranker calls, {stats.rerank_cached} from cache · types: "
-        + ", ".join(f"{t} {n}" for t, n in result.eval_set.get("type_mix", {}).items())
+        + md(", ".join(f"{t} {n}" for t, n in result.eval_set.get("type_mix", {}).items()))
     )
     metric = st.selectbox("Metric", list(METRIC_NAMES), key=f"{NS}.metric")
     rec = result.recommendation(metric)
-    st.success(f"**Recommended: {rec.key}** — rule: {rec.rule}.", icon=":material/recommend:")
+    st.success(f"**Recommended: {md(rec.key)}** — rule: {md(rec.rule)}.", icon=":material/recommend:")
 
     table = pd.DataFrame(settings_table(result))
     table["recommended"] = table["setting"] == rec.key
@@ -200,7 +201,7 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     keys = [s.key for s in result.grid]
     picked = st.selectbox("Setting to inspect", keys, index=keys.index(rec.key), key=f"{NS}.inspect")
     setting = result.setting(picked)
-    st.markdown(f"**By query type** — {picked}")
+    st.markdown(f"**By query type** — {md(picked)}")
     st.dataframe(
         pd.DataFrame([{"type": t, **{k: round(v, 4) for k, v in m.items()}} for t, m in setting.by_type.items()]),
         hide_index=True,
@@ -214,18 +215,18 @@ def render_wins_losses(result: SweepResult, key: str, metric: str) -> None:
     if key == result.baseline:
         return
     wins, losses = wins_and_losses(result, key, metric)
-    st.markdown(f"**Per-query wins and losses** of {key} against the baseline ({metric})")
+    st.markdown(f"**Per-query wins and losses** of {md(key)} against the baseline ({metric})")
     cols = st.columns(2)
-    for col, label, changes in ((cols[0], "helped", wins), (cols[1], "hurt", losses)):
-        col.markdown(f"{len(changes)} queries {label}")
+    for col, verb, changes in ((cols[0], "helped", wins), (cols[1], "hurt", losses)):
+        col.markdown(f"{len(changes)} queries {verb}")
         for change in changes[:15]:
-            with col.expander(f"{change.delta:+.3f} · {change.query}"):
-                st.caption(f"{change.type} · baseline {change.baseline:.3f} → {change.setting:.3f}")
+            with col.expander(f"{change.delta:+.3f} · {label(change.query)}"):
+                st.caption(f"{md(change.type)} · baseline {change.baseline:.3f} → {change.setting:.3f}")
                 for j in change.judged:
                     where = f"rank {_rank(j.rank_baseline)} → {_rank(j.rank_setting)}"
-                    st.markdown(f"- relevant (grade {j.grade}), {where}: {j.fact}")
-                st.markdown("Top 3 before: " + " · ".join(f"_{f}_" for f in change.top_baseline if f))
-                st.markdown("Top 3 after: " + " · ".join(f"_{f}_" for f in change.top_setting if f))
+                    st.markdown(f"- relevant (grade {j.grade}), {where}: {md(j.fact)}")
+                st.markdown("Top 3 before: " + " · ".join(f"_{md(f, LABEL_CHARS)}_" for f in change.top_baseline if f))
+                st.markdown("Top 3 after: " + " · ".join(f"_{md(f, LABEL_CHARS)}_" for f in change.top_setting if f))
 
 
 def _rank(rank: int | None) -> str:
@@ -262,7 +263,9 @@ def pick_result(lab: Lab, group_id: str) -> tuple[SweepResult | None, str | None
         "Show",
         [LATEST, *labels],
         key=f"{NS}.open",
-        format_func=lambda i: "Latest sweep (this session)" if i == LATEST else labels.get(i, f"#{i}"),
+        format_func=lambda i: (
+            "Latest sweep (this session)" if i == LATEST else plain(labels.get(i, f"#{i}"), OPTION_CHARS)
+        ),
     )
     if opened != LATEST:
         info, result = load_experiment(lab.store, opened)
@@ -277,9 +280,13 @@ def render_comparison(lab: Lab, group_id: str) -> None:
         st.caption("Save two experiments on this deal to compare them.")
         return
     labels = {e.id: experiment_label(e) for e in experiments}
+
+    def option(i: int) -> str:
+        return plain(labels[i], OPTION_CHARS)
+
     cols = st.columns(3)
-    a = cols[0].selectbox("Experiment A", list(labels), index=1, key=f"{NS}.cmp_a", format_func=labels.get)
-    b = cols[1].selectbox("Experiment B", list(labels), index=0, key=f"{NS}.cmp_b", format_func=labels.get)
+    a = cols[0].selectbox("Experiment A", list(labels), index=1, key=f"{NS}.cmp_a", format_func=option)
+    b = cols[1].selectbox("Experiment B", list(labels), index=0, key=f"{NS}.cmp_b", format_func=option)
     metric = cols[2].selectbox("Metric", list(METRIC_NAMES), key=f"{NS}.cmp_metric")
     if a == b:
         st.caption("Pick two different experiments.")

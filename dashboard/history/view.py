@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.common.result_cards import result_card
+from dashboard.common.text import TICK_CHARS, chart, label, md
 from pipeline.history.compare import RunComparison, compare_runs
 from pipeline.history.records import RunSummary, StoredRun
 
@@ -53,8 +54,9 @@ def render_run_list(runs: list[RunSummary], matching: int) -> None:
 
 def _timings_figure(names: list[str], series: dict[str, list[float | None]], title: str) -> go.Figure:
     fig = go.Figure()
-    for label, values in series.items():
-        fig.add_trace(go.Bar(name=label, y=names, x=values, orientation="h", texttemplate="%{x:.0f}"))
+    ticks = [chart(n, TICK_CHARS) for n in names]
+    for name, values in series.items():
+        fig.add_trace(go.Bar(name=chart(name), y=ticks, x=values, orientation="h", texttemplate="%{x:.0f}"))
     fig.update_layout(
         title=title,
         barmode="group",
@@ -69,22 +71,22 @@ def _timings_figure(names: list[str], series: dict[str, list[float | None]], tit
 def render_stored_run(stored: StoredRun) -> None:
     """One run exactly as it was recorded: parameters, timings, results with citations and scores."""
     s, run = stored.summary, stored.run
-    st.subheader(f"Run #{s.id}: {run.query}")
+    st.subheader(f"Run #{s.id}: {label(run.query)}")
     st.caption(
-        f"{run.created_at} · deal `{run.group_id}` · from {s.source} · include superseded: "
-        f"{'yes' if run.include_superseded else 'no'} · as of: {run.as_of or 'now'}"
+        f"{md(run.created_at)} · deal {md(run.group_id)} · from {md(s.source)} · include superseded: "
+        f"{'yes' if run.include_superseded else 'no'} · as of: {md(run.as_of or 'now')}"
     )
     cols = st.columns(5)
     cols[0].metric("N / k", f"{run.num_candidates} / {run.top_k}")
-    cols[1].metric("Reranker", run.reranker, help=run.reranker_model or None)
+    cols[1].metric("Reranker", md(run.reranker, 60), help=md(run.reranker_model) or None)
     cols[2].metric("End to end", f"{run.timings.stages_ms.get('total', 0):,.0f} ms")
     cols[3].metric("Rerank tokens", f"{run.timings.rerank_tokens:,}")
     cost = run.timings.rerank_cost_usd
     cols[4].metric("Rerank cost", f"${cost:.6f}" if cost is not None else "$0 (free)")
     if run.fallback_reason:
-        st.warning(f"**The reranker fell back to first-stage order.** {run.fallback_reason}")
+        st.warning(f"**The reranker fell back to first-stage order.** {md(run.fallback_reason)}")
     for message in run.timings.over_budget:
-        st.caption(f":orange[Over budget:] {message}")
+        st.caption(f":orange[Over budget:] {md(message)}")
     stages = list(run.timings.stages_ms)
     st.plotly_chart(
         _timings_figure(stages, {"ms": [run.timings.stages_ms[n] for n in stages]}, "Stage timings"),
@@ -131,7 +133,7 @@ def comparison_frames(cmp: RunComparison) -> tuple[pd.DataFrame, pd.DataFrame, p
 def render_run_comparison(a: StoredRun, b: StoredRun) -> None:
     cmp = compare_runs(a.run, b.run)
     st.subheader(f"Run #{a.summary.id} (A) against run #{b.summary.id} (B)")
-    differing = ", ".join(cmp.differing) or "none"
+    differing = md(", ".join(cmp.differing)) or "none"
     st.caption(f"Parameters that differ: {differing}")
     cols = st.columns(4)
     cols[0].metric("Shared results", f"{cmp.shared} / {max(len(a.run.results), len(b.run.results))}")

@@ -13,6 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from dashboard.common.text import TICK_CHARS, chart
 from pipeline.history.latency import (
     BUDGETED_STAGES,
     SEQUENTIAL_STAGES,
@@ -44,14 +45,15 @@ def _layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
 def stacked_stages(medians: Mapping[str, Mapping[str, float]]) -> go.Figure:
     """One horizontal bar per reranker: the median of each stage in pipeline order, stacked; ◆ the median
     end to end. The end-to-end budget is a line when the bars come near it, a note in the title otherwise."""
-    names = list(medians)
+    names = [chart(name, TICK_CHARS) for name in medians]
+    rows = list(medians.values())
     fig = go.Figure()
     for stage in SEQUENTIAL_STAGES:
         fig.add_trace(
             go.Bar(
                 name=stage,
                 y=names,
-                x=[medians[name][stage] for name in names],
+                x=[row[stage] for row in rows],
                 orientation="h",
                 marker_color=STAGE_COLOURS[stage],
                 hovertemplate="%{y}<br>" + stage + " p50 %{x:.0f} ms<extra></extra>",
@@ -61,7 +63,7 @@ def stacked_stages(medians: Mapping[str, Mapping[str, float]]) -> go.Figure:
         go.Scatter(
             name="end to end (p50)",
             y=names,
-            x=[medians[name]["total"] for name in names],
+            x=[row["total"] for row in rows],
             mode="markers",
             marker={"symbol": "diamond", "size": 12, "color": "#1f2937"},
             hovertemplate="%{y}<br>end to end p50 %{x:.0f} ms<extra></extra>",

@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard.common.text import md
 from dashboard.latency import charts as latency_charts
 from pipeline.history.latency import (
     StagePercentiles,
@@ -102,7 +103,8 @@ def render_latency(data: LatencyData) -> None:
     )
     unpriced = [r["reranker"] for r in data.rerankers if r["$ / M tokens"] is None]
     if unpriced:
-        st.caption(f":orange[No price set for {', '.join(map(str, unpriced))}]: add it to `rerank_prices_per_mtok`.")
+        names = md(", ".join(map(str, unpriced)))
+        st.caption(f":orange[No price set for {names}]: add it to `rerank_prices_per_mtok`.")
 
     st.plotly_chart(data.figures["stacked"], key="latency.stacked")
     st.plotly_chart(data.figures["histograms"], key="latency.histograms")

@@ -17,6 +17,7 @@ from dashboard.common.admin import read_only_notice
 from dashboard.common.deal_state import DealState, deal_state
 from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
+from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, md, plain
 from dashboard.merges import data
 from dashboard.merges.charts import precision_recall_chart
 from pipeline.deals import DealInfo
@@ -105,7 +106,7 @@ def render_recorded(lab: Lab, group_id: str, state: DealState, all_merges: list[
     canonicals = len({v.record.canonical_uuid for v in all_merges})
     st.caption(
         f"{len(all_merges)} merges into {canonicals} canonical entities"
-        + (f" · {len(views)} match “{search.strip()}”" if search.strip() else "")
+        + (f" · {len(views)} match “{md(search, LABEL_CHARS)}”" if search.strip() else "")
         + ". A merged alias keeps its node and name; its facts now hang on the canonical entity."
     )
     st.dataframe(
@@ -293,7 +294,7 @@ def _act(action: Callable[[], str]) -> None:
     try:
         flash(FLASH, action())
     except RetrievalLabError as exc:
-        flash(FLASH, str(exc), "error")
+        flash(FLASH, md(exc), "error")
     data.clear()
     st.rerun()
 
@@ -335,7 +336,7 @@ def render_admin(
 
     def name(u: str) -> str:
         e = entities[u]
-        return f"{e.name} ({e.facts} facts)"
+        return plain(f"{e.name} ({e.facts} facts)", OPTION_CHARS)
 
     st.markdown("**Merge an alias into a canonical entity, or reject a pair**")
     st.selectbox(
@@ -344,7 +345,9 @@ def render_admin(
         key=f"{NS}.pair",
         on_change=_pick_pair,
         args=(pairs,),
-        format_func=lambda p: "Pick a candidate, or choose the two entities below…" if p is None else p,
+        format_func=lambda p: (
+            "Pick a candidate, or choose the two entities below…" if p is None else plain(p, OPTION_CHARS)
+        ),
     )
     left, right = st.columns(2)
     canonical = left.selectbox("Canonical entity (kept)", uuids, key=f"{NS}.canonical", format_func=name, index=None)
@@ -363,7 +366,7 @@ def render_admin(
         def do_merge() -> str:
             record = run(merge_entities(lab, group_id, alias, canonical, actor))
             moved = len({m["fact"] for m in record.moved_facts})
-            what = f"{record.alias_name!r} into {record.canonical_name!r}"
+            what = f"{md(repr(record.alias_name))} into {md(repr(record.canonical_name))}"
             return f"Merged {what}: {moved} fact(s) moved (score {record.score})."
 
         _act(do_merge)
@@ -372,7 +375,7 @@ def render_admin(
 
         def do_reject() -> str:
             r = run(reject_pair(lab, group_id, canonical, alias, actor))
-            return f"Rejected {r.name_a!r} / {r.name_b!r}: this pair will not be suggested again."
+            return f"Rejected {md(repr(r.name_a))} / {md(repr(r.name_b))}: this pair will not be suggested again."
 
         _act(do_reject)
 
@@ -385,9 +388,10 @@ def render_admin(
         key=f"{NS}.undo_pick",
         index=None,
         placeholder="Pick a merge…",
-        format_func=lambda u: (
+        format_func=lambda u: plain(
             f"{by_uuid[u].alias_name} → {by_uuid[u].canonical_name} "
-            f"({by_uuid[u].method}, {by_uuid[u].merged_at[:10]}, {by_uuid[u].merged_by})"
+            f"({by_uuid[u].method}, {by_uuid[u].merged_at[:10]}, {by_uuid[u].merged_by})",
+            OPTION_CHARS,
         ),
     )
     if st.button("Undo merge", key=f"{NS}.undo", disabled=picked is None):
@@ -397,7 +401,8 @@ def render_admin(
             result = run(undo_merge(lab, group_id, picked, actor))
             extra = f"; {len(result.missing)} no longer exist" if result.missing else ""
             return (
-                f"Undid the merge of {result.record.alias_name!r} into {result.record.canonical_name!r}: "
+                f"Undid the merge of {md(repr(result.record.alias_name))} into "
+                f"{md(repr(result.record.canonical_name))}: "
                 f"{result.restored} fact(s) back on the alias{extra}."
             )
 

@@ -6,9 +6,14 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
+from dashboard.common.text import HOVER_CHARS, chart
+
 
 def score_scatter(frame: pd.DataFrame) -> go.Figure:
-    data = frame.assign(top_k=frame["in_top_k_after"].map({True: "in top-k after rerank", False: "outside"}))
+    data = frame.assign(
+        top_k=frame["in_top_k_after"].map({True: "in top-k after rerank", False: "outside"}),
+        fact=frame["fact"].map(lambda f: chart(f, HOVER_CHARS)),
+    )
     fig = px.scatter(
         data,
         x="fused_score",
@@ -33,7 +38,7 @@ def rank_slope(frame: pd.DataFrame) -> go.Figure:
                 y=[row.rank_before, row.rank_after],
                 mode="lines+markers",
                 line={"color": colour, "width": 2 if row.in_top_k_after or row.in_top_k_before else 1},
-                hovertext=row.fact[:120],
+                hovertext=chart(row.fact, HOVER_CHARS),
                 hoverinfo="text",
                 showlegend=False,
             )

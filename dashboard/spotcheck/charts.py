@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
+from dashboard.common.text import TICK_CHARS, chart
 from pipeline.spotcheck.verdicts import VERDICTS, RateRow
 
 COLOURS = {
@@ -18,7 +19,7 @@ COLOURS = {
 
 def verdict_bars(rows: Sequence[RateRow], title: str) -> go.Figure:
     """One horizontal stacked bar per channel / document: the share of each verdict, supported rate labelled."""
-    labels = [f"{r.key.replace('_', ' ')} (n={r.verdicts})" for r in rows]
+    labels = [f"{chart(r.key.replace('_', ' '), TICK_CHARS)} (n={r.verdicts})" for r in rows]
     fig = go.Figure()
     for verdict, name in VERDICTS.items():
         fig.add_trace(

@@ -8,7 +8,6 @@ on; a failure leaves a one-line message in session state that the page shows.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -18,6 +17,7 @@ import streamlit as st
 
 from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
+from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.spotcheck.charts import verdict_bars
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
@@ -46,15 +46,10 @@ QUEUE = f"{NS}.queue"
 NOTE = f"{NS}.note"
 NOTE_FOR = f"{NS}.note_for"
 POSITIONS = f"{NS}.positions"
+EPISODE_CHARS = 20_000
 FLASH = f"{NS}.flash"
 ERROR = f"{NS}.error"
 SHORTCUTS = {"supported": "1", "partially_supported": "2", "not_supported": "3", "wrong_source": "4"}
-MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|$<>~:&])")
-
-
-def escape_md(text: str) -> str:
-    """User or document text, shown literally by st.markdown (no markup, no LaTeX, no HTML)."""
-    return MD_SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
 def _safely(action: Callable[[], str | None]) -> None:
@@ -64,10 +59,10 @@ def _safely(action: Callable[[], str | None]) -> None:
         if message:
             flash(FLASH, message)
     except RetrievalLabError as exc:
-        flash(ERROR, str(exc), "error")
+        flash(ERROR, md(exc), "error")
     except Exception as exc:  # the trace goes to the server log, the page shows one line
         log.exception("spot-check action failed")
-        flash(ERROR, f"Something went wrong: {type(exc).__name__}: {exc}", "error")
+        flash(ERROR, f"Something went wrong: {type(exc).__name__}: {md(exc)}", "error")
 
 
 def show_messages() -> None:
@@ -94,7 +89,7 @@ def queue_picker(queues: list[Queue]) -> Queue | None:
         "Review queue",
         list(by_id),
         key=QUEUE,
-        format_func=lambda i: queue_label(by_id[i]),
+        format_func=lambda i: plain(queue_label(by_id[i]), OPTION_CHARS),
         placeholder="Build a queue first",
         help="Queues of this deal, newest first.",
     )
@@ -144,6 +139,7 @@ def _episode_html(lab: Lab, queue: Queue, item: QueueItem) -> tuple[str, str]:
             item.citation.snippet,
             "The source episode is no longer in the graph: showing the stored snippet.",
         )
+    content = plain(content, EPISODE_CHARS)  # a huge episode is cut before it is searched and sent
     match = find_span(item.fact, content)
     how = {
         "exact": "Highlighted: the sentence holding the fact's numbers / names (in bold).",
@@ -151,7 +147,10 @@ def _episode_html(lab: Lab, queue: Queue, item: QueueItem) -> tuple[str, str]:
         "none": "No sentence of the episode shares a word with the fact.",
     }[match.method]
     body = to_html(content, match)
-    style = "white-space:pre-wrap;line-height:1.6;padding:0.75rem 1rem;border-radius:0.5rem;background:#f6f7f9"
+    style = (
+        "white-space:pre-wrap;overflow-wrap:anywhere;line-height:1.6;padding:0.75rem 1rem;"
+        "border-radius:0.5rem;background:#f6f7f9"
+    )
     return f'<div class="spotcheck-episode" style="{style}">{body}</div>', " ".join(p for p in (note, how) if p)
 
 
@@ -167,28 +166,28 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
 
     top = st.columns([3, 1, 1])
     if done is not None:
-        top[0].progress(done.fraction, text=f"{done.done} / {done.total} reviewed by {reviewer}")
+        top[0].progress(done.fraction, text=f"{done.done} / {done.total} reviewed by {md(reviewer)}")
         top[1].metric("Your progress", f"{done.done} / {done.total}")
     else:
         top[0].info("Enter your name above to record verdicts; you can browse the queue meanwhile.")
     top[2].metric("Item", f"{position} / {len(items)}")
 
     with st.container(border=True, key=f"{NS}.card"):
-        query = escape_md(item.query) if item.query else "_fact sample (no query)_"
+        query = md(item.query) if item.query else "_fact sample (no query)_"
         origin = [
-            f"labelled query {escape_md(item.query_id)}" if item.query_id else "",
+            f"labelled query {md(item.query_id)}" if item.query_id else "",
             f"run #{item.run_id}" if item.run_id is not None else "",
             f"result #{item.rank}" if item.rank is not None else "a random fact of the deal",
             f"score {item.score:.3f}" if item.score is not None else "",
         ]
         st.markdown(f"**Query** · {query}")
         st.caption(" · ".join(p for p in origin if p))
-        st.markdown(f"**Fact** · {escape_md(item.fact)}")
+        st.markdown(f"**Fact** · {md(item.fact)}")
         badges = st.container(horizontal=True)
         if item.superseded:
             badges.badge("superseded", color="orange", icon=":material/history:")
         for signal in item.signals:
-            badges.badge(SIGNALS.get(signal, signal), color="violet")
+            badges.badge(md(SIGNALS.get(signal, signal)), color="violet")
         c = item.citation
         parts = [
             c.document_name or "(no document)",
@@ -198,7 +197,7 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
             c.author,
             c.episode_valid_at or "",
         ]
-        st.markdown(f":material/description: **Citation** · {escape_md(' · '.join(p for p in parts if p))}")
+        st.markdown(f":material/description: **Citation** · {md(' · '.join(p for p in parts if p))}")
         html, how = _episode_html(lab, queue, item)
         st.html(html)
         st.caption(how)
@@ -357,7 +356,7 @@ def _build(lab: Lab, group_id: str) -> str:
     queue = run(build_queue(lab, spec), timeout=600)
     state[QUEUE] = queue.id
     state[f"{NS}.new.name"] = ""
-    return f"Built queue **{escape_md(queue.name)}** with {queue.item_count} items."
+    return f"Built queue **{md(queue.name)}** with {queue.item_count} items."
 
 
 def render_new_queue(lab: Lab, group_id: str) -> None:
@@ -417,8 +416,9 @@ def render_spotcheck_page(lab: Lab, group_id: str) -> None:
             st.info("No review queue on this deal yet: build one in **New queue**.")
         else:
             st.caption(
-                f"Built by {escape_md(queue.created_by)} on {queue.created_at[:16].replace('T', ' ')} · "
-                f"{SOURCES.get(queue.source, queue.source)} · {PRIORITIES.get(queue.priority, queue.priority)} · "
+                f"Built by {md(queue.created_by)} on {queue.created_at[:16].replace('T', ' ')} · "
+                f"{md(SOURCES.get(queue.source, queue.source))} · "
+                f"{md(PRIORITIES.get(queue.priority, queue.priority))} · "
                 f"size {queue.size} · seed {queue.seed}"
             )
             render_card(lab, queue, reviewer)

@@ -10,6 +10,7 @@ import streamlit as st
 from dashboard.common.admin import read_only_notice
 from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
+from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.timeline import data
 from pipeline.corrections.actions import (
     CORRECTION_CHANNELS,
@@ -55,10 +56,10 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
                 "Fact to correct (current facts of this selection)",
                 list(current),
                 key=f"{NS}.fact",
-                format_func=lambda u: f"{current[u].relation} · {current[u].fact}",
+                format_func=lambda u: plain(f"{current[u].relation} · {current[u].fact}", OPTION_CHARS),
             )
             fact = current[fact_uuid]
-            st.caption(f"Valid since {fact.valid_at.date() if fact.valid_at else 'unknown'} · {fact.citation}")
+            st.caption(f"Valid since {fact.valid_at.date() if fact.valid_at else 'unknown'} · {md(fact.citation)}")
             statement = st.text_area("Corrected statement", key=f"{NS}.statement", max_chars=2000, height=80)
             cols = st.columns(3)
             channel = cols[0].selectbox(
@@ -77,9 +78,9 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
                 try:
                     record = run(correct_fact(lab, group_id, request, actor))
                 except RetrievalLabError as exc:  # refused: say why here, keep the rest of the page
-                    st.error(str(exc), icon=":material/block:")
+                    st.error(md(exc), icon=":material/block:")
                 else:
-                    _done(f"Corrected: “{record.old_fact}” is superseded by “{record.new_fact}” from {when}.")
+                    _done(f"Corrected: “{md(record.old_fact)}” is superseded by “{md(record.new_fact)}” from {when}.")
     render_history(lab, group_id, actor)
 
 
@@ -114,12 +115,12 @@ def render_history(lab: Lab, group_id: str, actor: str | None) -> None:
         "Correction to undo",
         list(open_records),
         key="timeline.undo.pick",
-        format_func=lambda i: f"{open_records[i].created_at[:16]} · {open_records[i].new_fact}",
+        format_func=lambda i: plain(f"{open_records[i].created_at[:16]} · {open_records[i].new_fact}", OPTION_CHARS),
     )
     if st.button("Undo correction", key="timeline.undo.submit", icon=":material/undo:"):
         try:
             record = run(undo_correction(lab, group_id, picked, actor))
         except RetrievalLabError as exc:
-            st.error(str(exc), icon=":material/block:")
+            st.error(md(exc), icon=":material/block:")
         else:
-            _done(f"Undone: “{record.old_fact}” is current again; “{record.new_fact}” was removed.")
+            _done(f"Undone: “{md(record.old_fact)}” is current again; “{md(record.new_fact)}” was removed.")

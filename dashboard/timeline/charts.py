@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
+from dashboard.common.text import HOVER_CHARS, chart
 from pipeline.temporal.records import AsOfAnswer, FactRow, Supersession, Timeline
 
 CHANNEL_LABELS = {"document": "document", "qa_response": "Q&A response", "analyst_chat": "analyst chat"}
@@ -18,10 +19,6 @@ LABEL_CHARS = 70
 
 def _day(value: datetime | None) -> str:
     return value.date().isoformat() if value else "—"
-
-
-def _short(text: str, limit: int = LABEL_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def filter_timeline(
@@ -53,7 +50,8 @@ def filter_timeline(
 
 
 def timeline_frame(facts: Sequence[FactRow], now: datetime | None = None) -> pd.DataFrame:
-    """One row per fact: the bar (start, end), its status and everything the hover shows."""
+    """One row per fact: the bar (start, end), its status and everything the hover shows, the text escaped
+    for Plotly (facts, names and citations come from the graph: no tag or link may be built from them)."""
     now = now or datetime.now(UTC)
     rows = []
     for f in facts:
@@ -64,18 +62,18 @@ def timeline_frame(facts: Sequence[FactRow], now: datetime | None = None) -> pd.
         rows.append(
             {
                 "uuid": f.uuid,
-                "label": _short(f.fact),
+                "label": chart(f.fact, LABEL_CHARS),
                 "start": start,
                 "end": end,
-                "channel": CHANNEL_LABELS.get(f.channel, f.channel),
+                "channel": chart(CHANNEL_LABELS.get(f.channel, f.channel), LABEL_CHARS),
                 "status": "superseded" if f.superseded else "current",
-                "fact": f.fact,
-                "relation": f.relation,
-                "between": f"{f.source_name} → {f.target_name}",
+                "fact": chart(f.fact, HOVER_CHARS),
+                "relation": chart(f.relation, LABEL_CHARS),
+                "between": chart(f"{f.source_name} → {f.target_name}", HOVER_CHARS),
                 "valid_at": _day(f.valid_at) if f.valid_at else f"unknown (first source {_day(f.episode_at)})",
                 "invalid_at": _day(f.invalid_at) if f.invalid_at else "still valid",
                 "expired_at": f.expired_at.isoformat(timespec="minutes") if f.expired_at else "—",
-                "citation": f.citation,
+                "citation": chart(f.citation, HOVER_CHARS),
             }
         )
     return pd.DataFrame(rows)

@@ -7,7 +7,9 @@ from datetime import UTC, datetime, timedelta
 import streamlit as st
 
 from dashboard.common.deal_state import DealState
+from dashboard.common.exports import csv_bytes
 from dashboard.common.runtime import run
+from dashboard.common.text import OPTION_CHARS, plain
 from dashboard.timeline import data
 from dashboard.timeline.charts import (
     CHANNEL_LABELS,
@@ -38,7 +40,7 @@ def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection |
             key=f"{NS}.relation",
             index=None,
             placeholder="Pick a relation…",
-            format_func=lambda r: f"{r} ({counts[r]} facts)",
+            format_func=lambda r: plain(f"{r} ({counts[r]} facts)", OPTION_CHARS),
         )
         return Selection("relation", name) if name else None
     if mode == "query":
@@ -56,7 +58,7 @@ def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection |
     if not matches:
         right.info("No entity with facts matches that name.")
         return None
-    names = {m.uuid: f"{m.name} ({m.facts} facts)" for m in matches}
+    names = {m.uuid: plain(f"{m.name} ({m.facts} facts)", OPTION_CHARS) for m in matches}
     if st.session_state.get(f"{NS}.entity") not in names:
         st.session_state[f"{NS}.entity"] = matches[0].uuid
     picked = right.selectbox("Entity", list(names), key=f"{NS}.entity", format_func=names.__getitem__)
@@ -179,7 +181,7 @@ def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
     )
     st.download_button(
         "Export CSV",
-        frame.to_csv(index=False).encode(),
+        csv_bytes(frame),
         file_name=f"supersessions-{group_id}.csv",
         mime="text/csv",
         key=f"{NS}.export",

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from typing import Any
 
+from pipeline.csv_cells import dicts_to_csv, rows_to_csv
 from pipeline.evaluation.records import METRIC_NAMES, SweepResult
 
 TABLE_COLUMNS = (
@@ -47,30 +46,17 @@ def settings_table(result: SweepResult) -> list[dict[str, Any]]:
 
 
 def to_csv(result: SweepResult) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(TABLE_COLUMNS), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(settings_table(result))
-    return out.getvalue()
+    return dicts_to_csv(settings_table(result), TABLE_COLUMNS)
 
 
 def per_query_csv(result: SweepResult) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["setting", "query_id", "query_type", "query", *METRIC_NAMES, "latency_ms"])
+    """One row per (setting, query); query texts and ids are the data's own, made safe for spreadsheets."""
+    rows = []
     for r in result.rows:
         text, qtype = result.queries[r.query_id]
-        writer.writerow(
-            [
-                r.setting,
-                r.query_id,
-                qtype,
-                text,
-                *(round(r.metrics[n], 4) for n in METRIC_NAMES),
-                round(r.latency_ms, 1),
-            ]
-        )
-    return out.getvalue()
+        metrics = (round(r.metrics[n], 4) for n in METRIC_NAMES)
+        rows.append([r.setting, r.query_id, qtype, text, *metrics, round(r.latency_ms, 1)])
+    return rows_to_csv(["setting", "query_id", "query_type", "query", *METRIC_NAMES, "latency_ms"], rows)
 
 
 def to_json(result: SweepResult) -> str:

@@ -13,13 +13,12 @@ came from the labelled query set, else by the query text. Fact samples (no query
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from pipeline.csv_cells import dicts_to_csv
 from pipeline.errors import InvalidInput
 from pipeline.spotcheck.records import VerdictRecord, VerdictRow, clean_name
 from pipeline.spotcheck.repo import save_verdict, verdict_rows
@@ -58,13 +57,8 @@ CSV_COLUMNS = tuple(VerdictRow.__dataclass_fields__)
 
 
 def export_csv(rows: Iterable[VerdictRow]) -> str:
-    """One CSV row per verdict, with a header."""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow(asdict(row))
-    return out.getvalue()
+    """One CSV row per verdict, with a header (cells made safe for spreadsheets)."""
+    return dicts_to_csv((asdict(row) for row in rows), CSV_COLUMNS)
 
 
 @dataclass(frozen=True)
