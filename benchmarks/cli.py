@@ -4,6 +4,7 @@
     python -m benchmarks load --group demo --sessions 20 --queries 5
     python -m benchmarks latency-page --runs 10000    the Latency page over a throwaway store of synthetic runs
     python -m benchmarks compare-page                 server time of a query on the Compare page
+    python -m benchmarks huge-passage --mb 50         import and query one enormous passage: peak memory, stages
 
 Errors meant for the user print one line and exit 2, as `python -m pipeline` does.
 """
@@ -108,6 +109,21 @@ def _compare_page(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def _huge_passage(args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.huge_passage import huge_passage
+
+    if not 1 <= args.mb <= 500:
+        raise InvalidInput(f"--mb must be between 1 and 500; got {args.mb}.")
+    result = huge_passage(args.mb, args.queries)
+    if not args.json:
+        stages = ", ".join(f"{s} {ms} ms" for s, ms in result["query_stage_p50_ms"].items())
+        print(
+            f"one passage of {result['passage_chars']:,} characters: import {result['import_s']} s, "
+            f"peak RSS {result['import_peak_rss_mb']:,} MB\n  a query that hits it (p50 of {args.queries}): {stages}"
+        )
+    return result
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -144,7 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--reranker", default="local")
     compare.set_defaults(run=_compare_page, no_lab=True)
 
-    add_json_flag(bench, load, page, compare)
+    huge = sub.add_parser("huge-passage", help="import and query one enormous passage (throwaway data dir)")
+    huge.add_argument("--mb", type=int, default=50, help="size of the passage in MB")
+    huge.add_argument("--queries", type=int, default=3)
+    huge.set_defaults(run=_huge_passage, no_lab=True)
+
+    add_json_flag(bench, load, page, compare, huge)
     return parser
 
 

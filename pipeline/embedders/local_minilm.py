@@ -21,7 +21,17 @@ from pipeline.settings import LOCAL_EMBEDDER
 
 TOKENIZER_FILE = Path(__file__).parent / "assets" / "minilm_tokenizer.json"
 MAX_TOKENS = 256  # the model's own max_seq_length
+# The tokenizer truncates only after tokenising the whole text (a 50 MB passage took gigabytes), so texts are
+# cut first, at a bound far beyond MAX_TOKENS tokens of any real text (English averages 4-5 characters a
+# token; a word longer than 100 characters is one [UNK]): the tokens kept, and so the vectors, are unchanged.
+MAX_CHARS = MAX_TOKENS * 64
 BATCH_SIZE = 32
+
+
+def model_text(text: str) -> str:
+    """`text` cut to MAX_CHARS characters before tokenising (bounded memory); blank as one space."""
+    head = text[:MAX_CHARS]
+    return head if head.strip() else " "
 
 
 class LocalMiniLMEmbedder(LabEmbedder):
@@ -47,7 +57,7 @@ class LocalMiniLMEmbedder(LabEmbedder):
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         rows = []
         for start in range(0, len(order), BATCH_SIZE):
-            batch = [texts[i] if texts[i].strip() else " " for i in order[start : start + BATCH_SIZE]]
+            batch = [model_text(texts[i]) for i in order[start : start + BATCH_SIZE]]
             encodings = self._tokenizer.encode_batch(batch)
             ids = np.array([e.ids for e in encodings], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)

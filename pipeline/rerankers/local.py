@@ -29,7 +29,7 @@ from typing import cast
 
 import numpy as np
 
-from pipeline.embedders.local_minilm import LocalMiniLMEmbedder
+from pipeline.embedders.local_minilm import MAX_CHARS, LocalMiniLMEmbedder
 from pipeline.rerankers.base import LabReranker, RerankerFailed, RerankOutcome
 
 COSINE_WEIGHT = 0.4  # weight of min-max cosine; BM25 gets the rest (tuned on the TAT-QA dev split)
@@ -47,9 +47,11 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased word and number tokens; stop words dropped, plurals folded, digit grouping removed."""
+    """Lower-cased word and number tokens; stop words dropped, plurals folded, digit grouping removed. Only
+    the first MAX_CHARS characters count (the embedding sees no more), so a huge passage costs no more
+    than a long one."""
     out: list[str] = []
-    for token in _TOKEN.findall(text.lower()):
+    for token in _TOKEN.findall(text[:MAX_CHARS].lower()):
         if token[0].isdigit():
             out.append(token.replace(",", ""))
         elif token not in STOP_WORDS:

@@ -34,6 +34,9 @@ from pipeline.text import one_line
 log = logging.getLogger(__name__)
 
 # model -> the reason of its last failure in this process (cleared by the next success)
+# Voyage truncates each document to the model's context (32K tokens for rerank-2.5) on its side; a huge
+# passage is cut here first, far beyond that (8 characters a token), so it is not uploaded whole.
+MAX_DOCUMENT_CHARS = 32_000 * 8
 LAST_FAILURE: dict[str, str] = {}
 
 BACKOFF_INITIAL_S = 0.2
@@ -135,7 +138,7 @@ class VoyageReranker(LabReranker):
         return outcome
 
     async def _score(self, query: str, passages: Sequence[str]) -> RerankOutcome:
-        documents = list(passages)
+        documents = [p[:MAX_DOCUMENT_CHARS] for p in passages]
         if not documents:
             return RerankOutcome(scores=(), tokens=0, model=self.model)
         if self._client is None:

@@ -17,6 +17,7 @@ from pipeline.text import clip
 WORD = re.compile(r"[A-Za-z0-9$%.,]+")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 SNIPPET_CHARS = 280
+SCAN_CHARS = 100_000  # a snippet is sought in the episode's first characters only: a 50 MB episode stays cheap
 
 
 async def fetch_episodes(backend: GraphBackend, group_id: str, uuids: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -46,7 +47,8 @@ def parse_source_description(text: str) -> dict[str, Any]:
 
 def best_snippet(fact: str, content: str) -> str:
     """The sentence of the episode that shares most words with the fact (cut to SNIPPET_CHARS)."""
-    fact_words = {w.lower().strip(".,") for w in WORD.findall(fact)}
+    fact_words = {w.lower().strip(".,") for w in WORD.findall(fact[:SCAN_CHARS])}
+    content = content[:SCAN_CHARS]
     sentences = [s.strip() for s in SENTENCE_END.split(content) if s.strip()] or [content]
     best = max(sentences, key=lambda s: len(fact_words & {w.lower().strip(".,") for w in WORD.findall(s)}))
     return clip(best, SNIPPET_CHARS)
