@@ -12,7 +12,8 @@ from dashboard.common.guard import page_guard
 from dashboard.common.navigation import navigation
 from dashboard.common.sidebar import draw_sidebar
 
-st.set_page_config(page_title="Retrieval Lab", page_icon=":material/manage_search:", layout="wide")
+# an emoji favicon is drawn in the browser; a `:material/...:` one is fetched from fonts.gstatic.com on every page
+st.set_page_config(page_title="Retrieval Lab", page_icon="🔎", layout="wide")
 # a long unbroken token (a URL, a hash, a hostile 200 kB "word") wraps instead of widening the page
 st.html(
     "<style>[data-testid='stMarkdownContainer'], [data-testid='stText'], [data-testid='stCaptionContainer'],"

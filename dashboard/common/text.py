@@ -23,7 +23,8 @@ OPTION_CHARS = 200  # options of a select box (shown as text, but a 50 MB option
 # The ASCII punctuation Markdown or Streamlit's extensions act on inline: escapes, code, emphasis, links and
 # images, HTML and autolinks, entities, LaTeX, strikethrough, email autolinks. Colons are handled apart.
 _INLINE = frozenset("\\`*_[]<>&$~@")
-_WWW = re.compile(r"(?i)\b(www)\.")  # a GFM autolink literal needs the dot
+_WWW = re.compile(r"(?i)\b(www)\.")
+ZWSP = "\u200b"
 _ICON = re.compile(r"(?i)(?<=material)/")  # Streamlit rewrites `:material/` in the raw source before parsing
 _BLOCK_START = re.compile(r"^([#+\-=]|\d+(?=[.)]))")  # headings, lists, ordered lists at the start
 _WORD = re.compile(r"[\w+-]")
@@ -53,7 +54,10 @@ def md(text: object, limit: int | None = DISPLAY_CHARS) -> str:
         line = clip(line, limit)
     colons = _active_colons(line)
     escaped = "".join("\\" + ch if ch in _INLINE or i in colons else ch for i, ch in enumerate(line))
-    escaped = _ICON.sub(r"\\/", _WWW.sub(r"\1\\.", escaped))
+    escaped = _ICON.sub(r"\\/", _WWW.sub("\\1" + ZWSP + r"\\.", escaped))
+    # GFM links bare URLs and e-mail addresses found in the parsed text (escapes are gone by then): an
+    # invisible zero-width space splits "://", "www." and "x@y" so that nothing is found
+    escaped = escaped.replace("\\://", "\\:" + ZWSP + "//").replace("\\@", ZWSP + "\\@")
     match = _BLOCK_START.match(escaped)
     if match is None:
         return escaped

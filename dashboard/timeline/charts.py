@@ -94,9 +94,12 @@ def timeline_figure(
         y="uuid",
         color="channel",
         pattern_shape="status",
-        color_discrete_map=CHANNEL_COLOURS,
+        color_discrete_map={chart(label, LABEL_CHARS): colour for label, colour in CHANNEL_COLOURS.items()},
         pattern_shape_map={"current": "", "superseded": "/"},
-        category_orders={"channel": list(CHANNEL_COLOURS), "status": ["current", "superseded"]},
+        category_orders={
+            "channel": [chart(c, LABEL_CHARS) for c in CHANNEL_COLOURS],
+            "status": ["current", "superseded"],
+        },
         custom_data=["fact", "relation", "between", "valid_at", "invalid_at", "expired_at", "citation"],
         labels={"channel": "source", "status": "status"},
     )

@@ -8,7 +8,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dashboard.common.text import DISPLAY_CHARS, chart, md, plain
+from dashboard.common.text import DISPLAY_CHARS, ZWSP, chart, md, plain
+from tests.support.shown import shown
 
 HOSTILE = [
     "![x](http://evil.example/a.png)",
@@ -28,12 +29,13 @@ HOSTILE = [
 ]
 # Streamlit loads its emoji plugin when the raw Markdown holds this (StreamlitMarkdown's own test)
 EMOJI_SOURCE = re.compile(r":(?!material/|streamlit:)[\w+-][\w_+-]*:")
-ASCII_PUNCT = re.compile(r"\\([!-/:-@\[-`{-~])")
+# what GFM links in parsed text, escapes gone (mdast-util-gfm-autolink-literal)
+GFM_AUTOLINK = re.compile(r"(?i)(https?://|www\.)[-.\w]+|[-.\w+]+@[-\w]+(\.[-\w]+)+")
+unescape = shown  # what CommonMark shows for a source of text and backslash escapes
 
 
-def unescape(source: str) -> str:
-    """What CommonMark shows for `source` when it holds nothing but text and backslash escapes."""
-    return ASCII_PUNCT.sub(r"\1", source)
+def one_line(text: str) -> str:
+    return " ".join(text.split()).replace(ZWSP, "")
 
 
 def inline_specials_unescaped(source: str) -> list[str]:
@@ -52,12 +54,13 @@ def inline_specials_unescaped(source: str) -> list[str]:
 def test_hostile_markdown_is_escaped_and_reads_back_unchanged() -> None:
     for text in HOSTILE:
         source = md(text)
-        assert unescape(source) == " ".join(text.split()), text
+        assert unescape(source) == one_line(text), text
         assert not inline_specials_unescaped(source), (text, source)
         assert not EMOJI_SOURCE.search(source), source
         assert ":material/" not in source  # Streamlit rewrites that before parsing
         assert not re.search(r"(?<!\\):[A-Za-z/]", source), source  # no live directive, icon or URL scheme
         assert not re.match(r"[#>+\-=*]|\d+[.)]", source), source  # no block at the start
+        assert not GFM_AUTOLINK.search(source.replace("\\", "")), source  # no bare URL GFM would link
 
 
 def test_plain_sentences_are_left_alone() -> None:
@@ -75,8 +78,9 @@ def test_long_text_is_cut_for_display() -> None:
 @given(st.text(max_size=300))
 def test_any_text_reads_back_literally(text: str) -> None:
     source = md(text)
-    assert unescape(source) == " ".join(text.split())
+    assert unescape(source) == one_line(text)
     assert not inline_specials_unescaped(source)
+    assert not GFM_AUTOLINK.search(source.replace("\\", ""))
     assert not EMOJI_SOURCE.search(source)
     assert not re.search(r"(?<!\\):\S", source)
 
