@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.common import runtime
 from pipeline.settings import get_settings
+from tests.support.shown import shown
 
 
 @pytest.fixture
@@ -26,7 +27,7 @@ def neo4j_down(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def test_graph_pages_say_why_and_store_pages_still_work(app: AppTest, neo4j_down: None) -> None:
     app.run()
     assert not app.exception
-    [error] = [e.value for e in app.main.error]
+    [error] = [shown(e.value) for e in app.main.error]
     assert error.startswith("Neo4j at bolt://127.0.0.1:9:") and "\n" not in error
     assert any("Graph backend unavailable" in e.value for e in app.sidebar.error)
     assert not app.metric  # no deal counts without a graph

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.common import runtime
 from pipeline.settings import get_settings
+from tests.support.shown import shown
 
 
 @pytest.fixture
@@ -35,6 +36,6 @@ def test_an_invalid_embedder_setting_is_one_line(app: AppTest, embedder_env: pyt
     embedder_env.setenv("RETRIEVAL_LAB_EMBEDDER", "openai:my-model")
     app.run()
     assert not app.exception
-    [error] = [e.value for e in app.main.error]
+    [error] = [shown(e.value) for e in app.main.error]
     assert error.startswith("RETRIEVAL_LAB_EMBEDDER='openai:my-model': the dimension of openai model 'my-model'")
     assert "openai:my-model:DIM" in error and "\n" not in error

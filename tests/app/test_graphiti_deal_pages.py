@@ -26,6 +26,7 @@ from tests.support.graphiti_deal import (
     GraphitiDeal,
     graphiti_deal,  # noqa: F401 (the session fixture)
 )
+from tests.support.shown import shown as displayed
 
 QUERY = "What was Acme Analytics' FY2025 revenue?"
 SET_NAME = "graphiti walk"
@@ -61,7 +62,7 @@ def page(name: str, group: str) -> AppTest:
 
 
 def texts(app: AppTest, *kinds: str) -> str:
-    return "\n".join(str(e.value) for kind in kinds for e in app.get(kind))
+    return "\n".join(displayed(str(e.value)) for kind in kinds for e in app.get(kind))
 
 
 def frame_with(app: AppTest, column: str):

@@ -11,6 +11,7 @@ from pipeline.history.repo import count_runs, list_runs, load_run, save_run
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
 from tests.app.conftest import no_errors, open_page
+from tests.support.shown import shown
 
 QUERY = "What is Halcyon's annual recurring revenue? (history page test)"
 
@@ -63,13 +64,13 @@ def test_history_lists_opens_and_compares_runs(app: AppTest, lab: Lab, recorded:
     app.selectbox(key="history.open").set_value(first).run()
     no_errors(app)
     stored = load_run(lab.store, first)
-    assert app.subheader[0].value == f"Run #{first}: {stored.run.query}"
+    assert shown(app.subheader[0].value) == f"Run #{first}: {stored.run.query}"
     assert metric(app, "N / k") == "25 / 5"
     ranks = [m.value for m in app.markdown if m.value.startswith("**#")]
     assert ranks == [f"**#{i}**" for i in range(1, 6)]
-    facts = {m.value for m in app.markdown}
+    facts = {shown(m.value) for m in app.markdown}
     assert all(r.ranked.candidate.fact in facts for r in stored.run.results)  # shown again, not re-run
-    citations = " ".join(c.value for c in app.caption)
+    citations = " ".join(shown(c.value) for c in app.caption)
     assert stored.run.results[0].citations[0].document_name in citations
 
     app.selectbox(key="history.compare").set_value(second).run()

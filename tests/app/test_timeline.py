@@ -16,6 +16,7 @@ from pipeline.lab import Lab
 from tests.app.conftest import no_errors, open_page
 from tests.conftest import ADMIN_SECRET
 from tests.support.dump import dump_deal
+from tests.support.shown import chart_shown
 
 PAGE = "app_pages/timeline.py"
 OWN_DEAL = "demo_timeline_app"
@@ -47,7 +48,7 @@ def test_an_entity_timeline_shows_bars_and_supersession_links(app: AppTest) -> N
         app.selectbox(key="timeline.entity").value
     )
     spec = chart(app)
-    channels = {trace["name"].split(",")[0] for trace in spec["data"]}
+    channels = {chart_shown(trace["name"]).split(",")[0] for trace in spec["data"]}
     assert {"document", "Q&A response"} <= channels
     links = spec["layout"]["annotations"]
     assert len(links) >= 10 and all(a["showarrow"] for a in links)
@@ -133,7 +134,7 @@ async def test_admin_corrects_a_fact_and_undoes_it(app: AppTest, lab: Lab, own_d
     records = list_corrections(lab.store, own_deal)
     assert len(records) == 1 and records[0].old_uuid == cash and records[0].actor == "Ana"
     assert await dump_deal(lab.backend, own_deal) != before
-    assert "$1.45 million" in " ".join(chart(app)["layout"]["yaxis"]["ticktext"])
+    assert "$1.45 million" in chart_shown(" ".join(chart(app)["layout"]["yaxis"]["ticktext"]))
 
     # a refused correction says why and writes nothing
     app.selectbox(key="timeline.fix.fact").set_value(records[0].new_uuid)
