@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from dashboard.common.text import md
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
 
@@ -60,5 +61,5 @@ def get_lab() -> Lab:
         _lab.clear()  # start from scratch on the next rerun
         raise
     if recovered:
-        st.toast(f"The graph backend had stopped answering ({recovered}). Nothing acknowledged was lost.")
+        st.toast(f"The graph backend had stopped answering ({md(recovered)}). Nothing acknowledged was lost.")
     return lab

@@ -103,7 +103,7 @@ def _render(lab: Lab) -> DealInfo | None:
         st.caption(f"**Graph:** {lab.backend.label} · :green[healthy]  \n`{lab.backend.location}`")
         st.caption(f"**Embedder:** {lab.embedder.info.describe()}")
         lines = [
-            f"{':green[●]' if c.available else ':gray[○]'} {c.label}" + ("" if c.available else f" — {c.note}")
+            f"{':green[●]' if c.available else ':gray[○]'} {c.label}" + ("" if c.available else f" — {md(c.note)}")
             for c in reranker_choices(lab.settings)
         ]
         st.caption("**Rerankers**  \n" + "  \n".join(lines))
