@@ -14,11 +14,6 @@ from dashboard.common.sidebar import draw_sidebar
 
 # an emoji favicon is drawn in the browser; a `:material/...:` one is fetched from fonts.gstatic.com on every page
 st.set_page_config(page_title="Retrieval Lab", page_icon="🔎", layout="wide")
-# a long unbroken token (a URL, a hash, a hostile 200 kB "word") wraps instead of widening the page
-st.html(
-    "<style>[data-testid='stMarkdownContainer'], [data-testid='stText'], [data-testid='stCaptionContainer'],"
-    " [data-testid='stExpander'] summary, [data-testid='stAlert'] { overflow-wrap: anywhere; }</style>"
-)
 page = navigation()
 draw_sidebar()
 with page_guard():
