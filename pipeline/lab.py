@@ -13,6 +13,7 @@ from pipeline.embedders import LabEmbedder, make_embedder
 from pipeline.graph.backend import GraphBackend, connect
 from pipeline.settings import Settings, get_settings
 from pipeline.store import Store
+from pipeline.store.private import make_private_dir
 
 
 @dataclass
@@ -24,6 +25,7 @@ class Lab:
     @classmethod
     async def open(cls, settings: Settings | None = None) -> Lab:
         settings = settings or get_settings()
+        make_private_dir(settings.resolved_data_dir)  # before the embedded server writes anything there
         backend = await connect(settings)
         lab = cls(settings=settings, backend=backend, embedder=make_embedder(settings))
         try:
