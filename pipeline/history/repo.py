@@ -47,8 +47,9 @@ VALUES (:created_at, :at_epoch, :source, :group_id, :query, :num_candidates, :to
 
 def _insert(conn: sqlite3.Connection, payload: Mapping[str, Any], source: str, access: DealAccess) -> int:
     """Insert one run (the `to_dict()` shape) inside the caller's transaction; its new id."""
-    access.require(str(payload.get("group_id")), "record a run")
-    run_id = int(conn.execute(INSERT_RUN, run_columns(payload, source)).lastrowid or 0)
+    columns = run_columns(payload, source)
+    access.require(columns["group_id"], "record a run")
+    run_id = int(conn.execute(INSERT_RUN, columns).lastrowid or 0)
     conn.executemany(
         "INSERT INTO run_stages (run_id, stage, ms) VALUES (?, ?, ?)",
         [(run_id, stage, ms) for stage, ms in stage_values(payload)],

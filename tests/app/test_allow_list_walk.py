@@ -18,7 +18,7 @@ from dashboard.common import runtime
 from pipeline.lab import Lab
 from pipeline.settings import get_settings
 from tests.app.conftest import APP
-from tests.two_deals import OtherDeal, build_other_deal, leaks, leave_traces
+from tests.support.two_deals import OtherDeal, build_other_deal, leaks, leave_traces
 
 PAGES = sorted(str(p.relative_to(Path(APP).parent)) for p in (Path(APP).parent / "app_pages").glob("*.py"))
 ENV = "RETRIEVAL_LAB_ALLOWED_DEALS"
