@@ -15,9 +15,12 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from dashboard.common import runtime
+from pipeline.errors import UnknownDeal
+from pipeline.ingest.demo.seed import reset_demo
 from pipeline.lab import Lab
 from pipeline.settings import get_settings
 from tests.app.conftest import APP
+from tests.conftest import ADMIN_SECRET
 from tests.support.two_deals import OtherDeal, build_other_deal, leaks, leave_traces
 
 PAGES = sorted(str(p.relative_to(Path(APP).parent)) for p in (Path(APP).parent / "app_pages").glob("*.py"))
@@ -107,3 +110,18 @@ def test_a_restricted_deployment_shows_nothing_of_another_deal(
         assert not found, f"{page} (allowed={allowed!r}, url deal={url_deal!r}) shows {found}"
         if url_deal == other.group_id:
             assert app.selectbox(key="sidebar.deal").value == "demo"  # the URL cannot pick it
+
+
+async def test_an_admin_of_a_deployment_without_the_demo_deal_cannot_reset_it(
+    lab: Lab, other: OtherDeal, deployment: pytest.MonkeyPatch
+) -> None:
+    restrict(deployment, other.group_id)
+    app = visit("app_pages/deals.py", None)
+    app.text_input(key="admin.name").input("Ana")
+    app.text_input(key="admin.secret").input(ADMIN_SECRET).run()
+    assert any(s.value == "Admin actions on for Ana." for s in app.sidebar.success)  # unlocked, yet:
+    assert "deals.reset" not in {b.key for b in app.button}
+    assert any("does not include the demo deal" in i.value for i in app.info)
+    scoped = Lab(get_settings(), lab.backend, lab.embedder).store  # what the page's Lab hands reset_demo
+    with pytest.raises(UnknownDeal, match="reset-demo"):
+        await reset_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, scoped, "Ana")
