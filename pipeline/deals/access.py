@@ -70,6 +70,12 @@ class ScopedStore(Store):
         self.base = base
         self.access = access
 
+    def __getattr__(self, name: str) -> Any:
+        """Anything else a Store holds (set in its __init__, which this view skips) is the base store's."""
+        if name == "base":  # not set yet: never recurse
+            raise AttributeError(name)
+        return getattr(self.base, name)
+
 
 def access_of(store: Store) -> DealAccess:
     """What `store` may show: its allow-list when it came from `scoped_store`, else every deal."""
