@@ -14,7 +14,7 @@ import streamlit as st
 from dashboard.common.runtime import get_lab, run
 from pipeline.deals import DealInfo, match_label
 from pipeline.deals.access import scoped_store
-from pipeline.errors import RetrievalLabError
+from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.ingest.demo.seed import DEMO_GROUP
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
@@ -75,7 +75,8 @@ def _draw() -> tuple[Lab, DealInfo | None] | _BackendDown:
     try:
         lab = get_lab()
     except RetrievalLabError as exc:
-        st.sidebar.error(f"**Graph backend unavailable.** {exc}", icon=":material/cloud_off:")
+        heading = "Settings error." if isinstance(exc, InvalidInput) else "Graph backend unavailable."
+        st.sidebar.error(f"**{heading}** {exc}", icon=":material/cloud_off:")
         return _BackendDown(exc)
     return lab, _render(lab)
 

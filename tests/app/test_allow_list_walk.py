@@ -125,3 +125,20 @@ async def test_an_admin_of_a_deployment_without_the_demo_deal_cannot_reset_it(
     scoped = Lab(get_settings(), lab.backend, lab.embedder).store  # what the page's Lab hands reset_demo
     with pytest.raises(UnknownDeal, match="reset-demo"):
         await reset_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, scoped, "Ana")
+
+
+@pytest.mark.parametrize("value", ["", ",", " "])
+def test_a_blank_allow_list_is_one_line_on_every_page_not_every_deal(
+    other: OtherDeal, deployment: pytest.MonkeyPatch, value: str
+) -> None:
+    restrict(deployment, value)
+    for page in PAGES:
+        app = AppTest.from_file(APP, default_timeout=90)
+        app.run()
+        app.switch_page(page)
+        app.run()
+        assert not app.exception, [e.value for e in app.exception]
+        errors = [e.value for e in app.main.error]
+        assert errors and all("RETRIEVAL_LAB_ALLOWED_DEALS is set but names no deal" in e for e in errors), errors
+        assert [e.value for e in app.sidebar.error] == [f"**Settings error.** {errors[0]}"]
+        assert not leaks(rendered(app), other) and "demo —" not in rendered(app)  # no deal is opened at all
