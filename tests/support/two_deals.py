@@ -10,6 +10,7 @@ none of it: not the marker, not the deal's name.
 from __future__ import annotations
 
 import json
+import uuid
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -88,8 +89,9 @@ async def leave_traces(lab: Lab, group_id: str) -> None:
     shows are not empty (an empty list cannot leak)."""
     save_run(lab.store, await retrieve(lab, "What was FY2025 revenue? (allow-list walk)", group_id, 10, 3), "cli")
     spec = SweepSpec(group_id, candidates=(10,), top_ks=(3,), rerankers=("none",), limit_queries=3)
-    save_experiment(lab.store, await run_sweep(lab, spec), "allow-list walk sweep")
-    await build_queue(lab, QueueSpec("allow-list walk queue", group_id, "fact_sample", 3, 7, "random", "walker"))
+    tag = uuid.uuid4().hex[:8]  # each walk leaves its own (names are unique per deal)
+    save_experiment(lab.store, await run_sweep(lab, spec), f"allow-list walk sweep {tag}")
+    await build_queue(lab, QueueSpec(f"allow-list walk queue {tag}", group_id, "fact_sample", 3, 7, "random", "walker"))
 
 
 def leaks(text: str, deal: OtherDeal) -> list[str]:
