@@ -4,7 +4,7 @@ from dashboard.common.admin import admin_actor, read_only_notice
 from dashboard.common.runtime import run
 from dashboard.common.sidebar import page_context
 from pipeline.deals.summary import deal_summaries
-from pipeline.ingest.demo.seed import reset_demo
+from pipeline.ingest.demo.seed import DEMO_GROUP, reset_demo
 
 st.title("Deals & data")
 st.caption(
@@ -38,7 +38,9 @@ st.code("python -m pipeline import-beir ../shared/data/tatqa --group tatqa", lan
 
 st.subheader("Reset the demo deal")
 st.caption("Rebuilds `demo` from the bundled data: corrections and merges made to it are dropped (audited).")
-if actor is None:
+if not lab.access.permits(DEMO_GROUP):
+    st.info("This deployment does not include the demo deal (RETRIEVAL_LAB_ALLOWED_DEALS).", icon=":material/lock:")
+elif actor is None:
     read_only_notice()
 elif st.button("Reset demo deal", key="deals.reset", type="primary", icon=":material/restart_alt:"):
     with st.spinner("Rebuilding the demo deal…"):

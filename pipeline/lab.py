@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.deals import DealInfo, list_deals, require_deal
+from pipeline.deals.access import DealAccess, scoped_store
 from pipeline.deals.legacy import migrate_legacy_deals
 from pipeline.deals.read_only import load_read_only_groups, set_deal_read_only
 from pipeline.deals.require import find_deal
 from pipeline.embedders import LabEmbedder, make_embedder
 from pipeline.graph.backend import GraphBackend, connect
 from pipeline.settings import Settings, get_settings
-from pipeline.store import Store, open_store
+from pipeline.store import Store
+from pipeline.store.private import make_private_dir
 
 
 @dataclass
@@ -23,6 +25,7 @@ class Lab:
     @classmethod
     async def open(cls, settings: Settings | None = None) -> Lab:
         settings = settings or get_settings()
+        make_private_dir(settings.resolved_data_dir)  # before the embedded server writes anything there
         backend = await connect(settings)
         lab = cls(settings=settings, backend=backend, embedder=make_embedder(settings))
         try:
@@ -39,8 +42,19 @@ class Lab:
 
     @property
     def store(self) -> Store:
-        """The SQLite store (deals' bookkeeping, audit log, runs, verdicts) in the data directory."""
-        return open_store(self.settings.resolved_data_dir)
+        """The SQLite store (deals' bookkeeping, audit log, runs, verdicts) in the data directory, scoped to
+        the deals this deployment may show: its repo functions leave other deals out."""
+        return scoped_store(self.settings.resolved_data_dir, self.settings.allowed_deals)
+
+    @property
+    def access(self) -> DealAccess:
+        """The deployment's allow-list (RETRIEVAL_LAB_ALLOWED_DEALS)."""
+        return DealAccess.of(self.settings.allowed_deals)
+
+    def require_access(self, group_id: str, action: str) -> None:
+        """Refuse (one line) any command on a deal this deployment may not show: loaders and resets included,
+        whether or not the deal exists yet."""
+        self.access.require(group_id, action)
 
     async def deal(self, group_id: str) -> DealInfo:
         """The deal, checked: it exists, may be shown here, and fits the configured embedder."""

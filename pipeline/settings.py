@@ -7,6 +7,7 @@ A value that does not validate is one line from `get_settings()` (InvalidInput: 
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
@@ -30,6 +31,7 @@ SECRETS_FILE = PROJECT_ROOT / ".streamlit" / "secrets.toml"
 
 LOCAL_EMBEDDER = "local-minilm-l6-v2-int8"
 VOYAGE_EMBEDDER = "voyage-finance-2"
+ALLOWED_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a group_id (pipeline/graph/group_id.py), matched whole
 
 
 def _alias(*names: str) -> AliasChoices:
@@ -69,7 +71,7 @@ class Settings(BaseSettings):
 
     # admin actions (correct a fact, merge, undo, reset demo) are off unless this is set and entered
     admin_secret: SecretStr | None = None
-    # deals this deployment may show ("demo,tatqa"); unset = all deals in the backend
+    # deals this deployment may show and write ("demo,tatqa"); unset = all deals; blank is an error
     allowed_deals: Annotated[list[str] | None, NoDecode] = None
 
     default_candidates: int = Field(50, ge=1, le=500)
@@ -94,9 +96,25 @@ class Settings(BaseSettings):
     @field_validator("allowed_deals", mode="before")
     @classmethod
     def _split_deals(cls, value: object) -> object:
-        if isinstance(value, str):
-            return [name.strip() for name in value.split(",") if name.strip()] or None
-        return value
+        """ "a, b" -> ["a", "b"]. Unset means every deal; a blank value ("", ",", " ") or a blank or
+        malformed name is refused, never read as "every deal" (a typo must not open a deployment)."""
+        if value is None:
+            return None
+        names = value.split(",") if isinstance(value, str) else value
+        if not isinstance(names, list | tuple):
+            raise ValueError("give a comma-separated list of deal names, e.g. demo,tatqa")
+        cleaned = [str(name).strip() for name in names]
+        if not any(cleaned):
+            raise ValueError(
+                "RETRIEVAL_LAB_ALLOWED_DEALS is set but names no deal; give a comma-separated list of deal "
+                "names (e.g. demo,tatqa), or unset it to allow every deal"
+            )
+        for name in cleaned:
+            if not ALLOWED_NAME.fullmatch(name):
+                raise ValueError(
+                    f"{name!r} is not a deal name (1-64 letters, digits, '-' or '_', comma-separated, no empty entries)"
+                )
+        return list(dict.fromkeys(cleaned))
 
     @field_validator("embedder")
     @classmethod

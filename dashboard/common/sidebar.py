@@ -14,12 +14,13 @@ import streamlit as st
 from dashboard.common.runtime import get_lab, run
 from dashboard.common.text import OPTION_CHARS, md, plain
 from pipeline.deals import DealInfo, match_label
-from pipeline.errors import RetrievalLabError
+from pipeline.deals.access import scoped_store
+from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.ingest.demo.seed import DEMO_GROUP
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 from pipeline.settings import Settings, get_settings
-from pipeline.store import Store, open_store
+from pipeline.store import Store
 
 DEAL_KEY = "sidebar.deal"
 DRAWN_KEY = "sidebar.drawn"  # this run's lab and deal, or why the sidebar could not get them
@@ -68,14 +69,15 @@ def store_context() -> tuple[Lab | StoreOnly, DealInfo | None]:
         return page_context()
     st.warning("The graph backend is unavailable: showing recorded runs only.", icon=":material/cloud_off:")
     settings = get_settings()
-    return StoreOnly(settings, open_store(settings.resolved_data_dir)), None
+    return StoreOnly(settings, scoped_store(settings.resolved_data_dir, settings.allowed_deals)), None
 
 
 def _draw() -> tuple[Lab, DealInfo | None] | _BackendDown:
     try:
         lab = get_lab()
     except RetrievalLabError as exc:
-        st.sidebar.error(f"**Graph backend unavailable.** {md(exc)}", icon=":material/cloud_off:")
+        heading = "Settings error." if isinstance(exc, InvalidInput) else "Graph backend unavailable."
+        st.sidebar.error(f"**{heading}** {md(exc)}", icon=":material/cloud_off:")
         return _BackendDown(exc)
     return lab, _render(lab)
 

@@ -6,6 +6,7 @@ import sqlite3
 from typing import Any
 
 from pipeline.audit.records import AuditEntry, details_json
+from pipeline.deals.access import access_of
 from pipeline.store.db import Store, utc_now
 
 INSERT_ENTRY = "INSERT INTO audit_log (at, actor, action, group_id, target, details) VALUES (?, ?, ?, ?, ?, ?)"
@@ -29,13 +30,15 @@ def record_audit(
 
 
 def audit_log(store: Store, group_id: str | None = None, action_prefix: str = "", limit: int = 500) -> list[AuditEntry]:
-    """The newest entries first, of one deal (or all) whose action starts with `action_prefix`."""
+    """The newest entries first, of one deal (or all the store's deployment may show) whose action starts
+    with `action_prefix`."""
+    allowed, params = access_of(store).sql("group_id")
     rows = store.query(
-        """
+        f"""
         SELECT * FROM audit_log
-        WHERE (:g IS NULL OR group_id = :g) AND action LIKE :prefix
+        WHERE (:g IS NULL OR group_id = :g) AND {allowed} AND action LIKE :prefix
         ORDER BY id DESC LIMIT :limit
         """,
-        {"g": group_id, "prefix": f"{action_prefix}%", "limit": limit},
+        {**params, "g": group_id, "prefix": f"{action_prefix}%", "limit": limit},
     )
     return [AuditEntry.from_row(r) for r in rows]

@@ -24,6 +24,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
     from pipeline.ingest.beir import import_beir
 
+    lab.require_access(args.group, "import-beir")  # a deal this deployment may not show, --replace or not
     lab.backend.require_writable(args.group, "import-beir")  # refused in one line, before any progress bar
     with tqdm(total=0, unit="facts", desc=f"import {args.group}", disable=args.json) as bar:
 

@@ -20,6 +20,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.ingest.demo.seed import seed_demo
 
+    lab.require_access(args.group, "seed-demo")  # a deal this deployment may not show is refused in one line
     result = await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, args.group, args.force)
     verb = "already seeded, nothing to do" if result.skipped else "seeded"
     print(

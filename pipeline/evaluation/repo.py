@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline.deals.access import access_of
 from pipeline.errors import InvalidInput
 from pipeline.store.db import Store, utc_now
 
@@ -35,29 +36,34 @@ def insert_experiment(
     store: Store, head: Mapping[str, Any], settings: Sequence[Mapping[str, Any]], queries: Sequence[Mapping[str, Any]]
 ) -> int:
     """The experiment row, its settings' and its queries' rows in one transaction; its id. A name already
-    used is refused."""
+    used on the deal is refused."""
+    access_of(store).require(str(head["group_id"]), "save an experiment")
     try:
         with store.transaction() as conn:
             exp_id = int(conn.execute(INSERT_EXPERIMENT, head).lastrowid or 0)
             conn.executemany(INSERT_SETTING, [{**row, "experiment_id": exp_id} for row in settings])
             conn.executemany(INSERT_QUERY, [{**row, "experiment_id": exp_id} for row in queries])
     except sqlite3.IntegrityError:
-        raise InvalidInput(f"An experiment called {head['name']!r} already exists; pick another name.") from None
+        raise InvalidInput(
+            f"An experiment called {head['name']!r} already exists on deal {head['group_id']!r}; pick another name."
+        ) from None
     return exp_id
 
 
 def experiment_heads(store: Store, group_id: str | None = None) -> list[sqlite3.Row]:
-    """The experiments of one deal (or all), newest first, without their payloads."""
+    """The experiments of one deal (or all the store's deployment may show), newest first, without payloads."""
+    allowed, params = access_of(store).sql("group_id")
     return store.query(
         "SELECT id, name, group_id, created_at, judgments, queries, duration_s FROM experiments "
-        "WHERE (:g IS NULL OR group_id = :g) ORDER BY id DESC",
-        {"g": group_id},
+        f"WHERE (:g IS NULL OR group_id = :g) AND {allowed} ORDER BY id DESC",
+        {**params, "g": group_id},
     )
 
 
 def experiment_rows(store: Store, exp_id: int) -> tuple[sqlite3.Row, list[sqlite3.Row], list[sqlite3.Row]]:
-    """(experiment row, its settings' rows, its queries' rows)."""
-    head = store.query("SELECT * FROM experiments WHERE id = ?", (exp_id,))
+    """(experiment row, its settings' rows, its queries' rows); another deployment's experiment is "no experiment"."""
+    allowed, params = access_of(store).sql("group_id")
+    head = store.query(f"SELECT * FROM experiments WHERE id = :id AND {allowed}", {**params, "id": exp_id})
     if not head:
         raise InvalidInput(f"No experiment #{exp_id}.")
     settings = store.query("SELECT * FROM experiment_settings WHERE experiment_id = ?", (exp_id,))

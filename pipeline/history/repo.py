@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
+from pipeline.deals.access import DealAccess, access_of
 from pipeline.errors import InvalidInput
 from pipeline.history.records import (
     ALL_RUNS,
@@ -44,9 +45,11 @@ VALUES (:created_at, :at_epoch, :source, :group_id, :query, :num_candidates, :to
 # --- writing ----------------------------------------------------------------------------------
 
 
-def _insert(conn: sqlite3.Connection, payload: Mapping[str, Any], source: str) -> int:
+def _insert(conn: sqlite3.Connection, payload: Mapping[str, Any], source: str, access: DealAccess) -> int:
     """Insert one run (the `to_dict()` shape) inside the caller's transaction; its new id."""
-    run_id = int(conn.execute(INSERT_RUN, run_columns(payload, source)).lastrowid or 0)
+    columns = run_columns(payload, source)
+    access.require(columns["group_id"], "record a run")
+    run_id = int(conn.execute(INSERT_RUN, columns).lastrowid or 0)
     conn.executemany(
         "INSERT INTO run_stages (run_id, stage, ms) VALUES (?, ?, ?)",
         [(run_id, stage, ms) for stage, ms in stage_values(payload)],
@@ -63,19 +66,22 @@ def save_run(store: Store, run: RetrievalRun, source: Source) -> int:
     """Record one run in one transaction; returns its id."""
     payload = run.to_dict()
     with store.transaction() as conn:
-        return _insert(conn, payload, source)
+        return _insert(conn, payload, source, access_of(store))
 
 
 def save_payloads(store: Store, items: Iterable[tuple[Mapping[str, Any], Source]]) -> list[int]:
     """Record many runs, each a (`to_dict()` payload, source) pair, in one transaction: all or none."""
     with store.transaction() as conn:
-        return [_insert(conn, payload, source) for payload, source in items]
+        return [_insert(conn, payload, source, access_of(store)) for payload, source in items]
 
 
 def load_run(store: Store, run_id: int) -> StoredRun:
+    """One stored run; a run of a deal the store's deployment may not show is "no stored run" too."""
+    allowed, params = access_of(store).sql("r.group_id")
     rows = store.query(
-        f"SELECT {SUMMARY_COLUMNS}, p.payload FROM runs r JOIN run_payloads p ON p.run_id = r.id WHERE r.id = ?",
-        (run_id,),
+        f"SELECT {SUMMARY_COLUMNS}, p.payload FROM runs r JOIN run_payloads p ON p.run_id = r.id "
+        f"WHERE r.id = :run_id AND {allowed}",
+        {**params, "run_id": run_id},
     )
     if not rows:
         raise InvalidInput(f"No stored run #{run_id}.")
@@ -87,9 +93,11 @@ def load_run(store: Store, run_id: int) -> StoredRun:
 # --- filtering --------------------------------------------------------------------------------
 
 
-def where(flt: RunFilter) -> tuple[str, dict[str, Any]]:
-    """A parameterised WHERE clause over `runs r` (values are never spliced into the SQL)."""
-    clauses, params = ["1 = 1"], {}
+def where(flt: RunFilter, access: DealAccess) -> tuple[str, dict[str, Any]]:
+    """A parameterised WHERE clause over `runs r` (values are never spliced into the SQL), within the deals
+    `access` allows."""
+    allowed, params = access.sql("r.group_id")
+    clauses = [allowed]
     if flt.group_id:
         clauses.append("r.group_id = :group_id")
         params["group_id"] = flt.group_id
@@ -114,13 +122,13 @@ def where(flt: RunFilter) -> tuple[str, dict[str, Any]]:
 
 
 def count_runs(store: Store, flt: RunFilter | None = None) -> int:
-    clause, params = where(flt or ALL_RUNS)
+    clause, params = where(flt or ALL_RUNS, access_of(store))
     return int(store.query(f"SELECT COUNT(*) FROM runs r WHERE {clause}", params)[0][0])
 
 
 def list_runs(store: Store, flt: RunFilter | None = None, limit: int = MAX_LIST) -> list[RunSummary]:
     """The newest matching runs first."""
-    clause, params = where(flt or ALL_RUNS)
+    clause, params = where(flt or ALL_RUNS, access_of(store))
     rows = store.query(
         f"SELECT {SUMMARY_COLUMNS} FROM runs r WHERE {clause} ORDER BY r.at_epoch DESC, r.id DESC LIMIT :limit",
         {**params, "limit": limit},
@@ -129,10 +137,14 @@ def list_runs(store: Store, flt: RunFilter | None = None, limit: int = MAX_LIST)
 
 
 def filter_choices(store: Store) -> FilterChoices:
-    def distinct(column: str) -> tuple[str, ...]:
-        return tuple(r[0] for r in store.query(f"SELECT DISTINCT {column} FROM runs ORDER BY {column}"))
+    """The values the run filters offer, from the runs the store's deployment may show."""
+    allowed, params = access_of(store).sql("group_id")
 
-    low, high = store.query("SELECT MIN(at_epoch), MAX(at_epoch) FROM runs")[0]
+    def distinct(column: str) -> tuple[str, ...]:  # column: a constant below, never user text
+        sql = f"SELECT DISTINCT {column} FROM runs WHERE {allowed} ORDER BY {column}"
+        return tuple(r[0] for r in store.query(sql, params))
+
+    low, high = store.query(f"SELECT MIN(at_epoch), MAX(at_epoch) FROM runs WHERE {allowed}", params)[0]
     day = lambda ts: None if ts is None else datetime.fromtimestamp(ts, UTC).date()  # noqa: E731
     return FilterChoices(distinct("group_id"), distinct("reranker"), distinct("source"), day(low), day(high))
 
@@ -152,13 +164,13 @@ def stage_rows(store: Store, flt: RunFilter | None = None, stages: Sequence[str]
     pivot = ", ".join(  # stage names are the constants in records.py, never user text
         f"(SELECT s.ms FROM run_stages s WHERE s.run_id = r.id AND s.stage = '{name}')" for name in stages
     )
-    clause, params = where(flt or ALL_RUNS)
+    clause, params = where(flt or ALL_RUNS, access_of(store))
     sql = f"SELECT r.id, r.at_epoch, r.num_candidates, r.reranker, r.reranker_model, {pivot} FROM runs r WHERE {clause}"
     return [tuple(row) for row in store.query(sql + " ORDER BY r.id", params)]
 
 
 def model_usage(store: Store, flt: RunFilter | None = None) -> list[ModelUsage]:
-    clause, params = where(flt or ALL_RUNS)
+    clause, params = where(flt or ALL_RUNS, access_of(store))
     rows = store.query(
         f"""
         SELECT r.reranker, r.reranker_model, COUNT(*), SUM(r.rerank_tokens),

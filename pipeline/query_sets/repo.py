@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from pipeline.deals.access import access_of
 from pipeline.errors import InvalidInput
 from pipeline.query_sets.records import OWN_SOURCES, LabelledQuery, QuerySet, SaveResult, SetInfo
 from pipeline.store.db import Store, utc_now
@@ -35,11 +36,13 @@ def _info(row: sqlite3.Row) -> SetInfo:
 
 def list_sets(store: Store, group_id: str) -> list[SetInfo]:
     """The deal's sets, its own set first, then oldest first."""
+    access_of(store).require(group_id)
     return [_info(r) for r in store.query(f"{INFO_SQL} WHERE s.group_id = ? {OWN_FIRST}", (group_id,))]
 
 
 def get_set(store: Store, group_id: str, name: str | None = None) -> QuerySet | None:
     """The named set of the deal, or its default (own, else oldest) when no name is given."""
+    access_of(store).require(group_id)
     if name is None:
         rows = store.query(f"{INFO_SQL} WHERE s.group_id = ? {OWN_FIRST} LIMIT 1", (group_id,))
     else:
@@ -87,6 +90,7 @@ def _insert(conn: sqlite3.Connection, query_set: QuerySet, content_hash: str, cr
 def save_set(store: Store, query_set: QuerySet, created_by: str, replace: bool = False) -> SaveResult:
     """Write the set in one transaction. The same content under the same name: nothing to do. Other content
     under a name the deal already uses: refused, unless `replace`."""
+    access_of(store).require(query_set.group_id, "save a query set")
     content_hash = query_set.content_hash()
     with store.transaction() as conn:
         existing = conn.execute(
@@ -110,6 +114,7 @@ def save_set(store: Store, query_set: QuerySet, created_by: str, replace: bool =
 
 def delete_set(store: Store, group_id: str, name: str) -> bool:
     """Remove the deal's set called `name` (its queries and judgments go with it); False if there was none."""
+    access_of(store).require(group_id, "delete a query set")
     with store.transaction() as conn:
         cursor = conn.execute("DELETE FROM query_sets WHERE group_id = ? AND name = ?", (group_id, name))
     return cursor.rowcount > 0

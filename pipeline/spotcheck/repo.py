@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from pipeline.audit import record_audit
+from pipeline.deals.access import access_of
 from pipeline.errors import InvalidInput
 from pipeline.spotcheck.records import Progress, Queue, QueueItem, QueueSpec, VerdictRecord, VerdictRow
 from pipeline.spotcheck.sampling import ItemDraft
@@ -26,9 +27,19 @@ FROM spotcheck_queues q
 """
 
 
+def _require_queue(store: Store, queue_id: int) -> None:
+    """Refuse a queue of a deal the store's deployment may not show, as if it did not exist."""
+    access = access_of(store)
+    if access.restricted:
+        rows = store.query("SELECT group_id FROM spotcheck_queues WHERE id = ?", (queue_id,))
+        if not rows or not access.permits(rows[0][0]):
+            raise InvalidInput(f"No spot-check queue #{queue_id}.")
+
+
 def insert_queue(store: Store, spec: QueueSpec, items: Sequence[ItemDraft], name: str, created_by: str) -> Queue:
     """The queue row, its items in order and its audit entry, in one transaction. A name already used on
     the deal is refused."""
+    access_of(store).require(spec.group_id, "create a spot-check queue")
     now = utc_now()
     try:
         with store.transaction() as conn:
@@ -74,6 +85,7 @@ def insert_queue(store: Store, spec: QueueSpec, items: Sequence[ItemDraft], name
 
 
 def get_queue(store: Store, queue_id: int) -> Queue:
+    _require_queue(store, queue_id)
     rows = store.query(QUEUE_SQL + " WHERE q.id = ?", (queue_id,))
     if not rows:
         raise InvalidInput(f"No spot-check queue #{queue_id}.")
@@ -81,18 +93,21 @@ def get_queue(store: Store, queue_id: int) -> Queue:
 
 
 def queue_named(store: Store, group_id: str, name: str) -> Queue | None:
+    access_of(store).require(group_id)
     rows = store.query(QUEUE_SQL + " WHERE q.group_id = ? AND q.name = ?", (group_id, name))
     return Queue.from_row(rows[0]) if rows else None
 
 
 def list_queues(store: Store, group_id: str) -> list[Queue]:
     """The deal's queues, newest first."""
+    access_of(store).require(group_id)
     rows = store.query(QUEUE_SQL + " WHERE q.group_id = ? ORDER BY q.id DESC", (group_id,))
     return [Queue.from_row(r) for r in rows]
 
 
 def queue_items(store: Store, queue_id: int) -> list[QueueItem]:
     """The queue's items in their sampled order."""
+    _require_queue(store, queue_id)
     rows = store.query("SELECT * FROM spotcheck_items WHERE queue_id = ? ORDER BY position", (queue_id,))
     return [QueueItem.from_row(r) for r in rows]
 
@@ -104,8 +119,10 @@ def save_verdict(store: Store, item_id: int, reviewer: str, verdict: str, note: 
     """Insert or update this reviewer's verdict on the item, and append it to the history: one transaction."""
     now = utc_now()
     with store.transaction() as conn:
-        if not conn.execute("SELECT 1 FROM spotcheck_items WHERE id = ?", (item_id,)).fetchone():
+        item = conn.execute("SELECT queue_id FROM spotcheck_items WHERE id = ?", (item_id,)).fetchone()
+        if not item:
             raise InvalidInput(f"No spot-check item #{item_id}: the queue may have been removed.")
+        _require_queue(store, int(item[0]))
         conn.execute(
             """
             INSERT INTO spotcheck_verdicts (item_id, reviewer, verdict, note, created_at, updated_at, revision)
@@ -131,6 +148,7 @@ def save_verdict(store: Store, item_id: int, reviewer: str, verdict: str, note: 
 
 def reviewer_verdicts(store: Store, queue_id: int, reviewer: str) -> dict[int, VerdictRecord]:
     """item id -> this reviewer's verdict, for one queue."""
+    _require_queue(store, queue_id)
     rows = store.query(
         """
         SELECT v.* FROM spotcheck_verdicts v JOIN spotcheck_items i ON i.id = v.item_id
@@ -142,6 +160,7 @@ def reviewer_verdicts(store: Store, queue_id: int, reviewer: str) -> dict[int, V
 
 
 def progress(store: Store, queue_id: int, reviewer: str) -> Progress:
+    _require_queue(store, queue_id)
     row = store.query(
         """
         SELECT COUNT(*) AS total, COUNT(v.id) AS done
@@ -155,6 +174,7 @@ def progress(store: Store, queue_id: int, reviewer: str) -> Progress:
 
 def resume_position(store: Store, queue_id: int, reviewer: str) -> int | None:
     """1-based position of the reviewer's first item without a verdict; None when all are done."""
+    _require_queue(store, queue_id)
     row = store.query(
         """
         SELECT MIN(i.position) FROM spotcheck_items i
@@ -168,6 +188,7 @@ def resume_position(store: Store, queue_id: int, reviewer: str) -> int | None:
 
 def next_open_position(store: Store, queue_id: int, reviewer: str, after: int) -> int | None:
     """The first position after `after` without the reviewer's verdict, wrapping round; None when all are done."""
+    _require_queue(store, queue_id)
     rows = store.query(
         """
         SELECT i.position FROM spotcheck_items i
@@ -193,6 +214,7 @@ def verdict_history(store: Store, verdict_id: int) -> list[tuple[int, str, str, 
 
 def verdict_rows(store: Store, group_id: str, queue_id: int | None = None) -> list[VerdictRow]:
     """Every verdict on the deal (or on one of its queues), by queue, position, reviewer."""
+    access_of(store).require(group_id)
     rows = store.query(
         """
         SELECT q.id AS queue_id, q.name AS queue_name, q.group_id, i.position, i.id AS item_id, i.query_id, i.query,

@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from pipeline.store.private import make_private_dir
 from pipeline.utc import now_iso
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
@@ -27,7 +28,7 @@ def utc_now() -> str:
 class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(path.parent)  # 0700, files 0600 (runs, verdicts and the audit log are not for others)
         self._local = threading.local()
         self._migrate()
 

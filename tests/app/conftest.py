@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from pipeline.admin.repo import clear_failures
+from pipeline.settings import get_settings
+from pipeline.store import open_store
 
 APP = str(Path(__file__).resolve().parents[2] / "streamlit_app.py")
 
@@ -30,3 +35,13 @@ def open_page(app: AppTest, page: str, deal: str | None = None) -> AppTest:
         app.selectbox(key="sidebar.deal").set_value(deal).run()
     no_errors(app)
     return app
+
+
+@pytest.fixture(autouse=True)
+def _clear_unlock_throttle() -> Iterator[None]:
+    """Failed unlocks are throttled per data directory (pipeline/admin/unlock.py): no test waits for the
+    wrong secrets another test typed. test_admin_throttle.py checks the throttle itself."""
+    yield
+    store = open_store(get_settings().resolved_data_dir)
+    with store.transaction() as conn:
+        clear_failures(conn)

@@ -51,3 +51,39 @@ def test_allowed_deals_accepts_a_comma_separated_list(clean_env: Path, monkeypat
     assert Settings().allowed_deals is None
     monkeypatch.setenv("RETRIEVAL_LAB_ALLOWED_DEALS", "demo, tatqa")
     assert Settings().allowed_deals == ["demo", "tatqa"]
+
+
+@pytest.mark.parametrize("value", ["", ",", " ", " , ", ",,"])
+def test_a_blank_allow_list_is_an_error_not_every_deal(
+    clean_env: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    from pipeline.errors import InvalidInput
+    from pipeline.settings import get_settings
+
+    monkeypatch.setenv("RETRIEVAL_LAB_ALLOWED_DEALS", value)
+    get_settings.cache_clear()
+    with pytest.raises(InvalidInput, match=r"^RETRIEVAL_LAB_ALLOWED_DEALS is set but names no deal"):
+        get_settings()
+    get_settings.cache_clear()
+
+
+@pytest.mark.parametrize("value", ["demo,", "demo,,tatqa", "demo\n", "de mo", "../demo", "x" * 65])
+def test_a_malformed_allow_list_entry_is_an_error(clean_env: Path, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    from pydantic import ValidationError
+
+    monkeypatch.setenv("RETRIEVAL_LAB_ALLOWED_DEALS", value)
+    if value == "demo\n":  # surrounding whitespace is trimmed, as for every entry
+        assert Settings().allowed_deals == ["demo"]
+        return
+    with pytest.raises(ValidationError, match="is not a deal name"):
+        Settings()
+
+
+def test_the_allow_list_from_the_secrets_file_is_checked_too(clean_env: Path) -> None:
+    from pydantic import ValidationError
+
+    clean_env.write_text('allowed_deals = "demo,tatqa"\n')
+    assert Settings().allowed_deals == ["demo", "tatqa"]
+    clean_env.write_text("allowed_deals = []\n")
+    with pytest.raises(ValidationError, match="names no deal"):
+        Settings()

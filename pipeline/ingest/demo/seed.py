@@ -15,6 +15,7 @@ from typing import Any
 
 from pipeline.audit import record_audit
 from pipeline.deals import DealRecord, forget_content_hash, get_deal, save_deal
+from pipeline.deals.access import access_of
 from pipeline.embedders.base import LabEmbedder
 from pipeline.graph.backend import GraphBackend
 from pipeline.ingest.loading import (
@@ -205,6 +206,7 @@ async def reset_demo(
     backend: GraphBackend, embedder: LabEmbedder, data_dir: Path, store: Store, actor: str, group_id: str = DEMO_GROUP
 ) -> SeedResult:
     """Admin action: rebuild the demo deal from its bundled data, dropping every change made to it."""
+    access_of(store).require(group_id, "reset-demo")  # `store` from the Lab carries the deployment's allow-list
     backend.require_writable(group_id, "reset-demo")
     result = await seed_demo(backend, embedder, data_dir, group_id, force=True)
     record_audit(store, actor, "deal.reset_demo", group_id, group_id, {"facts": result.facts, "merges": result.merges})
