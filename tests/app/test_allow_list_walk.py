@@ -21,6 +21,7 @@ from pipeline.lab import Lab
 from pipeline.settings import get_settings
 from tests.app.conftest import APP
 from tests.conftest import ADMIN_SECRET
+from tests.support.shown import shown
 from tests.support.two_deals import OtherDeal, build_other_deal, leaks, leave_traces
 
 PAGES = sorted(str(p.relative_to(Path(APP).parent)) for p in (Path(APP).parent / "app_pages").glob("*.py"))
@@ -59,7 +60,7 @@ def rendered(app: AppTest) -> str:
     def walk(node: object) -> None:
         proto = getattr(node, "proto", None)
         if proto is not None and hasattr(proto, "SerializeToString"):
-            parts.append(proto.SerializeToString().decode("utf-8", "replace"))
+            parts.append(shown(proto.SerializeToString().decode("utf-8", "replace")))  # escapes must not hide a leak
         children = getattr(node, "children", None)
         for child in children.values() if isinstance(children, dict) else children or ():
             walk(child)
@@ -138,7 +139,7 @@ def test_a_blank_allow_list_is_one_line_on_every_page_not_every_deal(
         app.switch_page(page)
         app.run()
         assert not app.exception, [e.value for e in app.exception]
-        errors = [e.value for e in app.main.error]
+        errors = [shown(e.value) for e in app.main.error]
         assert errors and all("RETRIEVAL_LAB_ALLOWED_DEALS is set but names no deal" in e for e in errors), errors
-        assert [e.value for e in app.sidebar.error] == [f"**Settings error.** {errors[0]}"]
+        assert [shown(e.value) for e in app.sidebar.error] == [f"**Settings error.** {errors[0]}"]
         assert not leaks(rendered(app), other) and "demo —" not in rendered(app)  # no deal is opened at all
