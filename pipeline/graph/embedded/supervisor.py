@@ -132,6 +132,7 @@ class Supervisor:
                 return RuntimeError("stopped while starting")
             if self.process.poll() is not None:
                 reason = redis_process.last_log_line(self.files) or f"exit code {self.process.returncode}"
+                reason = reason.split(". You can:")[0]  # redis's advice names options this tool does not offer
                 if had_files:
                     return refusal(self.files, f"redis-server could not load {self.files.aof_dir}/ ({reason})")
                 return RuntimeError(f"embedded FalkorDB: server did not start ({reason})")
