@@ -47,7 +47,8 @@ class ServerPids:
     supervisor: int
 
 
-_LIVE: weakref.WeakSet[EmbeddedFalkorDB] = weakref.WeakSet()
+_LIVE: weakref.WeakSet[EmbeddedFalkorDB] = weakref.WeakSet()  # clients holding a lease
+_SUPERVISORS: set[int] = set()  # every supervisor this process has used, to nudge at exit
 
 
 @dataclass(eq=False)
@@ -91,6 +92,7 @@ class EmbeddedFalkorDB:
                 raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: another process is still starting it")
             try:
                 self.process = self._attach_or_start()
+                _SUPERVISORS.add(self.process.supervisor)
             finally:
                 start_lock.release()
         except BaseException:
@@ -174,16 +176,20 @@ class EmbeddedFalkorDB:
 
 
 def _nudge(pid: int) -> None:
+    """SIGUSR1 to a supervisor: look at the leases now. Only if the pid is still a supervisor (a reused pid
+    would be killed by SIGUSR1's default action)."""
     with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGUSR1)
+        if b"pipeline.graph.embedded.supervisor" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            os.kill(pid, signal.SIGUSR1)
 
 
 @atexit.register
 def _release_all() -> None:
-    """At exit: let go of every lease and tell each supervisor to look now, so the server of a CLI
-    command stops when the command ends (unless the dashboard or another command still uses it)."""
+    """At exit: let go of every lease and tell each supervisor to look now, so the server of a CLI command
+    stops when the command ends rather than after the grace (unless another process still holds a lease:
+    the supervisor checks)."""
     for client in list(_LIVE):
-        status = read_status(client.files) if client.process is not None else None
         client.release()
-        if status is not None and status.state == READY:
-            _nudge(status.supervisor)
+    for pid in _SUPERVISORS:
+        if pid_alive(pid):
+            _nudge(pid)

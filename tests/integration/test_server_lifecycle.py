@@ -192,3 +192,24 @@ def test_files_are_private(tmp_path: Path, clients: list[Client]) -> None:
     for path in paths:
         expected = 0o700 if path.is_dir() else 0o600
         assert stat.S_IMODE(path.stat().st_mode) == expected, path
+
+
+def test_a_cli_command_killed_mid_import_leaves_no_server(tmp_path: Path) -> None:
+    """The reported attack: kill -9 of the CLI used to leave its redis-server running forever."""
+    data = tmp_path / "data"
+    env = {**os.environ, "RETRIEVAL_LAB_DATA_DIR": str(data), "RETRIEVAL_LAB_EMBEDDER": "local"}
+    fixture = PROJECT_ROOT / "tests" / "fixtures" / "beir_mini"
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "import-beir", str(fixture), "--group", "killed"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    status = data / "falkordb.status.json"
+    assert _wait(lambda: status.exists() and json.loads(status.read_text())["state"] == "ready", 60)
+    pids = json.loads(status.read_text())
+    cli.send_signal(signal.SIGKILL)
+    assert cli.wait(timeout=30) == -signal.SIGKILL
+    assert _wait(lambda: not pid_alive(pids["redis"]) and not pid_alive(pids["supervisor"])), "orphaned server"
+    assert _redis_pids(data) == set()
