@@ -47,7 +47,16 @@ from pipeline.graph.embedded.persistence import (
     take_snapshot,
     write_record,
 )
-from pipeline.graph.embedded.status import FAILED, READY, REFUSED, STARTING, STOPPED, Status, write_status
+from pipeline.graph.embedded.status import (
+    FAILED,
+    READY,
+    REFUSED,
+    STARTING,
+    STOPPED,
+    Status,
+    read_status,
+    write_status,
+)
 
 GRACE_S = 2.0  # a client may restart right away (one CLI command after another) without a reload
 POLL_S = 0.2
@@ -67,6 +76,9 @@ class Supervisor:
 
     def _status(self, state: str, message: str = "") -> None:
         redis_pid = self.process.pid if self.process is not None else None
+        current = read_status(self.files)
+        if state != STARTING and current is not None and current.nonce != self.nonce:
+            return  # a newer supervisor owns the directory now: its client waits for its word, not ours
         with contextlib.suppress(OSError):  # the directory may be gone (a test's tmp dir): nobody reads it
             write_status(self.files, Status(self.nonce, state, os.getpid(), redis_pid, message))
 
@@ -152,12 +164,15 @@ class Supervisor:
             if self.process.poll() is not None:
                 self._status(STOPPED, f"redis-server exited with code {self.process.returncode}")
                 return 1
+            if not self.files.data_dir.is_dir():  # removed under us (a test's tmp dir): nothing left to keep
+                self._shutdown(save_record=False)
+                return 0
             self._record_after_rewrite()
             start_lock = FileLock(self.files.start_lock)
-            if start_lock.try_acquire():  # no client is probing or starting right now
+            if _try(start_lock):  # no client is probing or starting right now
                 try:
                     lease = FileLock(self.files.lease)
-                    if lease.try_acquire():  # and none holds a lease
+                    if _try(lease):  # and none holds a lease
                         idle_since = idle_since if idle_since is not None else time.monotonic()
                         if self.nudged or time.monotonic() - idle_since >= GRACE_S:
                             self._shutdown(save_record=True)  # both locks held: nobody attaches meanwhile
@@ -227,6 +242,13 @@ class Supervisor:
 
     def _on_nudge(self, signum: int, frame: FrameType | None) -> None:
         self.nudged = True
+
+
+def _try(lock: FileLock) -> bool:
+    try:
+        return lock.try_acquire()
+    except OSError:  # the directory is going away: the next round sees it
+        return False
 
 
 def _scalar(reply: Any) -> int:
