@@ -115,6 +115,10 @@ class EmbeddedFalkorDB:
                 status = read_status(files)
                 if status is not None and status.state == READY and status.redis:
                     return ServerPids(pid=status.redis, supervisor=status.supervisor)
+                if status is None or status.state != STARTING or not pid_alive(status.supervisor):
+                    pids = redis_process.server_pids(files.socket)  # the status file was lost: ask the server
+                    if pids is not None:
+                        return ServerPids(pid=pids[0], supervisor=pids[1])
             time.sleep(0.05)  # a server still loading (another client started it) or still flushing
         raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: no answer within {START_TIMEOUT_S:.0f} s")
 
@@ -165,14 +169,21 @@ class EmbeddedFalkorDB:
     def stop(self) -> None:
         """Release the lease and, if no other client holds one, have the supervisor stop the server now
         and wait for it (tests; a process that exits does the release and the nudge on its own)."""
-        status = read_status(self.files)
+        supervisor = self.process.supervisor if self.process is not None else self._running_supervisor()
         self.release()
-        if status is None or not pid_alive(status.supervisor) or not is_free(self.files.lease):
+        if not supervisor or not pid_alive(supervisor) or not is_free(self.files.lease):
             return
-        _nudge(status.supervisor)
+        _nudge(supervisor)
         deadline = time.monotonic() + STOP_TIMEOUT_S
-        while pid_alive(status.supervisor) and time.monotonic() < deadline:
+        while pid_alive(supervisor) and time.monotonic() < deadline:
             time.sleep(0.05)
+
+    def _running_supervisor(self) -> int | None:
+        status = read_status(self.files)
+        if status is not None and pid_alive(status.supervisor):
+            return status.supervisor
+        pids = redis_process.server_pids(self.socket_path)
+        return pids[1] if pids is not None else None
 
 
 def _nudge(pid: int) -> None:

@@ -87,6 +87,27 @@ def probe(socket_path: Path, timeout_s: float = 0.5) -> str:
     return "loading" if reply.startswith(b"-LOADING") else "down"
 
 
+def server_pids(socket_path: Path) -> tuple[int, int] | None:
+    """(redis-server's pid, its parent's: the supervisor), asked of the server; None if it does not say."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(2)
+            conn.connect(str(socket_path))
+            conn.sendall(b"INFO server\r\n")
+            reply = b""
+            while b"process_id:" not in reply or not reply.split(b"process_id:", 1)[1].count(b"\r\n"):
+                chunk = conn.recv(4096)
+                if not chunk:
+                    break
+                reply += chunk
+        pid = int(reply.split(b"process_id:", 1)[1].split(b"\r\n", 1)[0])
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pid, parent
+
+
 def last_log_line(files: ServerFiles) -> str:
     """redis-server's last log line, without its timestamp prefix ('' if none)."""
     try:
