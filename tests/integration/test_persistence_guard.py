@@ -243,3 +243,18 @@ def test_a_refusal_is_a_backend_error(data: Path) -> None:
     (data / "falkordb.state.json").write_text("[]")
     with pytest.raises(BackendUnavailable):
         EmbeddedFalkorDB(data).ensure_running()
+
+
+def test_a_dump_rdb_beside_the_append_only_files_is_never_written(data: Path) -> None:
+    """An older layout kept RDB snapshots too: they are neither loaded nor ever overwritten now."""
+    snapshot = data / "dump.rdb"
+    shutil.copy(_aof(data, ".base.rdb"), snapshot)
+    before = hashlib.sha256(snapshot.read_bytes()).hexdigest()
+    server = EmbeddedFalkorDB(data)
+    server.ensure_running()
+    _fill(server, "delta", 3)
+    client = redis.Redis(unix_socket_path=str(server.socket_path))
+    assert client.config_get("save") == {"save": ""}
+    client.close()
+    server.stop()
+    assert hashlib.sha256(snapshot.read_bytes()).hexdigest() == before
