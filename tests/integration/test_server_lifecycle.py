@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -213,3 +214,15 @@ def test_a_cli_command_killed_mid_import_leaves_no_server(tmp_path: Path) -> Non
     assert cli.wait(timeout=30) == -signal.SIGKILL
     assert _wait(lambda: not pid_alive(pids["redis"]) and not pid_alive(pids["supervisor"])), "orphaned server"
     assert _redis_pids(data) == set()
+
+
+def test_a_data_dir_removed_under_the_server_stops_it(tmp_path: Path) -> None:
+    """A test's temporary directory removed while its server runs: the server goes, promptly."""
+    data = tmp_path / "data"
+    server = EmbeddedFalkorDB(data)
+    server.ensure_running()
+    assert server.process is not None
+    pids = server.process
+    shutil.rmtree(data, ignore_errors=True)  # the lease is still held: only the missing socket tells
+    assert _wait(lambda: not pid_alive(pids.pid) and not pid_alive(pids.supervisor)), "server outlived its dir"
+    server.release()

@@ -164,7 +164,7 @@ class Supervisor:
             if self.process.poll() is not None:
                 self._status(STOPPED, f"redis-server exited with code {self.process.returncode}")
                 return 1
-            if not self.files.data_dir.is_dir():  # removed under us (a test's tmp dir): nothing left to keep
+            if not self.files.socket.exists():  # the directory was removed under us: nobody can reach us
                 self._shutdown(save_record=False)
                 return 0
             self._record_after_rewrite()
@@ -218,12 +218,15 @@ class Supervisor:
         if save_record:
             with contextlib.suppress(redis.RedisError, OSError):
                 counts = self.counts()
-        with contextlib.suppress(redis.RedisError, OSError):
-            client = self._client()
-            try:
-                client.execute_command(*(["SHUTDOWN"] if save_record else ["SHUTDOWN", "NOSAVE"]))
-            finally:
-                client.close()
+        if self.files.socket.exists():
+            with contextlib.suppress(redis.RedisError, OSError):
+                client = self._client()
+                try:
+                    client.execute_command(*(["SHUTDOWN"] if save_record else ["SHUTDOWN", "NOSAVE"]))
+                finally:
+                    client.close()
+        else:
+            process.terminate()  # unreachable on its socket: SIGTERM is the same clean shutdown
         try:
             process.wait(timeout=SHUTDOWN_TIMEOUT_S)
         except subprocess.TimeoutExpired:
