@@ -152,7 +152,8 @@ class EmbeddedFalkorDB:
                 if status.state == REFUSED:
                     raise PersistenceRefused(status.message)
                 if status.state != STARTING or not pid_alive(status.supervisor):
-                    raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: {status.message or status.state}")
+                    why = status.message or f"its supervisor stopped while starting (see {files.supervisor_log})"
+                    raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: {why}; nothing was changed, retry")
             elif time.monotonic() > answer_by:
                 break
             time.sleep(0.05)

@@ -147,12 +147,12 @@ class Supervisor:
                 reason = reason.split(". You can:")[0]  # redis's advice names options this tool does not offer
                 if had_files:
                     return refusal(self.files, f"redis-server could not load {self.files.aof_dir}/ ({reason})")
-                return RuntimeError(f"embedded FalkorDB: server did not start ({reason})")
+                return RuntimeError(f"server did not start ({reason})")
             if redis_process.probe(self.files.socket) == "up":
                 return None
             time.sleep(0.05)
         self._shutdown(save_record=False)
-        return RuntimeError(f"embedded FalkorDB: server did not start (no answer within {START_TIMEOUT_S:.0f} s)")
+        return RuntimeError(f"server did not start (no answer within {START_TIMEOUT_S:.0f} s)")
 
     def _watch(self) -> int:
         assert self.process is not None
