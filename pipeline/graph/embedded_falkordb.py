@@ -153,7 +153,7 @@ class EmbeddedFalkorDB:
                     raise PersistenceRefused(status.message)
                 if status.state != STARTING or not pid_alive(status.supervisor):
                     why = status.message or f"its supervisor stopped while starting (see {files.supervisor_log})"
-                    raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: {why}; nothing was changed, retry")
+                    raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: {why}; nothing was changed")
             elif time.monotonic() > answer_by:
                 break
             time.sleep(0.05)
