@@ -11,7 +11,8 @@ client's terminal nor the client's death reaches it. It
 3. starts redis-server as its child, with PR_SET_PDEATHSIG: if the supervisor is killed, redis gets SIGTERM
    and shuts down cleanly (it never saves an RDB snapshot, see redis_process.py);
 4. after a clean stop, checks the loaded graph counts against the recorded ones;
-5. every POLL_S, while holding the start lock, looks at the lease: when no client has held it for GRACE_S
+5. records the incremental file's growth every GROWTH_EVERY_S, so a crash leaves little unchecked tail;
+6. every POLL_S, while holding the start lock, looks at the lease: when no client has held it for GRACE_S
    (at once when nudged with SIGUSR1 by a client that exits), it counts the graphs, SHUTDOWNs redis and
    records the files and counts as clean. SIGTERM stops it the same way. If redis dies, it exits too.
 
@@ -39,6 +40,7 @@ from pipeline.graph.embedded import redis_process
 from pipeline.graph.embedded.locks import FileLock
 from pipeline.graph.embedded.paths import ServerFiles
 from pipeline.graph.embedded.persistence import (
+    GrowthDigest,
     PersistenceRefused,
     Snapshot,
     check_before_start,
@@ -60,6 +62,7 @@ from pipeline.graph.embedded.status import (
 
 GRACE_S = 2.0  # a client may restart right away (one CLI command after another) without a reload
 POLL_S = 0.2
+GROWTH_EVERY_S = 2.0  # how often the incremental file's growth is recorded (persistence.GrowthDigest)
 START_TIMEOUT_S = 120.0  # a large append-only file replays for a while (a 65 MB one took ~15 s)
 SERVER_LOCK_WAIT_S = 60.0
 SHUTDOWN_TIMEOUT_S = 60.0
@@ -73,6 +76,9 @@ class Supervisor:
         self.stop_requested = False
         self.nudged = False
         self.recorded_manifest = ""
+        self.growth: GrowthDigest | None = None
+        self.ready = False  # until then the client waits for our verdict, which run() writes
+        self.growth_due = 0.0
 
     def _status(self, state: str, message: str = "") -> None:
         redis_pid = self.process.pid if self.process is not None else None
@@ -133,6 +139,7 @@ class Supervisor:
                 return 2
         self._record(clean=False, counts=None)
         self._status(READY)
+        self.ready = True
         return self._watch()
 
     def _wait_until_loaded(self, had_files: bool) -> Exception | None:
@@ -168,6 +175,7 @@ class Supervisor:
                 self._shutdown(save_record=False)
                 return 0
             self._record_after_rewrite()
+            self._record_growth()
             start_lock = FileLock(self.files.start_lock)
             if _try(start_lock):  # no client is probing or starting right now
                 try:
@@ -191,6 +199,16 @@ class Supervisor:
             if snapshot is not None:
                 write_record(self.files, snapshot, clean, counts)
                 self.recorded_manifest = snapshot.manifest
+                self.growth = GrowthDigest(self.files, snapshot)
+
+    def _record_growth(self) -> None:
+        if self.growth is None or time.monotonic() < self.growth_due:
+            return
+        self.growth_due = time.monotonic() + GROWTH_EVERY_S
+        with contextlib.suppress(OSError, PersistenceRefused):  # a rewrite swapped the files: recorded anew
+            snapshot = self.growth.advance()
+            if snapshot is not None and snapshot.manifest == self.recorded_manifest:
+                write_record(self.files, snapshot, clean=False, counts=None)
 
     def _record_after_rewrite(self) -> None:
         """A finished AOF rewrite replaces the manifest and its files: record the new ones."""
@@ -238,7 +256,8 @@ class Supervisor:
                 process.wait()
         if save_record and process.returncode == 0:
             self._record(clean=counts is not None, counts=counts)
-        self._status(STOPPED, "stopped")
+        if self.ready:
+            self._status(STOPPED, "stopped")
 
     def _on_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_requested = True
