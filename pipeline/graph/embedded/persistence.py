@@ -5,7 +5,8 @@ RDB snapshots are off (`save ""`), so nothing ever writes `dump.rdb` and no shut
 snapshot with a dataset that was never loaded. The supervisor records each file's size and sha256 (and,
 at a clean stop, every graph's node and edge counts) in `falkordb.state.json`:
 
-- when the server is ready (the files as they were loaded), after each AOF rewrite, and at a clean stop;
+- when the server is ready (the files as they were loaded), as the incremental file grows (GrowthDigest),
+  after each AOF rewrite, and at a clean stop;
 - before the next start it checks them: a file recorded whole must be byte-identical; the incremental
   file only ever grows, so its recorded prefix must be (a kill -9 leaves more, never different bytes);
   files of a newer rewrite than the record are left to redis's own checks (RDB checksums,
