@@ -135,6 +135,8 @@ class GraphBackend:
 
     async def close(self) -> None:
         self._drivers.clear()
+        if self.embedded is not None:
+            self.embedded.release()  # this client's lease: the server stays while another client holds one
         if self.neo4j is not None:
             await _close_quietly(self.neo4j)
         if self.falkor is not None:
@@ -173,7 +175,7 @@ async def _connect_embedded(settings: Settings) -> GraphBackend:
     backend = GraphBackend(kind="falkordb", location=server.uri, falkor=client, embedded=server)
     problem = await backend.health()
     if problem:
-        await backend.close()
+        await backend.close()  # releases the lease too
         raise BackendUnavailable(problem)
     return backend
 

