@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import getpass
 import json
 import os
 import sys
@@ -40,6 +41,18 @@ def parse_date(value: str | None, what: str = "--as-of") -> datetime | None:
         return parse_time(value)
     except ValueError:
         raise InvalidInput(f"{what} {value!r} is not a date; use YYYY-MM-DD.") from None
+
+
+def cli_actor() -> str:
+    """Who runs the command, for the audit log: cli:<user>."""
+    try:
+        return f"cli:{getpass.getuser()}"
+    except Exception:  # no user name in this environment
+        return "cli"
+
+
+def warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
 
 
 def add_json_flag(*commands: argparse.ArgumentParser) -> None:
