@@ -17,8 +17,9 @@ from pipeline.deals import DealRecord, get_deal, validate_group_id
 from pipeline.embedders.base import LabEmbedder
 from pipeline.errors import DataFileError
 from pipeline.graph.backend import GraphBackend
+from pipeline.ingest.fields import date_field, page_field
 from pipeline.ingest.jsonl import read_jsonl
-from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, Progress, parse_time, write_deal
+from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, Progress, write_deal
 from pipeline.ingest.rebuild import Announce, Rebuild, check_rebuild, rebuild_deal
 from pipeline.query_sets import save_keyed_files
 from pipeline.query_sets.files import check_references, read_qrels, read_queries
@@ -49,8 +50,7 @@ class ImportResult:
 
 def _passage(row: Any, folder_name: str) -> Passage:
     pid, text = str(row["_id"] if "_id" in row else row["id"]), str(row["text"])
-    page = int(row["page"]) if row.get("page") not in (None, "") else None
-    date = parse_time(row.get("date"))
+    page, date = page_field(row.get("page")), date_field(row.get("date"))
     doc = row.get("doc_name") or row.get("report_id") or row.get("title") or folder_name
     return Passage(pid, text, str(row.get("title") or ""), str(doc), page, date)
 
