@@ -1,6 +1,7 @@
-"""What every command line shares: the number and date parsers, and `run()`, which opens the Lab, runs
-one command and turns errors into one line and an exit code (bad input, unreachable backend, unknown
-deal: 2; a bug: 1, with the traceback under --debug; Ctrl-C: 130).
+"""What every command line shares: a parser whose errors are one line, the number, date and path checks, and
+`run()`, which opens the Lab, runs one command and turns errors into one line and an exit code (bad input,
+a bad setting or data file, unreachable backend, unknown deal: 2; a bug: 1, with the traceback under --debug;
+Ctrl-C: 130).
 """
 
 from __future__ import annotations
@@ -124,6 +125,11 @@ async def _with_lab(args: argparse.Namespace, command: Command) -> Any:
         await lab.close()
 
 
+def _unexpected(exc: Exception) -> int:
+    print(f"error: unexpected {type(exc).__name__}: {one_line(exc)} (rerun with --debug for details)", file=sys.stderr)
+    return 1
+
+
 def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
     """Parse `argv`, run the chosen command, print its result as JSON under --json; the exit code."""
     try:
@@ -139,8 +145,10 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
         print(f"error: {one_line(settings_error_line(exc))}", file=sys.stderr)
         return 2
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
-        if args.debug or not exc.filename:
+        if args.debug:
             raise
+        if not exc.filename:  # not a path the user gave: a bug like any other
+            return _unexpected(exc)
         print(f"error: {exc.filename}: {exc.strerror or type(exc).__name__}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -149,8 +157,7 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
     except Exception as exc:
         if args.debug:
             raise
-        print(f"error: unexpected {type(exc).__name__}: {exc} (rerun with --debug for details)", file=sys.stderr)
-        return 1
+        return _unexpected(exc)
     if args.json:
         print(json.dumps(result, default=str, indent=2))
     return 0
