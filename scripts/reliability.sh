@@ -117,7 +117,7 @@ failed = False
 print("== reliability figures (from this run) ==")
 for group, label in (("bad input", "bad-input cases tried (CLI + UI)"), ("faults", "faults survived"),
                      ("isolation", "isolation tests"), ("admin gate", "admin-gate cases"), ("load", "load tests"),
-                     ("loaders", "loaders never clobber (+ kill, cache)")):
+                     ("loaders", "loaders never clobber (kill, cache)")):
     passed, total = tally(group)
     failed |= passed != total or total == 0
     print(f"{label:<36} {passed} passed of {total}")
