@@ -20,9 +20,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pipeline.cli.common import add_json_flag, parse_int_list, run
+from pipeline.cli.common import OneLineParser, add_json_flag, parse_int_list, run, seconds, whole
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.lab import Lab
+from pipeline.rerankers import RERANKERS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -103,6 +104,8 @@ def _latency_page(args: argparse.Namespace) -> dict[str, Any]:
 def _compare_page(args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.compare_page import time_compare_page
 
+    if args.reranker not in RERANKERS:
+        raise InvalidInput(f"Unknown reranker {args.reranker!r}; choose one of: {', '.join(RERANKERS)}.")
     result = time_compare_page(args.queries, args.reranker)
     if not args.json:
         print(json.dumps(result))
@@ -125,7 +128,7 @@ def _huge_passage(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -134,29 +137,29 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="per-stage p50/p95 over the labelled queries, beside stock search_()")
     bench.add_argument("--group", default="demo")
     bench.add_argument("--candidates", dest="candidates_list", default="10,25,50,100")
-    bench.add_argument("--top-k", type=int, default=10)
+    bench.add_argument("--top-k", type=int, default=10)  # its range is checked with the query's own
     bench.add_argument("--reranker", default="local")
-    bench.add_argument("--limit-queries", type=int, default=None, help="use only the first N queries")
+    bench.add_argument("--limit-queries", type=whole(1), default=None, help="use only the first N queries")
     bench.set_defaults(run=_bench)
 
     load = sub.add_parser("load", help="concurrent sessions querying one backend (loopback only, bounded)")
     load.add_argument("--group", default="demo")
-    load.add_argument("--sessions", type=int, default=20)
-    load.add_argument("--queries", type=int, default=5, help="queries per session, run one after another")
+    load.add_argument("--sessions", type=whole(1, 200), default=20)
+    load.add_argument("--queries", type=whole(1, 1000), default=5, help="queries per session, run one after another")
     load.add_argument("--reranker", default="local")
     load.add_argument("--candidates", type=int, default=None)
     load.add_argument("--top-k", type=int, default=None)
-    load.add_argument("--time-limit", type=float, default=120.0, help="seconds; sessions stop starting queries then")
+    load.add_argument("--time-limit", type=seconds(), default=120.0, help="seconds; no session starts a query after")
     load.set_defaults(run=_load)
 
     page = sub.add_parser("latency-page", help="time the Latency page over a throwaway store of synthetic runs")
     page.add_argument("--runs", type=int, default=10_000)
-    page.add_argument("--seed", type=int, default=7)
-    page.add_argument("--repeat", type=int, default=5, help="timed reruns (the median is reported)")
+    page.add_argument("--seed", type=whole(0, 2**31 - 1), default=7)
+    page.add_argument("--repeat", type=whole(1, 1000), default=5, help="timed reruns (the median is reported)")
     page.set_defaults(run=_latency_page, no_lab=True)
 
     compare = sub.add_parser("compare-page", help="server time of a query on the Compare page (demo deal)")
-    compare.add_argument("--queries", type=int, default=20)
+    compare.add_argument("--queries", type=whole(1, 1000), default=20)
     compare.add_argument("--reranker", default="local")
     compare.set_defaults(run=_compare_page, no_lab=True)
 

@@ -18,6 +18,7 @@ from pydantic_settings import (
     NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    SettingsError,
     TomlConfigSettingsSource,
 )
 
@@ -32,6 +33,7 @@ SECRETS_FILE = PROJECT_ROOT / ".streamlit" / "secrets.toml"
 LOCAL_EMBEDDER = "local-minilm-l6-v2-int8"
 VOYAGE_EMBEDDER = "voyage-finance-2"
 ALLOWED_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a group_id (pipeline/graph/group_id.py), matched whole
+Price = Annotated[float, Field(ge=0, allow_inf_nan=False)]  # dollars per million tokens
 
 
 def _alias(*names: str) -> AliasChoices:
@@ -47,27 +49,28 @@ class Settings(BaseSettings):
     neo4j_user: str = Field("neo4j", validation_alias=_alias("NEO4J_USER", "neo4j_user"))
     neo4j_password: SecretStr | None = Field(None, validation_alias=_alias("NEO4J_PASSWORD", "neo4j_password"))
     neo4j_database: str = Field("neo4j", validation_alias=_alias("NEO4J_DATABASE", "neo4j_database"))
-    connect_timeout_s: float = 5.0
+    connect_timeout_s: float = Field(5.0, gt=0, le=600, allow_inf_nan=False)
     # RETRIEVAL_LAB_READ_ONLY=1: nothing is written to the graph (the database refuses it too); SQLite still is
     read_only: bool = False
 
     # Voyage: the key switches on the Voyage reranker (and, with embedder=auto, the Voyage embedder)
     voyage_api_key: SecretStr | None = Field(None, validation_alias=_alias("VOYAGE_API_KEY", "voyage_api_key"))
     voyage_base_url: str | None = Field(None, validation_alias=_alias("VOYAGE_BASE_URL", "voyage_base_url"))
-    voyage_timeout_s: float = 10.0
-    voyage_max_retries: int = 3
+    voyage_timeout_s: float = Field(10.0, gt=0, le=600, allow_inf_nan=False)
+    voyage_max_retries: int = Field(3, ge=0, le=10)
 
     # OpenAI (or a compatible server at OPENAI_BASE_URL): only for RETRIEVAL_LAB_EMBEDDER=openai:MODEL
     openai_api_key: SecretStr | None = Field(None, validation_alias=_alias("OPENAI_API_KEY", "openai_api_key"))
     openai_base_url: str | None = Field(None, validation_alias=_alias("OPENAI_BASE_URL", "openai_base_url"))
-    openai_timeout_s: float = 10.0
-    openai_max_retries: int = 2  # the SDK's own retries (429, 5xx, connection errors), each within the timeout
+    openai_timeout_s: float = Field(10.0, gt=0, le=600, allow_inf_nan=False)
+    # the SDK's own retries (429, 5xx, connection errors), each within the timeout
+    openai_max_retries: int = Field(2, ge=0, le=10)
 
     # auto | local | voyage[:MODEL[:DIM]] | openai[:MODEL[:DIM]]: see pipeline/embedders/spec.py
     embedder: str = "auto"
     rerank_model: str = "rerank-2.5"
     # dollars per million tokens, from Voyage's public price list; update here when it changes
-    rerank_prices_per_mtok: dict[str, float] = {"rerank-2.5": 0.05, "rerank-2.5-lite": 0.02}
+    rerank_prices_per_mtok: dict[str, Price] = {"rerank-2.5": 0.05, "rerank-2.5-lite": 0.02}
 
     # admin actions (correct a fact, merge, undo, reset demo) are off unless this is set and entered
     admin_secret: SecretStr | None = None
@@ -180,3 +183,12 @@ def get_settings() -> Settings:
         return Settings()
     except ValidationError as exc:
         raise InvalidInput(settings_error_line(exc)) from None
+    except SettingsError as exc:  # a value the source itself cannot decode (JSON of a dict-valued setting)
+        raise InvalidInput(settings_source_error_line(exc)) from None
+
+
+def settings_source_error_line(exc: SettingsError) -> str:
+    """E.g. "RETRIEVAL_LAB_RERANK_PRICES_PER_MTOK: not valid JSON; give e.g. {"rerank-2.5": 0.05}"."""
+    match = re.search(r'field "([a-z0-9_]+)"', str(exc))
+    name = _env_name(match.group(1)) if match else "a setting"
+    return f'{name}: not valid JSON; give a JSON object, e.g. {{"rerank-2.5": 0.05}}'

@@ -20,8 +20,8 @@ FAULTS=(tests/integration/test_server_recovery.py tests/app/test_backend_down.py
 ISOLATION=(tests/integration/test_isolation.py tests/integration/test_isolation_more.py)
 ADMIN=(tests/app/test_admin_gate.py)
 LOAD=(tests/integration/test_load.py tests/browser/test_load_through_streamlit.py)
-SERVER=(tests/integration/test_server_lifecycle.py tests/integration/test_persistence_guard.py
-        tests/app/test_damaged_data_dir.py)
+LOADERS=(tests/integration/test_loaders_never_clobber.py tests/integration/test_loader_replace_kill.py
+         tests/integration/test_sweep_cache_state.py)
 
 OUT=artifacts/reliability
 mkdir -p "$OUT"
@@ -32,9 +32,9 @@ rm -f "$OUT"/junit.xml "$OUT"/pytest.log "$OUT"/load-pipeline.json artifacts/loa
 export GRAPHITI_TELEMETRY_ENABLED=false HF_HUB_OFFLINE=1
 status=0
 
-echo "== reliability tests (bad input, faults, isolation, admin gate, load, server lifecycle and persistence) =="
+echo "== reliability tests (bad input, faults, isolation, admin gate, load, loaders) =="
 "$PY" -m pytest -q -rA -p no:cacheprovider --hypothesis-show-statistics --junitxml="$OUT/junit.xml" \
-    "${BAD_INPUT[@]}" "${FAULTS[@]}" "${ISOLATION[@]}" "${ADMIN[@]}" "${LOAD[@]}" "${SERVER[@]}" 2>&1 | tee "$OUT/pytest.log" \
+    "${BAD_INPUT[@]}" "${FAULTS[@]}" "${ISOLATION[@]}" "${ADMIN[@]}" "${LOAD[@]}" "${LOADERS[@]}" 2>&1 | tee "$OUT/pytest.log" \
     || status=1
 
 echo
@@ -66,15 +66,15 @@ then
 fi
 
 echo
-"$PY" - "$OUT" "${BAD_INPUT[*]}" "${FAULTS[*]}" "${ISOLATION[*]}" "${ADMIN[*]}" "${LOAD[*]}" "${SERVER[*]}" <<'EOF' || status=1
+"$PY" - "$OUT" "${BAD_INPUT[*]}" "${FAULTS[*]}" "${ISOLATION[*]}" "${ADMIN[*]}" "${LOAD[*]}" "${LOADERS[*]}" \
+    <<'EOF' || status=1
 import json, re, sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 out = Path(sys.argv[1])
-groups = dict(
-    zip(("bad input", "faults", "isolation", "admin gate", "load", "server"), (a.split() for a in sys.argv[2:]))
-)
+names = ("bad input", "faults", "isolation", "admin gate", "load", "loaders")
+groups = dict(zip(names, (a.split() for a in sys.argv[2:])))
 
 
 def module_of(path: str) -> str:
@@ -117,7 +117,7 @@ failed = False
 print("== reliability figures (from this run) ==")
 for group, label in (("bad input", "bad-input cases tried (CLI + UI)"), ("faults", "faults survived"),
                      ("isolation", "isolation tests"), ("admin gate", "admin-gate cases"), ("load", "load tests"),
-                     ("server", "server kill -9 + damaged-file cases")):
+                     ("loaders", "loaders never clobber (kill, cache)")):
     passed, total = tally(group)
     failed |= passed != total or total == 0
     print(f"{label:<36} {passed} passed of {total}")

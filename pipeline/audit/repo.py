@@ -42,3 +42,9 @@ def audit_log(store: Store, group_id: str | None = None, action_prefix: str = ""
         {**params, "g": group_id, "prefix": f"{action_prefix}%", "limit": limit},
     )
     return [AuditEntry.from_row(r) for r in rows]
+
+
+def last_audit_id(store: Store, group_id: str) -> int:
+    """The id of the deal's newest audit entry (0 when none): a cheap sign that an admin action touched it."""
+    rows = store.query("SELECT COALESCE(MAX(id), 0) AS n FROM audit_log WHERE group_id = ?", (group_id,))
+    return int(rows[0]["n"])

@@ -12,13 +12,13 @@ import argparse
 
 from pipeline.cli import deals, import_beir, import_queries, query, seed_demo, status
 from pipeline.cli import eval as eval_command
-from pipeline.cli.common import add_json_flag, run
+from pipeline.cli.common import OneLineParser, add_json_flag, run
 
 __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__)
+    parser = OneLineParser(prog="python -m pipeline", description=__doc__)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True)
     commands = (seed_demo, import_beir, import_queries, status, deals, query, eval_command)

@@ -1,27 +1,81 @@
-"""What every command line shares: the number and date parsers, and `run()`, which opens the Lab, runs
-one command and turns errors into one line and an exit code (bad input, unreachable backend, unknown
-deal: 2; a bug: 1, with the traceback under --debug; Ctrl-C: 130).
+"""What every command line shares: a parser whose errors are one line, the number, date and path checks, and
+`run()`, which opens the Lab, runs one command and turns errors into one line and an exit code (bad input,
+a bad setting or data file, unreachable backend, unknown deal: 2; a bug: 1, with the traceback under --debug;
+Ctrl-C: 130).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import getpass
 import json
+import math
 import os
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
+
+from pydantic import ValidationError
 
 from pipeline.errors import InvalidInput, RetrievalLabError
+from pipeline.ingest.fields import DATE_RULE, date_field
 from pipeline.lab import Lab
-from pipeline.utc import parse_time
+from pipeline.settings import settings_error_line
+from pipeline.text import one_line
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 Command = Callable[[Lab, argparse.Namespace], Awaitable[Any]]  # set as `run`; `no_lab=True`: called with args only
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line (no usage block) and exit 2, like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def whole(low: int = 1, high: int = 1_000_000) -> Callable[[str], int]:
+    """An argparse type: a whole number in [low, high]; anything else names the range allowed."""
+
+    def convert(text: str) -> int:
+        try:
+            number = int(text)
+        except ValueError:
+            number = low - 1
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"{text!r} is not allowed: give a whole number from {low} to {high:,}")
+        return number
+
+    return convert
+
+
+def seconds(high: float = 86_400.0) -> Callable[[str], float]:
+    """An argparse type: a finite number of seconds in (0, high]; NaN, infinities and negatives are refused."""
+
+    def convert(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and 0 < value <= high):
+            raise argparse.ArgumentTypeError(f"{text!r} is not allowed: give seconds above 0, at most {high:,.0f}")
+        return value
+
+    return convert
+
+
+def check_writable(path: str | None) -> None:
+    """An output file the command will write: its folder must exist and it must not be a folder itself."""
+    if path is None:
+        return
+    target = Path(path)
+    if target.is_dir() or not target.parent.is_dir():
+        raise InvalidInput(f"{path}: cannot be written (give a file path in an existing folder).")
 
 
 def parse_int_list(value: str, what: str) -> tuple[int, ...]:
@@ -37,9 +91,21 @@ def parse_int_list(value: str, what: str) -> tuple[int, ...]:
 
 def parse_date(value: str | None, what: str = "--as-of") -> datetime | None:
     try:
-        return parse_time(value)
+        return date_field(value, what)
     except ValueError:
-        raise InvalidInput(f"{what} {value!r} is not a date; use YYYY-MM-DD.") from None
+        raise InvalidInput(f"{what} {value!r} is not a date; use {DATE_RULE}.") from None
+
+
+def cli_actor() -> str:
+    """Who runs the command, for the audit log: cli:<user>."""
+    try:
+        return f"cli:{getpass.getuser()}"
+    except Exception:  # no user name in this environment
+        return "cli"
+
+
+def warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
 
 
 def add_json_flag(*commands: argparse.ArgumentParser) -> None:
@@ -59,13 +125,31 @@ async def _with_lab(args: argparse.Namespace, command: Command) -> Any:
         await lab.close()
 
 
+def _unexpected(exc: Exception) -> int:
+    print(f"error: unexpected {type(exc).__name__}: {one_line(exc)} (rerun with --debug for details)", file=sys.stderr)
+    return 1
+
+
 def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
     """Parse `argv`, run the chosen command, print its result as JSON under --json; the exit code."""
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # a bad argument (one line already printed) or --help: the code, not an exit
+        return exc.code if isinstance(exc.code, int) else 2
     try:
         result = args.run(args) if getattr(args, "no_lab", False) else asyncio.run(_with_lab(args, args.run))
     except RetrievalLabError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except ValidationError as exc:  # settings built outside get_settings(): still one line naming the variable
+        print(f"error: {one_line(settings_error_line(exc))}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+        if args.debug:
+            raise
+        if not exc.filename:  # not a path the user gave: a bug like any other
+            return _unexpected(exc)
+        print(f"error: {exc.filename}: {exc.strerror or type(exc).__name__}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -73,8 +157,7 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
     except Exception as exc:
         if args.debug:
             raise
-        print(f"error: unexpected {type(exc).__name__}: {exc} (rerun with --debug for details)", file=sys.stderr)
-        return 1
+        return _unexpected(exc)
     if args.json:
         print(json.dumps(result, default=str, indent=2))
     return 0

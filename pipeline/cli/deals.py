@@ -5,10 +5,10 @@ dimension, whether the configured embedder fits it (or the setting to use) and w
 from __future__ import annotations
 
 import argparse
-import getpass
 import sys
 from typing import Any
 
+from pipeline.cli.common import cli_actor
 from pipeline.lab import Lab
 
 
@@ -22,19 +22,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return deals
 
 
-def _default_actor() -> str:
-    try:
-        return f"cli:{getpass.getuser()}"
-    except Exception:  # no user name in this environment
-        return "cli"
-
-
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.deals.summary import deal_summaries, format_table
 
     group, read_only = (args.read_only, True) if args.read_only else (args.writable, False)
     if group:
-        deal = await lab.set_read_only(group, read_only, args.actor or _default_actor())
+        deal = await lab.set_read_only(group, read_only, args.actor or cli_actor())
         print(f"deal {deal.group_id!r} is now {'read-only' if read_only else 'writable'}", file=sys.stderr)
     summaries = await deal_summaries(lab.backend, lab.store, lab.embedder.info, lab.settings.allowed_deals)
     rows = [s.row() for s in summaries]

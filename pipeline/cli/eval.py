@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pipeline.cli.common import parse_int_list
+from pipeline.cli.common import check_writable, parse_int_list
 from pipeline.lab import Lab
 from pipeline.utc import utc_now
 
@@ -51,6 +51,8 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.evaluation.records import SweepSpec
     from pipeline.evaluation.sweep import run_sweep
 
+    for path in (args.export_csv, args.export_json):
+        check_writable(path)  # before the sweep: nothing is saved when the export could not be written
     spec = SweepSpec(
         group_id=args.group,
         candidates=parse_int_list(args.candidates_list, "--candidates"),

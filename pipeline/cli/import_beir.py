@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pipeline.cli.common import cli_actor, warn
 from pipeline.lab import Lab
 
 
@@ -14,7 +15,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     beir = sub.add_parser("import-beir", help="import corpus.jsonl, queries.jsonl, qrels.tsv as a deal")
     beir.add_argument("folder")
     beir.add_argument("--group", required=True)
-    beir.add_argument("--replace", action="store_true", help="replace a deal built from another source")
+    beir.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace a deal of another source, or one with admin corrections or merges (says what is lost; audited)",
+    )
     beir.set_defaults(run=run)
     return beir
 
@@ -26,13 +31,16 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
     lab.require_access(args.group, "import-beir")  # a deal this deployment may not show, --replace or not
     lab.backend.require_writable(args.group, "import-beir")  # refused in one line, before any progress bar
-    with tqdm(total=0, unit="facts", desc=f"import {args.group}", disable=args.json) as bar:
+    bars: list[Any] = []  # drawn with the first progress report: a refusal stays one line
 
-        def progress(done: int, total: int) -> None:
-            bar.total = total
-            bar.n = done
-            bar.refresh()
+    def progress(done: int, total: int) -> None:
+        if not bars:
+            bars.append(tqdm(total=total, unit="facts", desc=f"import {args.group}", disable=args.json))
+        bars[0].total = total
+        bars[0].n = done
+        bars[0].refresh()
 
+    try:
         result = await import_beir(
             lab.backend,
             lab.embedder,
@@ -41,7 +49,12 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
             args.group,
             replace=args.replace,
             progress=progress,
+            actor=cli_actor(),
+            announce=warn,
         )
+    finally:
+        for bar in bars:
+            bar.close()
     verb = "unchanged, nothing to do" if result.skipped else "imported"
     print(
         f"{args.folder} {verb} as deal {result.group_id!r}: {result.passages} passages, "

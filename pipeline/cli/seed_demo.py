@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from pipeline.cli.common import cli_actor, warn
 from pipeline.lab import Lab
 
 
@@ -13,6 +14,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     seed = sub.add_parser("seed-demo", help="load the bundled demo deal (idempotent)")
     seed.add_argument("--group", default="demo")
     seed.add_argument("--force", action="store_true", help="rebuild even if unchanged")
+    seed.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace a deal of another source, or one with admin corrections or merges (says what is lost; audited)",
+    )
     seed.set_defaults(run=run)
     return seed
 
@@ -21,7 +27,16 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.ingest.demo.seed import seed_demo
 
     lab.require_access(args.group, "seed-demo")  # a deal this deployment may not show is refused in one line
-    result = await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, args.group, args.force)
+    result = await seed_demo(
+        lab.backend,
+        lab.embedder,
+        lab.settings.resolved_data_dir,
+        args.group,
+        args.force,
+        replace=args.replace,
+        actor=cli_actor(),
+        announce=warn,
+    )
     verb = "already seeded, nothing to do" if result.skipped else "seeded"
     print(
         f"demo deal {result.group_id!r} {verb}: {result.facts} facts, {result.entities} entities, "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from pipeline.audit import record_audit
 from pipeline.corrections.records import ACTION_CORRECT, ACTION_UNDO, Correction, CorrectionRefused
 from pipeline.store.db import Store, utc_now
@@ -80,3 +82,13 @@ def write_undo(store: Store, record: Correction, actor: str) -> Correction:
         if updated != 1:
             raise CorrectionRefused("That correction was undone meanwhile; nothing was changed.")
     return Correction(**{**record.__dict__, "undone_at": at, "undone_by": actor, "undo_audit_id": audit_id})
+
+
+def discard_open_corrections(conn: sqlite3.Connection, group_id: str, closed_by: str, audit_id: int) -> int:
+    """Inside a deal replace's transaction: close the deal's open corrections as discarded by it (the rebuilt
+    graph holds neither side of them, so no undo is left to offer). How many were closed."""
+    return conn.execute(
+        "UPDATE fact_corrections SET undone_at = ?, undone_by = ?, undo_audit_id = ? "
+        "WHERE group_id = ? AND undone_at IS NULL",
+        (utc_now(), closed_by, audit_id, group_id),
+    ).rowcount

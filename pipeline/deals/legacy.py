@@ -14,7 +14,7 @@ async def migrate_legacy_deals(backend: GraphBackend, store: Store) -> list[str]
     """Move every `RetrievalLabDeal` node into the store; the group_ids that had one."""
     found = await backend.cypher.legacy_deals()
     for group_id, props in sorted(found.items()):
-        if not GROUP_ID_PATTERN.match(group_id):
+        if not GROUP_ID_PATTERN.fullmatch(group_id):
             continue
         insert_deal_if_absent(store, DealRecord.from_legacy_node(group_id, props))
         if not backend.is_read_only(group_id):

@@ -9,7 +9,10 @@ What is computed once and reused:
   deepest first, so a cross-encoder has scored every fact of the shallower pools already;
 - each reranker scores each (query, N) pool once; every k cuts that one ranking;
 - first-stage pools and reranker scores are cached in the store (`cache.py`), so a repeated sweep on
-  an unchanged graph retrieves and reranks nothing (and calls Voyage for nothing).
+  an unchanged graph retrieves and reranks nothing (and calls Voyage for nothing). A pool is cached under
+  the graph state it was computed on: a cheap stamp of the graph (`graph_state`) is read after each query,
+  and when an admin action or a loader changed the deal meanwhile, that query's pools are dropped and it
+  runs again under the new state's fingerprint (so a correction landing mid-sweep never poisons the cache).
 
 Metrics, per query and setting: `ndcg@10`, `recall@10`, `mrr@10` on the top 10 of the reranked list
 of N (the same for every k: k does not change the order), and `ndcg@k`, `recall@k`, `precision@k`,
@@ -17,7 +20,7 @@ of N (the same for every k: k does not change the order), and `ndcg@k`, `recall@
 reranking (citations excluded: they do not depend on the setting), as measured when first computed.
 
 Progress goes to a callback after each query; cancellation is a flag (anything with `is_set()`,
-e.g. `threading.Event`) checked between queries and depths. A cancelled sweep raises
+e.g. `threading.Event`) checked between queries. A cancelled sweep raises
 `SweepCancelled` and returns nothing: experiments are only written by `save_experiment`, whole.
 Cached pools and scores computed before the cancel stay cached (each is a complete, correct row).
 """
@@ -33,6 +36,7 @@ from typing import Any
 import numpy as np
 from graphiti_core.edges import EntityEdge
 
+from pipeline.audit.repo import last_audit_id
 from pipeline.errors import InvalidInput
 from pipeline.evaluation import metrics as m
 from pipeline.evaluation.cache import FirstStageCache, Pool, RerankCache, graph_fingerprint
@@ -54,6 +58,7 @@ from pipeline.evaluation.records import (
     setting_key,
 )
 from pipeline.evaluation.significance import paired_test
+from pipeline.graph.backend import GraphBackend
 from pipeline.lab import Lab
 from pipeline.rerankers import (
     LabReranker,
@@ -67,6 +72,7 @@ from pipeline.rerankers import (
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import hybrid_search
 from pipeline.retrieval.rerank import rank_order, score_pool
+from pipeline.store.db import Store
 from pipeline.timing import StageTimer
 from pipeline.utc import now_iso
 
@@ -80,6 +86,101 @@ class _Acc:
     tokens: float = 0.0
     fallbacks: int = 0
     model: str = ""
+
+
+STATE_RETRIES = 3  # a query re-run on a graph that keeps changing this often is kept, its pools not cached
+
+
+@dataclass
+class _Counts:
+    retrieved: int = 0
+    cached_pools: int = 0
+    calls: int = 0
+    cached_scores: int = 0
+
+
+@dataclass
+class _Ranked:
+    """One query's pools by depth (and which were retrieved just now) and, per (reranker, N): order, rerank ms,
+    tokens, 1 if the reranker fell back."""
+
+    pools: dict[int, Pool] = field(default_factory=dict)
+    retrieved: dict[int, bool] = field(default_factory=dict)
+    outcomes: dict[tuple[str, int], tuple[list[int], float, float, int]] = field(default_factory=dict)
+
+
+async def graph_state(backend: GraphBackend, store: Store, group_id: str) -> tuple[object, ...]:
+    """A cheap stamp of the deal's graph, read between queries: its counts (a correction adds a fact, an undo
+    removes one, a merge adds a record, a rebuild changes them) and its newest audit entry (any admin action).
+    The full fingerprint is recomputed only when this changes."""
+    counts = await backend.cypher.deal_counts(group_id)
+    return (*sorted(counts.items()), last_audit_id(store, group_id))
+
+
+async def _pools_cache(lab: Lab, spec: SweepSpec, filter_key: str) -> FirstStageCache:
+    fingerprint = await graph_fingerprint(lab.backend, spec.group_id, lab.embedder.info.describe())
+    return FirstStageCache(lab.store, spec.group_id, fingerprint, filter_key)
+
+
+@dataclass
+class _QueryRanker:
+    """What every query of a sweep is ranked with."""
+
+    lab: Lab
+    spec: SweepSpec
+    depths: Sequence[int]
+    needed: set[tuple[str, int]]
+    rerankers: Sequence[str]
+    rankers: dict[str, LabReranker | None]
+    models: dict[str, str]
+    scores_cache: RerankCache
+    driver: Any
+    search_filter: Any
+    stats: _Counts
+
+
+async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) -> _Ranked:
+    """Every pool of one query (from the cache or retrieved) and every reranker's order of each; nothing is
+    written to the pool cache here: the caller does, once the graph is known not to have changed meanwhile."""
+    lab, spec, driver, stats = r.lab, r.spec, r.driver, r.stats
+    depths, needed, rerankers, rankers, models = r.depths, r.needed, r.rerankers, r.rankers, r.models
+    search_filter, scores_cache = r.search_filter, r.scores_cache
+    out = _Ranked()
+    vector: list[float] | None = None
+    embed_ms = 0.0
+    for depth in depths:
+        edges: tuple[EntityEdge, ...] | None = None  # the pool's edges when retrieved just now
+        pool = pools_cache.get(depth, text) if spec.use_cache else None
+        if pool is None:
+            if vector is None:
+                timer = StageTimer()
+                with timer.stage("embed"):
+                    vector = await lab.embedder.embed_query(text)
+                embed_ms = timer.ms["embed"]
+            timer = StageTimer()
+            with timer.stage("search"):
+                first = await hybrid_search(driver, text, vector, spec.group_id, depth, search_filter, timer)
+            edges = first.edges
+            pool = Pool(tuple(e.uuid for e in edges), tuple(e.fact for e in edges), embed_ms + timer.ms["search"])
+            out.retrieved[depth] = True
+            stats.retrieved += 1
+        else:
+            stats.cached_pools += 1
+        out.pools[depth] = pool
+        for name in [r for r in rerankers if (r, depth) in needed]:
+            ranker = rankers[name]
+            order, rerank_ms, tokens, fallback = list(range(len(pool.uuids))), 0.0, 0.0, 0
+            if ranker is not None and pool.uuids:
+                outcome = await _scores(driver, ranker, models[name], text, pool, edges, scores_cache, spec)
+                if outcome is None:
+                    fallback = 1
+                else:
+                    scores, rerank_ms, tokens, was_cached = outcome
+                    order = rank_order(scores)
+                    stats.cached_scores += was_cached
+                    stats.calls += not was_cached
+            out.outcomes[(name, depth)] = (order, rerank_ms, tokens, fallback)
+    return out
 
 
 def _check_available(lab: Lab, rerankers: Sequence[str]) -> None:
@@ -116,58 +217,45 @@ async def run_sweep(
     driver = lab.backend.driver(spec.group_id)
     search_filter = temporal_filter(spec.include_superseded, None)
     filter_key = "all" if spec.include_superseded else "current"
-    fingerprint = await graph_fingerprint(lab.backend, spec.group_id, lab.embedder.info.describe())
-    pools_cache = FirstStageCache(lab.store, spec.group_id, fingerprint, filter_key)
     scores_cache = RerankCache(lab.store)
     acc = {(r, n): _Acc(model=models[r]) for r, n in needed}
     facts: dict[str, str] = {}
-    retrieved = cached_pools = calls = cached_scores = 0
+    stats = _Counts()
+    state = await graph_state(lab.backend, lab.store, spec.group_id)
+    pools_cache = await _pools_cache(lab, spec, filter_key)
+    ranker = _QueryRanker(
+        lab, spec, depths, needed, rerankers, rankers, models, scores_cache, driver, search_filter, stats
+    )
 
     total = len(chosen.queries)
     if progress:
         progress(0, total, f"{total} queries x {len(depths)} depths x {len(rerankers)} rerankers")
     for done, query in enumerate(chosen.queries):
-        vector: list[float] | None = None
-        embed_ms = 0.0
-        for depth in depths:
-            edges: tuple[EntityEdge, ...] | None = None  # the pool's edges when retrieved just now
-            if cancel is not None and cancel.is_set():
-                raise SweepCancelled(f"Sweep cancelled after {done} of {total} queries; nothing was saved.")
-            pool = pools_cache.get(depth, query.text) if spec.use_cache else None
-            if pool is None:
-                if vector is None:
-                    timer = StageTimer()
-                    with timer.stage("embed"):
-                        vector = await lab.embedder.embed_query(query.text)
-                    embed_ms = timer.ms["embed"]
-                timer = StageTimer()
-                with timer.stage("search"):
-                    first = await hybrid_search(driver, query.text, vector, spec.group_id, depth, search_filter, timer)
-                edges = first.edges
-                pool = Pool(tuple(e.uuid for e in edges), tuple(e.fact for e in edges), embed_ms + timer.ms["search"])
+        if cancel is not None and cancel.is_set():
+            raise SweepCancelled(f"Sweep cancelled after {done} of {total} queries; nothing was saved.")
+        for _attempt in range(STATE_RETRIES):
+            ranked = await _rank_query(ranker, query.text, pools_cache)
+            now = await graph_state(lab.backend, lab.store, spec.group_id)
+            stable = now == state
+            if stable:
+                break
+            # the graph changed while this query ran: its pools may straddle two states, so none is cached;
+            # the query runs again on the new state, under that state's fingerprint
+            state = now
+            pools_cache = await _pools_cache(lab, spec, filter_key)
+        for depth, pool in ranked.pools.items():
+            if stable and ranked.retrieved.get(depth):
                 pools_cache.put(depth, query.text, pool)
-                retrieved += 1
-            else:
-                cached_pools += 1
-            for name in [r for r in rerankers if (r, depth) in needed]:
-                slot = acc[(name, depth)]
-                ranker = rankers[name]
-                order, rerank_ms = list(range(len(pool.uuids))), 0.0
-                if ranker is not None and pool.uuids:
-                    outcome = await _scores(driver, ranker, models[name], query.text, pool, edges, scores_cache, spec)
-                    if outcome is None:
-                        slot.fallbacks += 1
-                    else:
-                        scores, rerank_ms, tokens, was_cached = outcome
-                        order = rank_order(scores)
-                        slot.tokens += tokens
-                        cached_scores += was_cached
-                        calls += not was_cached
-                ranking = [pool.uuids[i] for i in order]
-                slot.rankings[query.id] = ranking
-                slot.latency[query.id] = pool.ms + rerank_ms
-                for i in order[:keep]:
-                    facts[pool.uuids[i]] = pool.facts[i]
+        for (name, depth), outcome in ranked.outcomes.items():
+            pool = ranked.pools[depth]
+            slot = acc[(name, depth)]
+            order, rerank_ms, tokens, fallback = outcome
+            slot.fallbacks += fallback
+            slot.tokens += tokens
+            slot.rankings[query.id] = [pool.uuids[i] for i in order]
+            slot.latency[query.id] = pool.ms + rerank_ms
+            for i in order[:keep]:
+                facts[pool.uuids[i]] = pool.facts[i]
         if progress:
             progress(done + 1, total, query.text)
         await asyncio.sleep(0)  # let a cancel request or a page update in between queries
@@ -186,7 +274,9 @@ async def run_sweep(
         queries={q.id: (q.text, q.type) for q in chosen.queries},
         qrels={q: dict(j) for q, j in chosen.qrels.items()},
         facts=facts,
-        stats=SweepStats(total, retrieved, cached_pools, calls, cached_scores, time.perf_counter() - started),
+        stats=SweepStats(
+            total, stats.retrieved, stats.cached_pools, stats.calls, stats.cached_scores, time.perf_counter() - started
+        ),
     )
 
 

@@ -13,12 +13,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline.deals import DealRecord, forget_content_hash, get_deal, save_deal, validate_group_id
+from pipeline.deals import DealRecord, get_deal, validate_group_id
 from pipeline.embedders.base import LabEmbedder
-from pipeline.errors import DataFileError, InvalidInput
+from pipeline.errors import DataFileError
 from pipeline.graph.backend import GraphBackend
+from pipeline.ingest.fields import date_field, page_field
 from pipeline.ingest.jsonl import read_jsonl
-from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, Progress, parse_time, write_deal
+from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, Progress, write_deal
+from pipeline.ingest.rebuild import Announce, Rebuild, check_rebuild, rebuild_deal
 from pipeline.query_sets import save_keyed_files
 from pipeline.query_sets.files import check_references, read_qrels, read_queries
 from pipeline.store import open_store
@@ -48,8 +50,7 @@ class ImportResult:
 
 def _passage(row: Any, folder_name: str) -> Passage:
     pid, text = str(row["_id"] if "_id" in row else row["id"]), str(row["text"])
-    page = int(row["page"]) if row.get("page") not in (None, "") else None
-    date = parse_time(row.get("date"))
+    page, date = page_field(row.get("page")), date_field(row.get("date"))
     doc = row.get("doc_name") or row.get("report_id") or row.get("title") or folder_name
     return Passage(pid, text, str(row.get("title") or ""), str(doc), page, date)
 
@@ -117,7 +118,11 @@ async def import_beir(
     group_id: str,
     replace: bool = False,
     progress: Progress | None = None,
+    actor: str = "loader",
+    announce: Announce | None = None,
 ) -> ImportResult:
+    """Import `folder` as deal `group_id`. Into an existing deal of another source, or one an admin changed
+    (corrections, merges), only with `replace` (the loss is then `announce`d and audited)."""
     validate_group_id(group_id)
     backend.require_writable(group_id, "import-beir")
     corpus_file, queries_file, qrels_file = _files(folder)
@@ -136,30 +141,26 @@ async def import_beir(
 
     store = open_store(data_dir)
     existing = await get_deal(backend, store, group_id)
-    if existing and existing.source != source and not replace:
-        raise InvalidInput(
-            f"Deal {group_id!r} already exists ({existing.source}); choose another --group or pass --replace."
-        )
-    if existing and existing.content_hash == content_hash:
+    if existing and existing.source == source and existing.content_hash == content_hash:
         save_keyed_files(store, group_id, queries_file, qrels_file, "beir", passage_ids)
         return ImportResult(**{**result.__dict__, "skipped": True})
-
-    forget_content_hash(store, group_id)  # a crash from here on leaves a deal the next import rebuilds
-    await backend.delete_graph(group_id)
-    await write_deal(backend, group_id, build_content(passages, datetime.now(UTC)), embedder, progress)
-    await backend.compact()
-    save_keyed_files(store, group_id, queries_file, qrels_file, "beir", passage_ids)
-    save_deal(
-        store,
-        DealRecord(
-            group_id=group_id,
-            name=f"{folder.resolve().name} (BEIR import)",
-            description=f"{len(passages)} passages, {len(queries)} queries from {folder.resolve().name}",
-            source=source,
-            embedder_model=embedder.info.model,
-            embedder_dim=embedder.info.dim,
-            content_hash=content_hash,
-            created_at=now_iso(),
-        ),
+    record = DealRecord(
+        group_id=group_id,
+        name=f"{folder.resolve().name} (BEIR import)",
+        description=f"{len(passages)} passages, {len(queries)} queries from {folder.resolve().name}",
+        source=source,
+        embedder_model=embedder.info.model,
+        embedder_dim=embedder.info.dim,
+        content_hash=content_hash,
+        created_at=now_iso(),
     )
+    plan = Rebuild(record, "import-beir", replace, actor)
+    await check_rebuild(backend, store, existing, plan)
+
+    async def write() -> None:
+        await write_deal(backend, group_id, build_content(passages, datetime.now(UTC)), embedder, progress)
+        await backend.compact()
+        save_keyed_files(store, group_id, queries_file, qrels_file, "beir", passage_ids)
+
+    await rebuild_deal(backend, store, existing, plan, write, announce)
     return result

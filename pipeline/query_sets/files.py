@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import DataFileError
-from pipeline.ingest.jsonl import read_jsonl
+from pipeline.ingest.jsonl import read_jsonl, text_lines
 from pipeline.ingest.loading import stable_uuid
 from pipeline.query_sets.records import LabelledQuery
 
 QUERIES_FILE = "queries.jsonl"
 QRELS_FILE = "qrels.tsv"
+MAX_GRADE = 1000  # relevance grades are small; a huge one would not fit the store's integers
 
 
 def _query(row: Any) -> LabelledQuery:
@@ -42,15 +43,20 @@ def read_queries(path: Path) -> list[LabelledQuery]:
 def read_qrels(path: Path) -> dict[str, dict[str, int]]:
     """query id -> corpus id -> grade (a repeated pair: the last line counts)."""
     qrels: dict[str, dict[str, int]] = {}
-    with path.open(encoding="utf-8", newline="") as handle:
-        for number, row in enumerate(csv.reader(handle, delimiter="\t"), start=1):
-            if not row or (number == 1 and len(row) > 2 and not row[2].strip().lstrip("-").isdigit()):
-                continue  # blank line or header (query-id / query_id ...)
-            try:
-                query_id, doc_id, grade = row[0], row[1], int(row[2])
-            except (IndexError, ValueError):
-                raise DataFileError(f"{path.name} line {number}: expected query-id<TAB>corpus-id<TAB>score") from None
-            qrels.setdefault(query_id, {})[doc_id] = grade
+    for number, line in text_lines(path):
+        row = next(csv.reader([line.rstrip("\r\n")], delimiter="\t"), [])
+        if not row or (number == 1 and len(row) > 2 and not row[2].strip().lstrip("-").isdigit()):
+            continue  # blank line or header (query-id / query_id ...)
+        try:
+            query_id, doc_id, grade = row[0], row[1], int(row[2])
+        except (IndexError, ValueError):
+            grade = None
+        if grade is None or abs(grade) > MAX_GRADE:
+            raise DataFileError(
+                f"{path.name} line {number}: expected query-id<TAB>corpus-id<TAB>score "
+                f"(score: a whole number from -{MAX_GRADE} to {MAX_GRADE})"
+            )
+        qrels.setdefault(query_id, {})[doc_id] = grade
     return qrels
 
 

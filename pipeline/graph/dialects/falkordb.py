@@ -14,7 +14,7 @@ from pipeline.graph.group_id import GROUP_ID_PATTERN
 
 class FalkorQueries(GraphQueries):
     async def _graphs(self) -> list[str]:
-        return sorted(n for n in await self._backend.graph_names() if GROUP_ID_PATTERN.match(n))
+        return sorted(n for n in await self._backend.graph_names() if GROUP_ID_PATTERN.fullmatch(n))
 
     async def group_ids(self) -> list[str]:
         return [g for g in await self._graphs() if await GraphQueries.holds_group(self, g)]

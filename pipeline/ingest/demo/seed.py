@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.audit import record_audit
-from pipeline.deals import DealRecord, forget_content_hash, get_deal, save_deal
+from pipeline.deals import DealRecord, get_deal, validate_group_id
 from pipeline.deals.access import access_of
 from pipeline.embedders.base import LabEmbedder
 from pipeline.graph.backend import GraphBackend
@@ -27,6 +27,7 @@ from pipeline.ingest.loading import (
     stable_uuid,
     write_deal,
 )
+from pipeline.ingest.rebuild import Announce, Rebuild, check_rebuild, rebuild_deal
 from pipeline.merges.records import MergeRecord, write_merge_record
 from pipeline.query_sets import save_keyed_files
 from pipeline.query_sets.files import check_references, read_qrels, read_queries
@@ -39,6 +40,7 @@ DEAL_FILE = DATA_DIR / "deal.json"
 QUERIES_FILE = DATA_DIR / "queries.jsonl"
 QRELS_FILE = DATA_DIR / "qrels.tsv"
 LOADER_VERSION = "1"
+SOURCE = "demo"  # the deals row's source: what seed-demo may rebuild without --replace
 
 
 @dataclass(frozen=True)
@@ -162,8 +164,19 @@ def _save_labels(data_dir: Path, group_id: str, content: DealContent) -> None:
 
 
 async def seed_demo(
-    backend: GraphBackend, embedder: LabEmbedder, data_dir: Path, group_id: str = DEMO_GROUP, force: bool = False
+    backend: GraphBackend,
+    embedder: LabEmbedder,
+    data_dir: Path,
+    group_id: str = DEMO_GROUP,
+    force: bool = False,
+    replace: bool = False,
+    actor: str = "loader",
+    announce: Announce | None = None,
 ) -> SeedResult:
+    """Seed the demo deal as `group_id` (`force`: rebuild even if unchanged). Into an existing deal of another
+    source, or one an admin changed (corrections, merges), only with `replace` (the loss is then `announce`d
+    and audited)."""
+    validate_group_id(group_id)
     backend.require_writable(group_id, "seed-demo")
     deal = json.loads(DEAL_FILE.read_text(encoding="utf-8"))
     content, merges = build_content(group_id, deal)
@@ -174,31 +187,30 @@ async def seed_demo(
     content_hash = _hash(embedder)
     store = open_store(data_dir)
     existing = await get_deal(backend, store, group_id)
-    if existing and existing.content_hash == content_hash and not force:
+    if existing and existing.source == SOURCE and existing.content_hash == content_hash and not force:
         _save_labels(data_dir, group_id, content)
         return SeedResult(**{**counts.__dict__, "skipped": True})
-
-    forget_content_hash(store, group_id)  # a crash from here on leaves a deal the next seed rebuilds
-    await backend.delete_graph(group_id)
-    await write_deal(backend, group_id, content, embedder)
-    for merge in merges:
-        await write_merge_record(backend, group_id, merge)
-    _save_labels(data_dir, group_id, content)
-    await backend.compact()
-    # recorded last, with the hash that makes the next seed a no-op
-    save_deal(
-        store,
-        DealRecord(
-            group_id=group_id,
-            name=deal["name"],
-            description=deal.get("description", ""),
-            source="demo",
-            embedder_model=embedder.info.model,
-            embedder_dim=embedder.info.dim,
-            content_hash=content_hash,
-            created_at=now_iso(),
-        ),
+    record = DealRecord(
+        group_id=group_id,
+        name=deal["name"],
+        description=deal.get("description", ""),
+        source=SOURCE,
+        embedder_model=embedder.info.model,
+        embedder_dim=embedder.info.dim,
+        content_hash=content_hash,
+        created_at=now_iso(),
     )
+    plan = Rebuild(record, "seed-demo", replace, actor, own_merges={m.uuid for m in merges})
+    await check_rebuild(backend, store, existing, plan)
+
+    async def write() -> None:
+        await write_deal(backend, group_id, content, embedder)
+        for merge in merges:
+            await write_merge_record(backend, group_id, merge)
+        _save_labels(data_dir, group_id, content)
+        await backend.compact()
+
+    await rebuild_deal(backend, store, existing, plan, write, announce)
     return counts
 
 
@@ -208,6 +220,6 @@ async def reset_demo(
     """Admin action: rebuild the demo deal from its bundled data, dropping every change made to it."""
     access_of(store).require(group_id, "reset-demo")  # `store` from the Lab carries the deployment's allow-list
     backend.require_writable(group_id, "reset-demo")
-    result = await seed_demo(backend, embedder, data_dir, group_id, force=True)
+    result = await seed_demo(backend, embedder, data_dir, group_id, force=True, replace=True, actor=actor)
     record_audit(store, actor, "deal.reset_demo", group_id, group_id, {"facts": result.facts, "merges": result.merges})
     return result
