@@ -60,6 +60,12 @@ class Running:
     def committed(self) -> None:
         failpoint.reached(self.kind, DONE, self._data_dir)
 
+    def refused(self, reason: str) -> None:
+        """The graph refused the change itself (its query found nothing to do): close the entry as rolled back
+        without running the handler, which must not undo what another action did."""
+        with self._store.transaction() as conn:
+            repo.mark_finished(conn, self.id, ROLLED_BACK, {"refused": reason, "in_process": True})
+
     async def abort(self) -> None:
         """The action failed in this process: finish the entry now with its kind's handler (no audit: to the
         user nothing happened). If that fails too (the graph server is down), the entry stays open for

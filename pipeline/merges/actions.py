@@ -124,6 +124,7 @@ async def merge_entities(
         before = {"record": record.describe(), "moves": [m.__dict__ for m in moves]}
         async with journalled(lab, KIND_MERGE, group_id, who, before) as entry:
             if not await apply_merge(lab.backend, group_id, record, moves):
+                entry.refused("the merge query found the entities changed")
                 raise MergeRefused(
                     "The entities changed while merging (another merge?); nothing was written. Try again."
                 )
@@ -185,6 +186,7 @@ async def undo_merge(lab: Lab, group_id: str, merge_uuid: str, actor: str | None
         before = {"record": record.describe(), "moves": [m.__dict__ for m in moves]}
         async with journalled(lab, KIND_UNDO, group_id, who, before) as entry:
             if not await revert_merge(lab.backend, group_id, record.uuid, moves):
+                entry.refused("the merge record was not there")  # rolling back would re-create it
                 raise MergeRefused("The merge record could not be removed; nothing was changed. Try again.")
             await entry.step("revert_merge")
             with lab.store.transaction() as conn:
