@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,20 +29,22 @@ FACT = stable_uuid(GROUP, "fact", "f216")
 
 
 @pytest.fixture(scope="module")
-async def held(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    """A seeded data dir whose server this process keeps up for both contenders (neither stops it)."""
-    data_dir = tmp_path_factory.mktemp("two-process")
+async def held():  # type: ignore[no-untyped-def]
+    """A seeded data dir whose server this process keeps up for both contenders (neither stops it); our own
+    temp dir, as pytest prunes old `pytest-of-<user>` dirs when other sessions start on the machine."""
+    data_dir = Path(tempfile.mkdtemp(prefix="retrieval-lab-two-process-"))
     lab = await Lab.open(make_settings(data_dir))
     await seed_demo(lab.backend, lab.embedder, data_dir)
     yield lab
     await lab.close()
     if lab.backend.embedded is not None:
         lab.backend.embedded.stop()
+    shutil.rmtree(data_dir, ignore_errors=True)
 
 
-def race(data_dir: Path, tmp: Path, jobs: list[tuple[str, dict]]) -> list[tuple[int, str]]:
+def race(data_dir: Path, jobs: list[tuple[str, dict]]) -> list[tuple[int, str]]:
     """Start every job, wait until each is ready (Lab open), then let them all go at once."""
-    go = tmp / "go"
+    go = data_dir / "go"
     env = {**os.environ, "RETRIEVAL_LAB_DATA_DIR": str(data_dir), "RETRIEVAL_LAB_EMBEDDER": "local"}
     env.pop("RETRIEVAL_LAB_FAILPOINT", None)
     procs = [
@@ -65,10 +69,10 @@ def race(data_dir: Path, tmp: Path, jobs: list[tuple[str, dict]]) -> list[tuple[
     return results
 
 
-async def test_two_processes_correcting_one_fact_one_wins(held: Lab, tmp_path: Path) -> None:
+async def test_two_processes_correcting_one_fact_one_wins(held: Lab) -> None:
     before = await dump_deal(held.backend, GROUP)
     job = ("correct", {"fact": FACT, "statement": "Halcyon's cash balance was $1.45 million at March 31, 2026."})
-    results = race(held.settings.resolved_data_dir, tmp_path, [job, job])
+    results = race(held.settings.resolved_data_dir, [job, job])
     codes = sorted(code for code, _ in results)
     assert codes == [0, 3], results
     refusal = next(out for code, out in results if code == 3)
@@ -83,10 +87,10 @@ async def test_two_processes_correcting_one_fact_one_wins(held: Lab, tmp_path: P
     assert journal_repo.open_entries(held.store) == []
 
 
-async def test_two_processes_undoing_one_correction_one_undoes(held: Lab, tmp_path: Path) -> None:
+async def test_two_processes_undoing_one_correction_one_undoes(held: Lab) -> None:
     record = next(c for c in list_corrections(held.store, GROUP) if c.old_uuid == FACT and not c.undone)
     job = ("undo_correct", {"correction": record.id})
-    results = race(held.settings.resolved_data_dir, tmp_path, [job, job])
+    results = race(held.settings.resolved_data_dir, [job, job])
     assert sorted(code for code, _ in results) == [0, 3], results
     assert "already undone" in next(out for code, out in results if code == 3)
     after = await dump_deal(held.backend, GROUP)

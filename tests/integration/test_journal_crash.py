@@ -18,7 +18,8 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+import tempfile
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,8 +110,15 @@ class Bases:
 
 
 @pytest.fixture(scope="module")
-async def bases(tmp_path_factory: pytest.TempPathFactory) -> Bases:
-    root = tmp_path_factory.mktemp("journal-bases")
+def root() -> Iterator[Path]:
+    """Our own temp dir: pytest prunes old `pytest-of-<user>` dirs when other sessions start on the machine."""
+    path = Path(tempfile.mkdtemp(prefix="retrieval-lab-journal-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+async def bases(root: Path) -> Bases:
     seeded = root / "seeded"
     async with opened(seeded) as lab:
         await seed_demo(lab.backend, lab.embedder, seeded)
@@ -236,10 +244,10 @@ def test_every_kind_has_a_check_and_every_boundary_a_case() -> None:
 
 @pytest.mark.parametrize(("action", "step", "how"), CASES, ids=[f"{a}:{s}:{h}" for a, s, h in CASES])
 async def test_a_kill_at_a_step_boundary_leaves_before_or_after(
-    bases: Bases, tmp_path: Path, action: str, step: str, how: str
+    bases: Bases, root: Path, action: str, step: str, how: str
 ) -> None:
     base, args = args_for(action, bases)
-    case = copy_dir(base, tmp_path / "data")
+    case = copy_dir(base, root / f"{action}-{step}-{how}")
     try:
         done = run_action(case, action, args, f"{KINDS[action]}:{step}:{how}")
     finally:
@@ -249,14 +257,18 @@ async def test_a_kill_at_a_step_boundary_leaves_before_or_after(
         assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
     else:  # it fails at its next graph write, or succeeds when none was left (only SQLite after the last step)
         assert done.returncode >= 0 and "Traceback" not in done.stdout, done.stderr[-2000:]
-    async with opened(case) as lab:  # a restart: recovery runs as the Lab opens
-        assert journal_repo.open_entries(lab.store) == []
-        entries = [e for e in journal_repo.entries(lab.store, GROUP) if e.kind == KINDS[action] and e.actor == "Ana"]
-        assert len(entries) == 1
-        state = await dump_deal(lab.backend, GROUP)
-        applied = await CHECKS[action](lab, bases, state)
-        assert applied == (entries[0].status in ("committed", "completed")), entries[0]
-        if step != DONE and entries[0].status != "committed":
-            recovered = [e for e in audit_log(lab.store, GROUP, "journal.") if e.target == entries[0].id]
-            in_process = (entries[0].outcome or {}).get("in_process")
-            assert len(recovered) == (0 if in_process else 1), entries[0]
+    try:
+        async with opened(case) as lab:  # a restart: recovery runs as the Lab opens
+            assert journal_repo.open_entries(lab.store) == []
+            entries = [e for e in journal_repo.entries(lab.store, GROUP) if e.kind == KINDS[action]]
+            entries = [e for e in entries if e.actor == "Ana"]  # not the checker's own undo
+            assert len(entries) == 1
+            state = await dump_deal(lab.backend, GROUP)
+            applied = await CHECKS[action](lab, bases, state)
+            assert applied == (entries[0].status in ("committed", "completed")), entries[0]
+            if step != DONE and entries[0].status != "committed":
+                recovered = [e for e in audit_log(lab.store, GROUP, "journal.") if e.target == entries[0].id]
+                in_process = (entries[0].outcome or {}).get("in_process")
+                assert len(recovered) == (0 if in_process else 1), entries[0]
+    finally:
+        shutil.rmtree(case, ignore_errors=True)
