@@ -28,6 +28,7 @@ import pytest
 
 from pipeline.audit import audit_log
 from pipeline.corrections.actions import correct_fact, list_corrections, undo_correction
+from pipeline.errors import RetrievalLabError
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.ingest.loading import stable_uuid
 from pipeline.journal import repo as journal_repo
@@ -270,5 +271,31 @@ async def test_a_kill_at_a_step_boundary_leaves_before_or_after(
                 recovered = [e for e in audit_log(lab.store, GROUP, "journal.") if e.target == entries[0].id]
                 in_process = (entries[0].outcome or {}).get("in_process")
                 assert len(recovered) == (0 if in_process else 1), entries[0]
+    finally:
+        shutil.rmtree(case, ignore_errors=True)
+
+
+async def test_an_interrupted_action_blocks_admin_actions_in_one_line_until_the_graph_answers(
+    bases: Bases, root: Path
+) -> None:
+    case = copy_dir(bases.seeded, root / "graph-down")
+    try:
+        async with opened(case) as lab:
+            # another process's correction dies with the graph server after its first graph step
+            done = run_action(
+                case, "correct", {"fact": FACT, "statement": STATEMENT}, "fact.correct:save_episode:kill-server"
+            )
+            assert done.returncode not in (0, 3)
+            assert [e.steps for e in journal_repo.open_entries(lab.store)] == [("save_episode",)]
+            with pytest.raises(RetrievalLabError) as refused:
+                await correct_fact(lab, GROUP, correction_request(FACT, STATEMENT), "Ana")
+            assert "\n" not in str(refused.value)
+            assert len(journal_repo.open_entries(lab.store)) == 1, "nothing guessed while the graph is down"
+            assert await lab.recover()  # the server is brought back (its append-only file keeps what was written)
+            record = await correct_fact(lab, GROUP, correction_request(FACT, STATEMENT), "Ana")
+            assert journal_repo.open_entries(lab.store) == []
+            assert [e.action for e in audit_log(lab.store, GROUP)[:2]] == ["fact.correct", "journal.rollback"]
+            await undo_correction(lab, GROUP, record.id, "Ana")
+            assert await dump_deal(lab.backend, GROUP) == bases.seeded_dump  # the half-done episode is gone too
     finally:
         shutil.rmtree(case, ignore_errors=True)
