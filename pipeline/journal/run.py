@@ -2,11 +2,10 @@
 
 async with admin_section(lab):                 # the admin lock; open entries of dead processes finished
     ...validate...
-    entry = await begin(lab, KIND, group_id, actor, before)
-    await entry.step("save_episode")           # after each step is done
-    with lab.store.transaction() as conn:       # the feature record + audit entry + commit, together
-        ...; entry.commit(conn)
-    entry.committed()
+    async with journalled(lab, KIND, group_id, actor, before) as entry:   # begin(); abort() on any failure
+        ...graph step...; await entry.step("save_episode")                 # after each step is done
+        with lab.store.transaction() as conn:   # the feature record + audit entry + commit, together
+            ...; entry.commit(conn)
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pipeline.journal import failpoint, repo
 from pipeline.journal.kinds import load_kinds
 from pipeline.journal.lock import DEFAULT_TIMEOUT, admin_lock
-from pipeline.journal.records import BEGUN, DONE, ROLLED_BACK
+from pipeline.journal.records import BEGUN, DONE, OPEN, ROLLED_BACK
 from pipeline.store.db import Store
 
 if TYPE_CHECKING:
@@ -71,7 +70,7 @@ class Running:
         user nothing happened). If that fails too (the graph server is down), the entry stays open for
         recovery on the next start or before the next admin action."""
         entry = repo.get_entry(self._store, self.id)
-        if entry is None or entry.status != "open":
+        if entry is None or entry.status != OPEN:
             return
         try:
             done = await load_kinds()[self.kind].finish(self.lab, entry)
