@@ -44,5 +44,5 @@ elif actor is None:
     read_only_notice()
 elif st.button("Reset demo deal", key="deals.reset", type="primary", icon=":material/restart_alt:"):
     with st.spinner("Rebuilding the demo deal…"):
-        result = run(reset_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, lab.store, actor))
+        result = run(reset_demo(lab, actor))
     st.success(f"Demo deal reset: {result.facts} facts, {result.entities} entities, {result.merges} merges.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from pipeline.deals import DealInfo, list_deals, require_deal
@@ -10,10 +11,13 @@ from pipeline.deals.legacy import migrate_legacy_deals
 from pipeline.deals.read_only import load_read_only_groups, set_deal_read_only
 from pipeline.deals.require import find_deal
 from pipeline.embedders import LabEmbedder, make_embedder
+from pipeline.errors import RetrievalLabError
 from pipeline.graph.backend import GraphBackend, connect
 from pipeline.settings import Settings, get_settings
 from pipeline.store import Store
 from pipeline.store.private import make_private_dir
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -36,9 +40,25 @@ class Lab:
         return lab
 
     async def _attach(self) -> None:
-        """Give the backend the read-only deals, then move earlier versions' deal nodes into the store."""
+        """Give the backend the read-only deals, move earlier versions' deal nodes into the store, then finish
+        any admin action a killed process left half-done (if no other process holds the admin lock now;
+        otherwise the next admin action does it before it starts)."""
         load_read_only_groups(self.backend, self.store)
         await migrate_legacy_deals(self.backend, self.store)
+        await self.recover_journal()
+
+    async def recover_journal(self) -> list[dict[str, str]]:
+        """Roll back (or complete) interrupted admin actions; what was finished. Never raises for a graph that
+        does not answer: admin actions stay refused (one line) until recovery succeeds."""
+        from pipeline.journal.recovery import recover  # the journal's handlers import this module
+
+        if self.backend.read_only:
+            return []
+        try:
+            return await recover(self)
+        except RetrievalLabError as exc:
+            log.warning("journal recovery postponed: %s", exc)
+            return []
 
     @property
     def store(self) -> Store:

@@ -81,7 +81,7 @@ def plan_correction(
     )
 
 
-# --- the steps (each undone by revert_graph) ----------------------------------------------------
+# --- the steps (each undone by revert_graph; their names are the journal's step names) -----------
 
 
 async def save_episode(lab: Lab, plan: Plan) -> None:
@@ -116,12 +116,27 @@ async def apply_graph(lab: Lab, plan: Plan) -> None:
         await step(lab, plan)
 
 
-async def revert_graph(lab: Lab, group_id: str, new_uuid: str, episode_uuid: str, old_uuid: str, prior: dict) -> None:
-    """Delete the new fact, its episode and MENTIONS edges; put the old fact's properties back as they were."""
-    driver = lab.backend.driver(group_id)
-    await EntityEdge.delete_by_uuids(driver, [new_uuid])
-    await EpisodicNode.delete_by_uuids(driver, [episode_uuid])  # detaches its MENTIONS edges too
+async def delete_new_fact(lab: Lab, group_id: str, new_uuid: str) -> None:
+    await EntityEdge.delete_by_uuids(lab.backend.driver(group_id), [new_uuid])
+
+
+async def delete_episode(lab: Lab, group_id: str, episode_uuid: str) -> None:
+    await EpisodicNode.delete_by_uuids(lab.backend.driver(group_id), [episode_uuid])  # its MENTIONS edges too
+
+
+async def restore_old_fact(lab: Lab, group_id: str, old_uuid: str, prior: dict) -> None:
     await lab.backend.cypher.set_supersession(group_id, old_uuid, **{key: prior.get(key) for key in RESTORED_KEYS})
+
+
+UNDO_STEPS = ("delete_new_fact", "delete_episode", "restore_old_fact")
+
+
+async def revert_graph(lab: Lab, group_id: str, new_uuid: str, episode_uuid: str, old_uuid: str, prior: dict) -> None:
+    """Delete the new fact, its episode and MENTIONS edges; put the old fact's properties back as they were.
+    Idempotent: safe whether the correction's steps ran fully, partly or not at all."""
+    await delete_new_fact(lab, group_id, new_uuid)
+    await delete_episode(lab, group_id, episode_uuid)
+    await restore_old_fact(lab, group_id, old_uuid, prior)
 
 
 # --- undoing an undo ----------------------------------------------------------------------------
@@ -151,8 +166,26 @@ async def snapshot(lab: Lab, record: Correction) -> Snapshot:
     return Snapshot(edge, episodes.get(record.episode_uuid), tuple(mentions))
 
 
+def snapshot_to_json(snap: Snapshot) -> dict[str, Any]:
+    """The snapshot as JSON for the journal (the vector's floats survive JSON exactly)."""
+    return {
+        "edge": snap.edge.model_dump(mode="json") if snap.edge is not None else None,
+        "episode": snap.episode,
+        "mentions": [m.model_dump(mode="json") for m in snap.mentions],
+    }
+
+
+def snapshot_from_json(data: dict[str, Any]) -> Snapshot:
+    return Snapshot(
+        EntityEdge.model_validate(data["edge"]) if data.get("edge") is not None else None,
+        data.get("episode"),
+        tuple(EpisodicEdge.model_validate(m) for m in data.get("mentions") or ()),
+    )
+
+
 async def restore_snapshot(lab: Lab, record: Correction, snap: Snapshot, applied: dict[str, Any]) -> None:
-    """Put back what the undo deleted, and the old fact's supersession properties as the correction left them."""
+    """Put back what the undo deleted, and the old fact's supersession properties as the correction left them.
+    Idempotent (every write is a MERGE on the uuid), so recovery may run it after a partial undo."""
     driver = lab.backend.driver(record.group_id)
     if snap.episode is not None:
         await lab.backend.cypher.restore_episode(record.group_id, snap.episode)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 from pipeline.audit import record_audit
 from pipeline.corrections.records import ACTION_CORRECT, ACTION_UNDO, Correction, CorrectionRefused
@@ -19,8 +20,11 @@ def get_correction(store: Store, correction_id: str) -> Correction | None:
     return Correction.from_row(rows[0]) if rows else None
 
 
-def write_correction(store: Store, record: Correction) -> Correction:
-    """The correction record and its audit entry, in one SQLite transaction."""
+Commit = Callable[[sqlite3.Connection], None]  # marks the action's journal entry committed, in the same transaction
+
+
+def write_correction(store: Store, record: Correction, commit: Commit | None = None) -> Correction:
+    """The correction record, its audit entry and the journal's commit, in one SQLite transaction."""
     with store.transaction() as conn:
         audit_id = record_audit(
             store,
@@ -51,11 +55,14 @@ def write_correction(store: Store, record: Correction) -> Correction:
             """,
             {**record.to_row(), "audit_id": audit_id},
         )
+        if commit is not None:
+            commit(conn)
     return Correction(**{**record.__dict__, "audit_id": audit_id})
 
 
-def write_undo(store: Store, record: Correction, actor: str) -> Correction:
-    """Mark the correction undone, with its audit entry, in one SQLite transaction (refused if already undone)."""
+def write_undo(store: Store, record: Correction, actor: str, commit: Commit | None = None) -> Correction:
+    """Mark the correction undone, with its audit entry and the journal's commit, in one SQLite transaction
+    (refused if already undone)."""
     at = utc_now()
     with store.transaction() as conn:
         audit_id = record_audit(
@@ -81,6 +88,8 @@ def write_undo(store: Store, record: Correction, actor: str) -> Correction:
         ).rowcount
         if updated != 1:
             raise CorrectionRefused("That correction was undone meanwhile; nothing was changed.")
+        if commit is not None:
+            commit(conn)
     return Correction(**{**record.__dict__, "undone_at": at, "undone_by": actor, "undo_audit_id": audit_id})
 
 

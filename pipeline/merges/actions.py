@@ -1,22 +1,25 @@
 """Admin actions on entity merges: merge, reject a candidate pair, undo a merge.
 
-Each is validated first (clear refusals, nothing written), is one atomic graph query (`records.py`), and is
-then audited in SQLite; if the audit cannot be written the graph change is reverted, so no change goes
-unaudited. One action runs at a time.
+Each runs under the data directory's admin lock (one admin action at a time, across processes), is validated
+inside it (clear refusals, nothing written), is journalled (`pipeline/journal/`: the record and the fact moves
+needed to revert it) before its one atomic graph query (`records.py`), and is then audited in SQLite in the
+same transaction that commits the journal entry. A failure reverts the graph at once; a kill -9 leaves the
+entry open and recovery reverts it, so no change goes unaudited.
 """
 
 from __future__ import annotations
 
-import asyncio
 import math
 import uuid as uuidlib
-import weakref
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from pipeline.audit import record_audit
 from pipeline.errors import InvalidInput
+from pipeline.journal.kinds import Finished, register
+from pipeline.journal.records import ROLLED_BACK, JournalEntry
+from pipeline.journal.run import admin_section, journalled
 from pipeline.lab import Lab
 from pipeline.merges import repo
 from pipeline.merges.records import FactMove, MergeRecord, apply_merge, read_merge_records, revert_merge
@@ -31,15 +34,7 @@ class MergeRefused(InvalidInput):
     """A merge, reject or undo that cannot be done; nothing was written."""
 
 
-_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
-
-
-def _lock() -> asyncio.Lock:
-    """One merge action at a time per event loop (the dashboard has one loop per process)."""
-    loop = asyncio.get_running_loop()
-    if loop not in _locks:
-        _locks[loop] = asyncio.Lock()
-    return _locks[loop]
+KIND_MERGE, KIND_UNDO, KIND_REJECT = "merge", "merge.undo", "merge.reject"  # journal kinds = audit actions
 
 
 def _actor(actor: str | None) -> str:
@@ -77,7 +72,7 @@ async def merge_entities(
     await lab.deal(group_id)
     if alias_uuid == canonical_uuid:
         raise MergeRefused("An entity cannot be merged into itself: pick two different entities.")
-    async with _lock():
+    async with admin_section(lab):
         alias = await _entity(lab, group_id, alias_uuid)
         canonical = await _entity(lab, group_id, canonical_uuid)
         records = await read_merge_records(lab.backend, group_id)
@@ -126,16 +121,35 @@ async def merge_entities(
             merged_by=who,
             moved_facts=tuple(moved),
         )
-        if not await apply_merge(lab.backend, group_id, record, moves):
-            raise MergeRefused("The entities changed while merging (another merge?); nothing was written. Try again.")
-        try:
-            record_audit(
-                lab.store, who, "merge", group_id, alias_uuid, {**record.describe(), "facts_moved": len(facts)}
-            )
-        except BaseException:
-            await revert_merge(lab.backend, group_id, record.uuid, [m.reversed() for m in moves])
-            raise
+        before = {"record": record.describe(), "moves": [m.__dict__ for m in moves]}
+        async with journalled(lab, KIND_MERGE, group_id, who, before) as entry:
+            if not await apply_merge(lab.backend, group_id, record, moves):
+                entry.refused("the merge query found the entities changed")
+                raise MergeRefused(
+                    "The entities changed while merging (another merge?); nothing was written. Try again."
+                )
+            await entry.step("apply_merge")
+            with lab.store.transaction() as conn:
+                details = {**record.describe(), "facts_moved": len(facts)}
+                record_audit(lab.store, who, KIND_MERGE, group_id, alias_uuid, details, conn=conn)
+                entry.commit(conn)
     return record
+
+
+def _from_journal(entry: JournalEntry) -> tuple[MergeRecord, list[FactMove]]:
+    data = dict(entry.before["record"])
+    data["moved_facts"] = tuple(data["moved_facts"])
+    return MergeRecord(**data), [FactMove(**m) for m in entry.before["moves"]]
+
+
+async def _roll_back_merge(lab: Lab, entry: JournalEntry) -> Finished:
+    """Remove the record and move the facts back (a no-op when the merge never reached the graph)."""
+    record, moves = _from_journal(entry)
+    await revert_merge(lab.backend, entry.group_id, record.uuid, [m.reversed() for m in moves])
+    return Finished(ROLLED_BACK, {"undone": KIND_MERGE, "merge_uuid": record.uuid, "alias_uuid": record.alias_uuid})
+
+
+register(KIND_MERGE, ("apply_merge",), _roll_back_merge)
 
 
 @dataclass(frozen=True)
@@ -150,7 +164,7 @@ async def undo_merge(lab: Lab, group_id: str, merge_uuid: str, actor: str | None
     lab.backend.require_writable(group_id, "the undo")
     who = _actor(actor)
     await lab.deal(group_id)
-    async with _lock():
+    async with admin_section(lab):
         record = next((r for r in await read_merge_records(lab.backend, group_id) if r.uuid == merge_uuid), None)
         if record is None:
             raise MergeRefused(f"No merge {merge_uuid!r} in deal {group_id!r}: it is unknown or already undone.")
@@ -169,24 +183,35 @@ async def undo_merge(lab: Lab, group_id: str, merge_uuid: str, actor: str | None
             for r in rows
         ]
         missing = tuple(sorted(set(sides) - {r["fact"] for r in rows}))
-        if not await revert_merge(lab.backend, group_id, record.uuid, moves):
-            raise MergeRefused("The merge record could not be removed; nothing was changed. Try again.")
-        try:
+        before = {"record": record.describe(), "moves": [m.__dict__ for m in moves]}
+        async with journalled(lab, KIND_UNDO, group_id, who, before) as entry:
+            if not await revert_merge(lab.backend, group_id, record.uuid, moves):
+                entry.refused("the merge record was not there")  # rolling back would re-create it
+                raise MergeRefused("The merge record could not be removed; nothing was changed. Try again.")
+            await entry.step("revert_merge")
             with lab.store.transaction() as conn:
                 repo.insert_undo(conn, group_id, record, who, utc_now())
                 record_audit(
                     lab.store,
                     who,
-                    "merge.undo",
+                    KIND_UNDO,
                     group_id,
                     record.alias_uuid,
                     {"merge": record.describe(), "facts_restored": len(moves), "facts_missing": list(missing)},
                     conn=conn,
                 )
-        except BaseException:
-            await apply_merge(lab.backend, group_id, record, [m.reversed() for m in moves])
-            raise
+                entry.commit(conn)
     return UndoResult(record, len(moves), missing)
+
+
+async def _roll_back_undo(lab: Lab, entry: JournalEntry) -> Finished:
+    """Write the record back and re-move the facts (refused inside the query when the merge is still there)."""
+    record, moves = _from_journal(entry)
+    await apply_merge(lab.backend, entry.group_id, record, [m.reversed() for m in moves])
+    return Finished(ROLLED_BACK, {"undone": KIND_UNDO, "merge_uuid": record.uuid, "alias_uuid": record.alias_uuid})
+
+
+register(KIND_UNDO, ("revert_merge",), _roll_back_undo)
 
 
 async def reject_pair(lab: Lab, group_id: str, uuid_a: str, uuid_b: str, actor: str | None) -> Rejection:
@@ -195,23 +220,35 @@ async def reject_pair(lab: Lab, group_id: str, uuid_a: str, uuid_b: str, actor: 
     await lab.deal(group_id)
     if uuid_a == uuid_b:
         raise MergeRefused("A pair needs two different entities.")
-    a, b = sorted([await _entity(lab, group_id, uuid_a), await _entity(lab, group_id, uuid_b)], key=lambda e: e["uuid"])
-    if frozenset((a["uuid"], b["uuid"])) in repo.rejected_pair_set(lab.store, group_id):
-        raise MergeRefused(f"{a['name']!r} and {b['name']!r} are already rejected as duplicates.")
-    signals = _score(a, b)
-    rejection = Rejection(a["uuid"], b["uuid"], a["name"] or "", b["name"] or "", signals.score, who, utc_now())
-    with lab.store.transaction() as conn:
-        repo.insert_rejection(conn, group_id, rejection)
-        record_audit(
-            lab.store,
-            who,
-            "merge.reject",
-            group_id,
-            f"{a['uuid']}|{b['uuid']}",
-            {**asdict(rejection), **asdict(signals)},
-            conn=conn,
-        )
+    async with admin_section(lab):
+        found = [await _entity(lab, group_id, uuid_a), await _entity(lab, group_id, uuid_b)]
+        a, b = sorted(found, key=lambda e: e["uuid"])
+        if frozenset((a["uuid"], b["uuid"])) in repo.rejected_pair_set(lab.store, group_id):
+            raise MergeRefused(f"{a['name']!r} and {b['name']!r} are already rejected as duplicates.")
+        signals = _score(a, b)
+        rejection = Rejection(a["uuid"], b["uuid"], a["name"] or "", b["name"] or "", signals.score, who, utc_now())
+        # SQLite only: journalled so that every admin action leaves the same trail, with nothing to roll back
+        async with journalled(lab, KIND_REJECT, group_id, who, {"pair": [a["uuid"], b["uuid"]]}) as entry:
+            with lab.store.transaction() as conn:
+                repo.insert_rejection(conn, group_id, rejection)
+                record_audit(
+                    lab.store,
+                    who,
+                    KIND_REJECT,
+                    group_id,
+                    f"{a['uuid']}|{b['uuid']}",
+                    {**asdict(rejection), **asdict(signals)},
+                    conn=conn,
+                )
+                entry.commit(conn)
     return rejection
+
+
+async def _roll_back_reject(lab: Lab, entry: JournalEntry) -> Finished:
+    return Finished(ROLLED_BACK, {"undone": KIND_REJECT, "note": "nothing was written"})
+
+
+register(KIND_REJECT, (), _roll_back_reject)
 
 
 def rejected_pairs(lab: Lab, group_id: str) -> list[Rejection]:

@@ -123,9 +123,9 @@ async def test_an_admin_of_a_deployment_without_the_demo_deal_cannot_reset_it(
     assert any(s.value == "Admin actions on for Ana." for s in app.sidebar.success)  # unlocked, yet:
     assert "deals.reset" not in {b.key for b in app.button}
     assert any("does not include the demo deal" in i.value for i in app.info)
-    scoped = Lab(get_settings(), lab.backend, lab.embedder).store  # what the page's Lab hands reset_demo
+    restricted = Lab(get_settings(), lab.backend, lab.embedder)  # the page's Lab, restricted
     with pytest.raises(UnknownDeal, match="reset-demo"):
-        await reset_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, scoped, "Ana")
+        await reset_demo(restricted, "Ana")
 
 
 @pytest.mark.parametrize("value", ["", ",", " "])

@@ -196,7 +196,7 @@ async def test_a_failure_midway_rolls_back_what_was_written(
     monkeypatch.undo()
 
     # the graph is written, then the SQLite record cannot be: the graph is put back, nothing audited
-    def no_sqlite(store: object, record: object) -> object:
+    def no_sqlite(store: object, record: object, *journal: object) -> object:
         raise RuntimeError("database is locked (simulated)")
 
     monkeypatch.setattr(correction_repo, "write_correction", no_sqlite)
@@ -212,7 +212,7 @@ async def test_an_undo_whose_record_cannot_be_written_leaves_the_correction_in_p
     record = await correct_fact(lab, deal, request(), actor="Ana")
     corrected = await dump_deal(lab.backend, deal)
 
-    def no_sqlite(store: object, record: object, actor: str) -> object:
+    def no_sqlite(store: object, record: object, actor: str, *journal: object) -> object:
         raise RuntimeError("database is locked (simulated)")
 
     monkeypatch.setattr(correction_repo, "write_undo", no_sqlite)

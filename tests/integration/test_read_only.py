@@ -127,7 +127,7 @@ async def test_our_write_paths_refuse_first_with_one_line(ro_lab: Lab, acme: str
         "merge": merge_entities(ro_lab, acme, entities[0]["uuid"], entities[1]["uuid"], "admin"),
         "undo merge": undo_merge(ro_lab, acme, "0" * 32, "admin"),
         "seed-demo": seed_demo(ro_lab.backend, ro_lab.embedder, data, acme),
-        "reset-demo": reset_demo(ro_lab.backend, ro_lab.embedder, data, ro_lab.store, "admin", acme),
+        "reset-demo": reset_demo(ro_lab, "admin", acme),
         "import-beir": import_beir(ro_lab.backend, ro_lab.embedder, data, FIXTURES / "beir_mini", acme),
         "write_deal": write_deal(ro_lab.backend, acme, DealContent([], [], []), ro_lab.embedder),
         "delete graph": ro_lab.backend.delete_graph(acme),

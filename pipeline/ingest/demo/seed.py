@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.audit import record_audit
 from pipeline.deals import DealRecord, get_deal, validate_group_id
-from pipeline.deals.access import access_of
 from pipeline.embedders.base import LabEmbedder
 from pipeline.graph.backend import GraphBackend
 from pipeline.ingest.loading import (
@@ -28,11 +28,17 @@ from pipeline.ingest.loading import (
     write_deal,
 )
 from pipeline.ingest.rebuild import Announce, Rebuild, check_rebuild, rebuild_deal
+from pipeline.journal.kinds import Finished, register
+from pipeline.journal.records import COMPLETED, JournalEntry
+from pipeline.journal.run import admin_section, journalled
 from pipeline.merges.records import MergeRecord, write_merge_record
 from pipeline.query_sets import save_keyed_files
 from pipeline.query_sets.files import check_references, read_qrels, read_queries
 from pipeline.store import Store, open_store
 from pipeline.utc import now_iso
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 DATA_DIR = Path(__file__).parent / "data"
 DEMO_GROUP = "demo"  # the bundled deal: what `scripts/run.sh` opens and the sidebar picks first
@@ -214,12 +220,44 @@ async def seed_demo(
     return counts
 
 
-async def reset_demo(
-    backend: GraphBackend, embedder: LabEmbedder, data_dir: Path, store: Store, actor: str, group_id: str = DEMO_GROUP
-) -> SeedResult:
-    """Admin action: rebuild the demo deal from its bundled data, dropping every change made to it."""
-    access_of(store).require(group_id, "reset-demo")  # `store` from the Lab carries the deployment's allow-list
-    backend.require_writable(group_id, "reset-demo")
-    result = await seed_demo(backend, embedder, data_dir, group_id, force=True, replace=True, actor=actor)
-    record_audit(store, actor, "deal.reset_demo", group_id, group_id, {"facts": result.facts, "merges": result.merges})
+KIND_RESET = "deal.reset_demo"  # journal kind = audit action
+
+
+async def reset_demo(lab: Lab, actor: str, group_id: str = DEMO_GROUP) -> SeedResult:
+    """Admin action: rebuild the demo deal from its bundled data, dropping every change made to it (as a
+    `--replace`: audited as `deal.replace` too, its open corrections closed as discarded). Journalled under the
+    admin lock; a reset cut off midway cannot be rolled back (the old graph is gone), so recovery completes it."""
+    lab.require_access(group_id, "reset-demo")
+    lab.backend.require_writable(group_id, "reset-demo")
+    async with admin_section(lab), journalled(lab, KIND_RESET, group_id, actor, {"group_id": group_id}) as entry:
+        result = await _reseed(lab, actor, group_id)
+        await entry.step("reseed")
+        with lab.store.transaction() as conn:
+            _record_reset(conn, lab.store, actor, group_id, result)
+            entry.commit(conn)
     return result
+
+
+async def _reseed(lab: Lab, actor: str, group_id: str) -> SeedResult:
+    settings = lab.settings
+    return await seed_demo(lab.backend, lab.embedder, settings.resolved_data_dir, group_id, True, True, actor)
+
+
+def _record_reset(conn: sqlite3.Connection, store: Store, actor: str, group_id: str, result: SeedResult) -> None:
+    details = {"facts": result.facts, "merges": result.merges}
+    record_audit(store, actor, KIND_RESET, group_id, group_id, details, conn=conn)
+
+
+async def _complete_reset(lab: Lab, entry: JournalEntry) -> Finished:
+    """Run the (idempotent) rebuild again; its audit entry lands as the journal entry closes."""
+    group_id = entry.group_id
+    result = await _reseed(lab, entry.actor, group_id)
+    store = lab.store
+
+    def write(conn: sqlite3.Connection) -> None:
+        _record_reset(conn, store, entry.actor, group_id, result)
+
+    return Finished(COMPLETED, {"completed": KIND_RESET, "facts": result.facts}, write)
+
+
+register(KIND_RESET, ("reseed",), _complete_reset)
