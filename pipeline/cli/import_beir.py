@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.cli.common import cli_actor, warn
+from pipeline.journal.run import admin_section
 from pipeline.lab import Lab
 
 
@@ -41,17 +42,18 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         bars[0].refresh()
 
     try:
-        result = await import_beir(
-            lab.backend,
-            lab.embedder,
-            lab.settings.resolved_data_dir,
-            Path(args.folder),
-            args.group,
-            replace=args.replace,
-            progress=progress,
-            actor=cli_actor(),
-            announce=warn,
-        )
+        async with admin_section(lab):  # no admin action lands between the clobber check and the rebuild
+            result = await import_beir(
+                lab.backend,
+                lab.embedder,
+                lab.settings.resolved_data_dir,
+                Path(args.folder),
+                args.group,
+                replace=args.replace,
+                progress=progress,
+                actor=cli_actor(),
+                announce=warn,
+            )
     finally:
         for bar in bars:
             bar.close()

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from pipeline.cli.common import cli_actor, warn
+from pipeline.journal.run import admin_section
 from pipeline.lab import Lab
 
 
@@ -27,16 +28,17 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.ingest.demo.seed import seed_demo
 
     lab.require_access(args.group, "seed-demo")  # a deal this deployment may not show is refused in one line
-    result = await seed_demo(
-        lab.backend,
-        lab.embedder,
-        lab.settings.resolved_data_dir,
-        args.group,
-        args.force,
-        replace=args.replace,
-        actor=cli_actor(),
-        announce=warn,
-    )
+    async with admin_section(lab):  # no admin action lands between the clobber check and the rebuild
+        result = await seed_demo(
+            lab.backend,
+            lab.embedder,
+            lab.settings.resolved_data_dir,
+            args.group,
+            args.force,
+            replace=args.replace,
+            actor=cli_actor(),
+            announce=warn,
+        )
     verb = "already seeded, nothing to do" if result.skipped else "seeded"
     print(
         f"demo deal {result.group_id!r} {verb}: {result.facts} facts, {result.entities} entities, "

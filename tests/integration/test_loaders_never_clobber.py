@@ -21,6 +21,7 @@ from pipeline.deals.replace import ACTION_REPLACE
 from pipeline.ingest.beir import import_beir
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.ingest.loading import stable_uuid
+from pipeline.journal.lock import admin_lock
 from pipeline.lab import Lab
 from pipeline.merges.actions import merge_entities
 from pipeline.query_sets.sets import list_query_sets
@@ -165,3 +166,14 @@ async def test_a_changed_folder_without_admin_changes_still_rebuilds(lab: Lab, t
     assert len(await lab.backend.cypher.facts(group)) == 9
     assert not audit_log(lab.store, group, ACTION_REPLACE)
     await lab.backend.delete_graph(group)
+
+
+async def test_a_loader_waits_while_an_admin_action_holds_the_data_dir(lab: Lab) -> None:
+    """The clobber check and the rebuild run under the admin lock: no correction or merge lands in between."""
+    group = "waits-for-admin"
+    async with admin_lock(lab.settings.resolved_data_dir):  # an admin action in progress (any process)
+        loader = asyncio.create_task(cli("import-beir", str(MINI), "--group", group))
+        await asyncio.sleep(5)  # beir_mini imports in well under this when nothing holds the lock
+        assert not loader.done() and deal_record(lab.store, group) is None
+    assert await loader == 0
+    assert deal_record(lab.store, group) is not None
