@@ -91,7 +91,9 @@ async def hybrid_search(
             ),
         ),
     )
-    origins = [edge.source_node_uuid for edge in (*bm25, *cosine)]
+    # graphiti walks from every hit's source, repeats included (a hub entity hundreds of times); the walk's
+    # DISTINCT rows come out in first-origin order, so walking each origin once returns the same list, faster
+    origins = list(dict.fromkeys(edge.source_node_uuid for edge in (*bm25, *cosine)))
     bfs = await timer.timed(
         "bfs", edge_bfs_search(driver, origins, edge_config.bfs_max_depth, search_filter, groups, depth)
     )
