@@ -58,14 +58,18 @@ async def bench(
     reranker: str = "local",
     limit_queries: int | None = None,
     record: bool = True,
+    queries: Sequence[str] | None = None,
 ) -> list[BenchRow]:
-    """Per-stage percentiles per depth; each timed run is also recorded in the run history (source "bench")."""
+    """Per-stage percentiles per depth over `queries` (default: the deal's labelled set); each timed run is
+    also recorded in the run history (source "bench") when `record`."""
     await lab.deal(group_id)
-    query_set = load_query_set(lab.store, group_id)
-    if query_set is None:
-        raise InvalidInput(f"Deal {group_id!r} has no labelled query set to benchmark with.")
+    if queries is None:
+        query_set = load_query_set(lab.store, group_id)
+        if query_set is None:
+            raise InvalidInput(f"Deal {group_id!r} has no labelled query set to benchmark with.")
+        queries = [q.text for q in query_set.queries]
     make_reranker(reranker, lab.settings)  # reject an unknown name before any work
-    queries = [q.text for q in query_set.queries][:limit_queries]
+    queries = list(queries)[:limit_queries]
     graphiti = graphiti_for(lab, group_id, _Unused())
     search_filter = temporal_filter(False, None)
     await retrieve(lab, queries[0], group_id, max(depths), min(top_k, max(depths)), reranker)  # warm-up

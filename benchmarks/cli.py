@@ -5,6 +5,7 @@
     python -m benchmarks latency-page --runs 10000    the Latency page over a throwaway store of synthetic runs
     python -m benchmarks compare-page                 server time of a query on the Compare page
     python -m benchmarks huge-passage --mb 50         import and query one enormous passage: peak memory, stages
+    python -m benchmarks scale --facts 10000          a generated deal of that size (cached): stages per N, memory
 
 Errors meant for the user print one line and exit 2, as `python -m pipeline` does.
 """
@@ -127,6 +128,34 @@ def _huge_passage(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def _scale(args: argparse.Namespace) -> dict[str, Any]:
+    """The generated deal lives in its own data directory (its own embedded server), so it opens its own Lab."""
+    import asyncio
+
+    from benchmarks.scale import data_dir_for, render_scale, scale
+    from pipeline.settings import get_settings
+
+    if not 100 <= args.facts <= 1_000_000:
+        raise InvalidInput(f"--facts must be between 100 and 1,000,000; got {args.facts}.")
+    depths = parse_int_list(args.candidates_list, "--candidates")
+    if args.reranker not in RERANKERS:
+        raise InvalidInput(f"Unknown reranker {args.reranker!r}; choose one of: {', '.join(RERANKERS)}.")
+    settings = get_settings()
+    settings = settings.model_copy(update={"data_dir": data_dir_for(args.facts, settings)})
+
+    async def go() -> dict[str, Any]:
+        lab = await Lab.open(settings)
+        try:
+            return await scale(lab, args.facts, depths, args.queries, args.reranker)
+        finally:
+            await lab.close()
+
+    result = asyncio.run(go())
+    if not args.json:
+        print(render_scale(result))
+    return result
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -168,7 +197,14 @@ def build_parser() -> argparse.ArgumentParser:
     huge.add_argument("--queries", type=int, default=3)
     huge.set_defaults(run=_huge_passage, no_lab=True)
 
-    add_json_flag(bench, load, page, compare, huge)
+    sizes = sub.add_parser("scale", help="a generated deal of --facts facts (cached): stages per N, server memory")
+    sizes.add_argument("--facts", type=int, default=10_000)
+    sizes.add_argument("--candidates", dest="candidates_list", default="10,50,100,200")
+    sizes.add_argument("--queries", type=whole(1, 200), default=20)
+    sizes.add_argument("--reranker", default="local")
+    sizes.set_defaults(run=_scale, no_lab=True)
+
+    add_json_flag(bench, load, page, compare, huge, sizes)
     return parser
 
 
