@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pipeline.deals import DealInfo, list_deals, require_deal
 from pipeline.deals.access import DealAccess, scoped_store
@@ -25,6 +26,7 @@ class Lab:
     settings: Settings
     backend: GraphBackend
     embedder: LabEmbedder
+    _recovering: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
 
     @classmethod
     async def open(cls, settings: Settings | None = None) -> Lab:
@@ -96,13 +98,14 @@ class Lab:
         """If the backend stopped answering, reconnect (restarting the embedded server, whose append-only
         file keeps everything acknowledged). Returns what happened, None when all was well; raises
         BackendUnavailable when the backend cannot be brought back."""
-        problem = await self.backend.health()
-        if problem is None:
-            return None
-        await self.backend.close()
-        self.backend = await connect(self.settings)
-        load_read_only_groups(self.backend, self.store)
-        return f"{problem}; reconnected to {self.backend.label}"
+        async with self._recovering:  # sessions that find it down together reconnect once
+            problem = await self.backend.lost()
+            if problem is None:
+                return None
+            await self.backend.close()
+            self.backend = await connect(self.settings)
+            load_read_only_groups(self.backend, self.store)
+            return f"{problem}; reconnected to {self.backend.label}"
 
     async def close(self) -> None:
         await self.backend.close()

@@ -123,12 +123,23 @@ class GraphBackend:
                 await self.falkor.connection.execute_command("BGREWRITEAOF")  # type: ignore[union-attr]
 
     async def health(self) -> str | None:
-        """None when the backend answers, else a one-line reason."""
+        """None when the backend answers within a few seconds, else a one-line reason."""
+        return await self._check(slow_is_down=True)
+
+    async def lost(self) -> str | None:
+        """None unless the connection is gone (refused, closed, socket missing), else a one-line reason.
+        A slow answer means a busy server or a busy event loop, not a dead one: reconnecting then would
+        close the connections of every query in flight ("Connection closed by server")."""
+        return await self._check(slow_is_down=False)
+
+    async def _check(self, slow_is_down: bool) -> str | None:
         try:
             if self.falkor is not None:
                 await asyncio.wait_for(self.falkor.connection.ping(), timeout=2)
             elif self.neo4j is not None:
                 await asyncio.wait_for(self.neo4j.client.verify_connectivity(), timeout=5)
+        except TimeoutError as exc:
+            return f"{self.label} at {self.location}: {_reason(exc)}" if slow_is_down else None
         except Exception as exc:
             return f"{self.label} at {self.location}: {_reason(exc)}"
         return None

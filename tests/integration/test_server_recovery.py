@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import time
 from pathlib import Path
+
+import pytest
 
 from pipeline.deals import deal_counts
 from pipeline.graph.embedded.status import pid_alive
@@ -65,6 +68,34 @@ async def test_killed_supervisor_takes_its_server_along_and_the_next_start_keeps
         assert lab.backend.embedded is not None and lab.backend.embedded.process is not None
         assert lab.backend.embedded.process.supervisor != killed.supervisor
         assert await deal_counts(lab.backend, "sup") == before
+    finally:
+        await lab.close()
+        if lab.backend.embedded:
+            lab.backend.embedded.stop()
+
+
+async def test_a_slow_answer_is_not_a_lost_server_and_queries_in_flight_survive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """20 dashboard sessions on 2 cores: a health ping can wait past its 2 s limit. Reconnecting then closed
+    the pool under every query in flight ("Connection closed by server" on 3 of 20 pages in CI)."""
+    lab = await Lab.open(make_settings(tmp_path))
+    try:
+        backend = lab.backend
+        assert backend.falkor is not None
+        connection = backend.falkor.connection
+        in_flight = asyncio.create_task(connection.blpop(["never-pushed"], timeout=3))  # a pooled connection, busy 3 s
+        await asyncio.sleep(0.2)
+
+        async def slow_ping() -> bool:  # the answer comes, but after the health check's limit
+            await asyncio.sleep(2.5)
+            return True
+
+        monkeypatch.setattr(connection, "ping", slow_ping)
+        assert await backend.health() is not None  # slow, as a health report says
+        assert await lab.recover() is None  # but not lost: nothing to reconnect
+        assert lab.backend is backend
+        assert await in_flight is None  # ran to its end: nobody closed its connection
     finally:
         await lab.close()
         if lab.backend.embedded:
