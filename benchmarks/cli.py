@@ -6,6 +6,7 @@
     python -m benchmarks compare-page                 server time of a query on the Compare page
     python -m benchmarks huge-passage --mb 50         import and query one enormous passage: peak memory, stages
     python -m benchmarks scale --facts 10000          a generated deal of that size (cached): stages per N, memory
+    python -m benchmarks walk-parity --group demo     the first stage's graph walk against graphiti's BFS, list by list
 
 Errors meant for the user print one line and exit 2, as `python -m pipeline` does.
 """
@@ -156,6 +157,43 @@ def _scale(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def _walk_parity(args: argparse.Namespace) -> dict[str, Any]:
+    """On a deal of this data directory (its labelled queries), or with --scale on the scale benchmark's deal."""
+    import asyncio
+
+    from benchmarks.scale import GROUP, data_dir_for, generate
+    from benchmarks.walk_parity import FILTERS, walk_parity
+    from pipeline.query_sets import load_query_set
+    from pipeline.settings import get_settings
+
+    depths = parse_int_list(args.candidates_list, "--candidates")
+    filters = [f.strip() for f in args.filters.split(",") if f.strip()]
+    if not filters or any(f not in FILTERS for f in filters):
+        raise InvalidInput(f"--filters: a comma-separated list of {', '.join(FILTERS)}; got {args.filters!r}.")
+    settings = get_settings()
+    if args.scale is not None:
+        settings = settings.model_copy(update={"data_dir": data_dir_for(args.scale, settings)})
+
+    async def go() -> list[dict[str, Any]]:
+        lab = await Lab.open(settings)
+        try:
+            group = GROUP if args.scale is not None else args.group
+            await lab.deal(group)
+            if args.scale is not None:
+                texts = list(generate(args.scale).queries)
+            else:
+                query_set = load_query_set(lab.store, group)
+                if query_set is None:
+                    raise InvalidInput(f"Deal {group!r} has no labelled query set.")
+                texts = [q.text for q in query_set.queries]
+            return await walk_parity(lab, group, texts[: args.queries], depths, filters)
+        finally:
+            await lab.close()
+
+    rows = asyncio.run(go())
+    return {"rows": rows, "lists_differ": sum(r["lists_differ"] for r in rows)}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -204,7 +242,15 @@ def build_parser() -> argparse.ArgumentParser:
     sizes.add_argument("--reranker", default="local")
     sizes.set_defaults(run=_scale, no_lab=True)
 
-    add_json_flag(bench, load, page, compare, huge, sizes)
+    parity = sub.add_parser("walk-parity", help="the first stage's graph walk against graphiti's BFS, list by list")
+    parity.add_argument("--group", default="demo")
+    parity.add_argument("--scale", type=int, default=None, help="use the scale benchmark's deal of this many facts")
+    parity.add_argument("--candidates", dest="candidates_list", default="10,50,200")
+    parity.add_argument("--queries", type=whole(1, 10_000), default=50)
+    parity.add_argument("--filters", default=",".join(("current", "all", "as-of")))
+    parity.set_defaults(run=_walk_parity, no_lab=True)
+
+    add_json_flag(bench, load, page, compare, huge, sizes, parity)
     return parser
 
 

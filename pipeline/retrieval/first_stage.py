@@ -24,6 +24,7 @@ from graphiti_core.search.search_utils import (
     rrf,
 )
 
+from pipeline.retrieval.graph_walk import walk_bfs_search
 from pipeline.timing import StageTimer
 
 # graphiti's hybrid RRF recipe with the graph walk added; copied, never mutated (graphiti mutates recipes)
@@ -54,6 +55,21 @@ async def fulltext_edges(
         return await edge_fulltext_search(driver, query, search_filter, [group_id], limit)
     edges = await edge_fulltext_search(driver, query, search_filter, None, limit)
     return [edge for edge in edges if edge.group_id == group_id]
+
+
+async def bfs_edges(
+    driver: GraphDriver,
+    origins: list[str],
+    max_depth: int,
+    search_filter: SearchFilters,
+    group_ids: list[str],
+    limit: int,
+) -> list[EntityEdge]:
+    """graphiti's BFS edge search: on FalkorDB our walk, which returns the same list without enumerating every
+    path (pipeline/retrieval/graph_walk.py); elsewhere graphiti's own statement."""
+    if driver.provider == GraphProvider.FALKORDB:
+        return await walk_bfs_search(driver, origins, max_depth, search_filter, group_ids, limit)
+    return await edge_bfs_search(driver, origins, max_depth, search_filter, group_ids, limit)
 
 
 def hybrid_config(limit: int) -> SearchConfig:
@@ -91,12 +107,10 @@ async def hybrid_search(
             ),
         ),
     )
-    # graphiti walks from every hit's source, repeats included (a hub entity hundreds of times); the walk's
-    # DISTINCT rows come out in first-origin order, so walking each origin once returns the same list, faster
+    # graphiti walks from every hit's source, repeats included (a hub entity hundreds of times); a repeated
+    # origin adds no new row to the walk's DISTINCT ones, so walking each origin once returns the same list
     origins = list(dict.fromkeys(edge.source_node_uuid for edge in (*bm25, *cosine)))
-    bfs = await timer.timed(
-        "bfs", edge_bfs_search(driver, origins, edge_config.bfs_max_depth, search_filter, groups, depth)
-    )
+    bfs = await timer.timed("bfs", bfs_edges(driver, origins, edge_config.bfs_max_depth, search_filter, groups, depth))
     with timer.stage("fusion"):
         lists = {"bm25": bm25, "cosine": cosine, "bfs": bfs}
         by_uuid = {edge.uuid: edge for result in lists.values() for edge in result}

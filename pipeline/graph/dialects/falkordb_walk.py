@@ -1,0 +1,42 @@
+"""FalkorDB-only statements of the first stage's graph walk (pipeline/retrieval/graph_walk.py).
+
+The walk replays the order of FalkorDB's own variable-length traversal, which it reads through internal ids
+(`id()`), so these statements exist for FalkorDB only; on Neo4j the first stage runs graphiti's BFS statement.
+`FILTER` stands for graphiti's search filter over `e`, `n` and `m` (its `edge_search_filter_query_constructor`),
+substituted by `with_filter`; it is evaluated on every edge read, as graphiti's statement does on every edge
+of a path, and only decides what is returned, never where the walk goes.
+"""
+
+from __future__ import annotations
+
+FILTER = "/* search filter */ true"
+
+
+class FalkorWalk:
+    # the origins' outgoing facts; graphiti's statement matches `(origin {uuid: ...})` with no label, but every
+    # origin is the source of a fact, so an Entity, and the label lets FalkorDB use its uuid index
+    OUT_FROM_UUIDS = f"""
+        UNWIND $uuids AS u
+        MATCH (n:Entity {{uuid: u}})-[e:RELATES_TO]->(m)
+        RETURN u AS origin, id(n) AS src, id(e) AS edge, id(m) AS dst, coalesce({FILTER}, false) AS keep
+        """
+    OUT_FROM_IDS = f"""
+        UNWIND $ids AS i
+        MATCH (n) WHERE id(n) = i
+        MATCH (n)-[e:RELATES_TO]->(m)
+        RETURN id(n) AS src, id(e) AS edge, id(m) AS dst, coalesce({FILTER}, false) AS keep
+        """
+    # the facts the walk kept, by (source id, edge id): graphiti's fields without `properties(e)`
+    FACTS_BY_ID = """
+        UNWIND $pairs AS p
+        MATCH (n) WHERE id(n) = p[0]
+        MATCH (n)-[e:RELATES_TO]->(m) WHERE id(e) = p[1]
+        RETURN p[1] AS edge, e.uuid AS uuid, n.uuid AS source_node_uuid, m.uuid AS target_node_uuid,
+               e.group_id AS group_id, e.created_at AS created_at, e.name AS name, e.fact AS fact,
+               e.episodes AS episodes, e.expired_at AS expired_at, e.valid_at AS valid_at,
+               e.invalid_at AS invalid_at, e.reference_time AS reference_time
+        """
+
+
+def with_filter(statement: str, condition: str) -> str:
+    return statement.replace(FILTER, f"({condition})" if condition else "true")
