@@ -1,10 +1,12 @@
 """The first stage: graphiti's hybrid edge search (BM25 + cosine + BFS, fused by RRF), method by method.
 
-`graphiti.search_()` returns only the fused top `limit`, without the per-method lists. We call the
-same graphiti search utilities that its `edge_search` calls, with the same depth (2 x limit per
-method), BFS expanded from the sources of the BM25 and cosine hits, and graphiti's own `rrf`, so the
-candidates are exactly those of `search_()` with `HYBRID_SEARCH` at the same limit (a test checks
-this), while each method's ranks and time are kept.
+`graphiti.search_()` returns only the fused top `limit`, without the per-method lists. We run the
+same searches its `edge_search` runs, with the same depth (2 x limit per method), BFS expanded from the
+sources of the BM25 and cosine hits, and graphiti's own `rrf`, so the candidates are exactly those of
+`search_()` with `HYBRID_SEARCH` at the same limit (a test checks this), while each method's ranks and
+time are kept. BM25 and cosine run graphiti's statements without returning each hit's embedding
+(pipeline/retrieval/search.py); on FalkorDB the BFS is a walk that returns graphiti's list without
+enumerating every path (pipeline/retrieval/graph_walk.py).
 """
 
 from __future__ import annotations
@@ -17,14 +19,10 @@ from graphiti_core.edges import EntityEdge
 from graphiti_core.search.search_config import EdgeSearchMethod, SearchConfig
 from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 from graphiti_core.search.search_filters import SearchFilters
-from graphiti_core.search.search_utils import (
-    edge_bfs_search,
-    edge_fulltext_search,
-    edge_similarity_search,
-    rrf,
-)
+from graphiti_core.search.search_utils import edge_bfs_search, rrf
 
 from pipeline.retrieval.graph_walk import walk_bfs_search
+from pipeline.retrieval.search import text_search, vector_search
 from pipeline.timing import StageTimer
 
 # graphiti's hybrid RRF recipe with the graph walk added; copied, never mutated (graphiti mutates recipes)
@@ -47,13 +45,14 @@ def fulltext_words(query: str) -> str:
 async def fulltext_edges(
     driver: GraphDriver, query: str, search_filter: SearchFilters, group_id: str, limit: int
 ) -> list[EntityEdge]:
-    """graphiti's BM25 edge search. On FalkorDB graphiti's RediSearch group filter (`@group_id:"3f1c9a52\\-acme"`)
-    matches nothing when the group id holds a character RediSearch splits words on (a UUID's hyphen: the indexed
-    value is split there, the escaped filter is not). The group is the graph itself on FalkorDB, so for such an id
-    the filter is left out and the group checked on the results; any other id keeps graphiti's query exactly."""
+    """graphiti's BM25 edge search (pipeline/retrieval/search.py). On FalkorDB graphiti's RediSearch group filter
+    (`@group_id:"3f1c9a52\\-acme"`) matches nothing when the group id holds a character RediSearch splits words
+    on (a UUID's hyphen: the indexed value is split there, the escaped filter is not). The group is the graph
+    itself on FalkorDB, so for such an id the filter is left out and the group checked on the results; any other
+    id keeps graphiti's query exactly."""
     if driver.provider != GraphProvider.FALKORDB or all(ch.isalnum() or ch == "_" for ch in group_id):
-        return await edge_fulltext_search(driver, query, search_filter, [group_id], limit)
-    edges = await edge_fulltext_search(driver, query, search_filter, None, limit)
+        return await text_search(driver, query, search_filter, [group_id], limit)
+    edges = await text_search(driver, query, search_filter, None, limit)
     return [edge for edge in edges if edge.group_id == group_id]
 
 
@@ -102,9 +101,7 @@ async def hybrid_search(
         timer.timed("bm25", fulltext_edges(driver, fulltext_words(query), search_filter, group_id, depth)),
         timer.timed(
             "cosine",
-            edge_similarity_search(
-                driver, query_vector, None, None, search_filter, groups, depth, edge_config.sim_min_score
-            ),
+            vector_search(driver, query_vector, search_filter, groups, depth, edge_config.sim_min_score),
         ),
     )
     # graphiti walks from every hit's source, repeats included (a hub entity hundreds of times); a repeated

@@ -13,27 +13,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from graphiti_core.driver.driver import GraphDriver
-from graphiti_core.edges import EntityEdge, get_entity_edge_from_record
-from graphiti_core.search.search_filters import SearchFilters, edge_search_filter_query_constructor
+from graphiti_core.edges import EntityEdge
+from graphiti_core.search.search_filters import SearchFilters
 
-from pipeline.graph.dialects.falkordb_walk import FalkorWalk, with_filter
+from pipeline.graph.dialects.common import with_filter
+from pipeline.graph.dialects.falkordb_walk import FalkorWalk
+from pipeline.retrieval.search import edges_from, filter_condition, rows
 from pipeline.retrieval.walk_order import first_reached, walk_order
-
-
-def filter_condition(
-    driver: GraphDriver, search_filter: SearchFilters, group_ids: list[str] | None
-) -> tuple[str, dict[str, Any]]:
-    """graphiti's own filter over `e`, `n`, `m` as one condition, with its parameters (as its BFS builds it)."""
-    conditions, params = edge_search_filter_query_constructor(search_filter, driver.provider)
-    if group_ids is not None:
-        conditions.append("e.group_id IN $group_ids")
-        params["group_ids"] = group_ids
-    return " AND ".join(conditions), params
-
-
-async def _rows(driver: GraphDriver, statement: str, **params: Any) -> list[dict[str, Any]]:
-    records, _, _ = await driver.execute_query(statement, routing_="r", **params)
-    return [dict(r) for r in records]
 
 
 async def walk_bfs_search(
@@ -60,11 +46,11 @@ async def walk_bfs_search(
             source[row["edge"]] = row["src"]
             kept[row["edge"]] = bool(row["keep"])
 
-    rows = await _rows(driver, with_filter(FalkorWalk.OUT_FROM_UUIDS, condition), uuids=origins, **params)
+    first = await rows(driver, with_filter(FalkorWalk.OUT_FROM_UUIDS, condition), uuids=origins, **params)
     starts: dict[str, int] = {}
-    for row in rows:
+    for row in first:
         starts.setdefault(row["origin"], row["src"])
-    add(rows)
+    add(first)
     frontier = set(adjacency)
     for _ in range(depth - 1):  # nodes `depth` hops out are reached but never expanded
         frontier = {dst for node in frontier for _, dst in adjacency.get(node, ())} - adjacency.keys()
@@ -72,11 +58,11 @@ async def walk_bfs_search(
             break
         for node in frontier:
             adjacency[node] = []
-        add(await _rows(driver, with_filter(FalkorWalk.OUT_FROM_IDS, condition), ids=sorted(frontier), **params))
+        add(await rows(driver, with_filter(FalkorWalk.OUT_FROM_IDS, condition), ids=sorted(frontier), **params))
     order = walk_order([starts[u] for u in origins if u in starts], adjacency, depth)
     found = first_reached(order, kept.__getitem__, limit)
     if not found:
         return []
-    records = await _rows(driver, FalkorWalk.FACTS_BY_ID, pairs=[[source[e], e] for e in found])
+    records = await rows(driver, FalkorWalk.FACTS_BY_ID, pairs=[[source[e], e] for e in found])
     by_edge = {r.pop("edge"): r for r in records}
-    return [get_entity_edge_from_record({**by_edge[e], "attributes": {}}, driver.provider) for e in found]
+    return edges_from([by_edge[e] for e in found], driver)

@@ -1,7 +1,7 @@
 """Reranking a pool of first-stage candidates: the one path `retrieve()` and the sweep share.
 
 The reranker sees every candidate of the pool. A re-scorer that uses stored vectors gets the facts'
-stored embeddings (search results carry none, so one query loads them); if any is missing it embeds
+stored embeddings (search results carry none, so one indexed query loads them); if any is missing it embeds
 the facts itself. Ties keep first-stage order.
 """
 
@@ -11,19 +11,18 @@ from collections.abc import Sequence
 
 from graphiti_core.driver.driver import GraphDriver
 from graphiti_core.edges import EntityEdge
-from graphiti_core.search.search_utils import get_embeddings_for_edges
 
 from pipeline.rerankers import LabReranker, RerankOutcome
+from pipeline.retrieval.search import fact_vectors
 
 
 async def stored_vectors(
     driver: GraphDriver, uuids: Sequence[str], edges: Sequence[EntityEdge] | None = None
 ) -> list[list[float]] | None:
-    """The facts' stored embeddings in `uuids` order, or None when one is missing. Without the facts'
-    edges at hand (a cached pool has only uuids), graphiti reads them by uuid first."""
-    if edges is None:
-        edges = await EntityEdge.get_by_uuids(driver, list(uuids))
-    stored = await get_embeddings_for_edges(driver, list(edges))
+    """The facts' stored embeddings in `uuids` order, or None when one is missing: one round trip, an index
+    lookup per fact (graphiti's `get_embeddings_for_edges` scans every fact of the graph, and needs the edges
+    read first when only uuids are at hand). `edges` is accepted for callers that have them; only uuids count."""
+    stored = await fact_vectors(driver, list(dict.fromkeys(uuids)))
     if not all(u in stored for u in uuids):
         return None
     return [stored[u] for u in uuids]

@@ -60,13 +60,25 @@ async def test_fewer_candidates_only_when_the_deal_has_fewer(lab: Lab) -> None:
 
 async def test_first_stage_is_exactly_graphiti_search(lab: Lab, demo: str) -> None:
     graphiti = graphiti_for(lab, demo, Failing())
-    for query, depth in (("customer concentration risk", 25), ("Who is the CEO?", 50)):
+    as_of = parse_time("2024-09-30")
+    settings = [
+        ("customer concentration risk", 25, False, None),
+        ("Who is the CEO?", 50, False, None),
+        ("What was Halcyon's FY2025 revenue?", 10, False, None),
+        ("How many FTEs does the target employ right now?", 50, True, None),
+        ("status of the Freightline patent lawsuit", 50, False, as_of),
+        ("annual recurring revenue and net retention", 100, True, None),
+        ("customer churn", 100, False, as_of),
+        ("Who is the CEO?", 200, False, None),  # graphiti's own BFS takes seconds here
+    ]
+    for query, depth, include_superseded, when in settings:
         stock = await graphiti.search_(
-            query, hybrid_config(depth), group_ids=[demo], search_filter=temporal_filter(False, None)
+            query, hybrid_config(depth), group_ids=[demo], search_filter=temporal_filter(include_superseded, when)
         )
-        run = await retrieve(lab, query, demo, depth, 10, "none")
-        assert [c.uuid for c in run.candidates] == [e.uuid for e in stock.edges]
+        run = await retrieve(lab, query, demo, depth, 10, "none", include_superseded=include_superseded, as_of=when)
+        assert [c.uuid for c in run.candidates] == [e.uuid for e in stock.edges], (query, depth)
         assert [c.fused_score for c in run.candidates] == pytest.approx(stock.edge_reranker_scores)
+        assert len(run.candidates) == min(depth, len(stock.edges)) and run.candidates
 
 
 async def test_superseded_facts_only_when_asked_and_as_of_answers_the_older_value(lab: Lab, demo: str) -> None:

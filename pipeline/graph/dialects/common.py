@@ -11,6 +11,23 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pipeline.graph.backend import GraphBackend
 
+# graphiti's filter conditions over `e`, `n`, `m` go where this stands (pipeline/retrieval/search.py)
+SEARCH_FILTER = "/* search filter */ true"
+
+
+def with_filter(statement: str, condition: str) -> str:
+    """`statement` with graphiti's filter conditions (one parenthesised condition; empty: no filter)."""
+    return statement.replace(SEARCH_FILTER, f"({condition})" if condition else "true")
+
+
+# graphiti's edge fields (get_entity_edge_return_query) without `properties(e)`
+EDGE_FIELDS = """
+    e.uuid AS uuid, startNode(e).uuid AS source_node_uuid, endNode(e).uuid AS target_node_uuid,
+    e.group_id AS group_id, e.created_at AS created_at, e.name AS name, e.fact AS fact,
+    e.episodes AS episodes, e.expired_at AS expired_at, e.valid_at AS valid_at, e.invalid_at AS invalid_at,
+    e.reference_time AS reference_time
+    """
+
 # Merge records are their own relationship type, not RELATES_TO facts, so no search can return them.
 MERGE_RELATION = "IS_DUPLICATE_OF"
 
@@ -99,6 +116,37 @@ class GraphQueries:
             "episodes": sum(r["n"] for r in nodes if not r["entity"]),
             "merges": merges[0]["n"] if merges else 0,
         }
+
+    # --- retrieval: first stage ----------------------------------------------------------------------
+    # graphiti's BM25 and cosine edge searches (graphiti_core/search/search_utils.py) with the same MATCH, filter
+    # and order, returning graphiti's edge fields but not `properties(e)`: that map holds the fact's embedding,
+    # which would travel back and be parsed for every hit (about half the cosine search's time).
+
+    FACTS_BY_TEXT = f"""
+        CALL db.index.fulltext.queryRelationships("edge_name_and_fact", $query, {{limit: $limit}})
+        YIELD relationship AS rel, score
+        MATCH (n:Entity)-[e:RELATES_TO {{uuid: rel.uuid}}]->(m:Entity)
+        WHERE {SEARCH_FILTER}
+        WITH e, score, n, m
+        RETURN {EDGE_FIELDS}
+        ORDER BY score DESC
+        LIMIT $limit
+        """
+    FACTS_BY_VECTOR = f"""
+        MATCH (n:Entity)-[e:RELATES_TO]->(m:Entity)
+        WHERE {SEARCH_FILTER}
+        WITH DISTINCT e, n, m, vector.similarity.cosine(e.fact_embedding, $search_vector) AS score
+        WHERE score > $min_score
+        RETURN {EDGE_FIELDS}
+        ORDER BY score DESC
+        LIMIT $limit
+        """
+    # the stored vectors of the facts a reranker re-scores, by uuid (an index lookup each)
+    FACT_VECTORS = """
+        UNWIND $uuids AS u
+        MATCH ()-[e:RELATES_TO {uuid: u}]->()
+        RETURN u AS uuid, e.fact_embedding AS vector
+        """
 
     # --- retrieval: citations ------------------------------------------------------------------------
 

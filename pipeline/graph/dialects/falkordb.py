@@ -8,11 +8,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.graph.dialects.common import GraphQueries
+from pipeline.graph.dialects.common import EDGE_FIELDS, SEARCH_FILTER, GraphQueries
 from pipeline.graph.group_id import GROUP_ID_PATTERN
 
 
 class FalkorQueries(GraphQueries):
+    # graphiti's FalkorDB spelling: RediSearch's index on RELATES_TO, endpoints read from the relationship itself
+    FACTS_BY_TEXT = f"""
+        CALL db.idx.fulltext.queryRelationships('RELATES_TO', $query)
+        YIELD relationship AS rel, score
+        WITH rel AS e, score, startNode(rel) AS n, endNode(rel) AS m
+        WHERE n:Entity AND m:Entity
+        WITH e, score, n, m
+        WHERE {SEARCH_FILTER}
+        WITH e, score, n, m
+        RETURN {EDGE_FIELDS}
+        ORDER BY score DESC
+        LIMIT $limit
+        """
+    FACTS_BY_VECTOR = f"""
+        MATCH (n:Entity)-[e:RELATES_TO]->(m:Entity)
+        WHERE {SEARCH_FILTER}
+        WITH DISTINCT e, n, m, (2 - vec.cosineDistance(e.fact_embedding, vecf32($search_vector)))/2 AS score
+        WHERE score > $min_score
+        RETURN {EDGE_FIELDS}
+        ORDER BY score DESC
+        LIMIT $limit
+        """
+
     async def _graphs(self) -> list[str]:
         return sorted(n for n in await self._backend.graph_names() if GROUP_ID_PATTERN.fullmatch(n))
 

@@ -3,13 +3,13 @@
 The walk replays the order of FalkorDB's own variable-length traversal, which it reads through internal ids
 (`id()`), so these statements exist for FalkorDB only; on Neo4j the first stage runs graphiti's BFS statement.
 `FILTER` stands for graphiti's search filter over `e`, `n` and `m` (its `edge_search_filter_query_constructor`),
-substituted by `with_filter`; it is evaluated on every edge read, as graphiti's statement does on every edge
+substituted by `common.with_filter`; it is evaluated on every edge read, as graphiti's statement does on every edge
 of a path, and only decides what is returned, never where the walk goes.
 """
 
 from __future__ import annotations
 
-FILTER = "/* search filter */ true"
+from pipeline.graph.dialects.common import SEARCH_FILTER as FILTER
 
 
 class FalkorWalk:
@@ -26,17 +26,15 @@ class FalkorWalk:
         MATCH (n)-[e:RELATES_TO]->(m)
         RETURN id(n) AS src, id(e) AS edge, id(m) AS dst, coalesce({FILTER}, false) AS keep
         """
-    # the facts the walk kept, by (source id, edge id): graphiti's fields without `properties(e)`
+    # the facts the walk kept, by (source id, edge id): graphiti's fields without `properties(e)`; the ids are
+    # bound to names first, else FalkorDB scans every node for `id(n) = p[0]` instead of seeking it
     FACTS_BY_ID = """
         UNWIND $pairs AS p
-        MATCH (n) WHERE id(n) = p[0]
-        MATCH (n)-[e:RELATES_TO]->(m) WHERE id(e) = p[1]
-        RETURN p[1] AS edge, e.uuid AS uuid, n.uuid AS source_node_uuid, m.uuid AS target_node_uuid,
+        WITH p[0] AS source, p[1] AS edge
+        MATCH (n) WHERE id(n) = source
+        MATCH (n)-[e:RELATES_TO]->(m) WHERE id(e) = edge
+        RETURN edge, e.uuid AS uuid, n.uuid AS source_node_uuid, m.uuid AS target_node_uuid,
                e.group_id AS group_id, e.created_at AS created_at, e.name AS name, e.fact AS fact,
                e.episodes AS episodes, e.expired_at AS expired_at, e.valid_at AS valid_at,
                e.invalid_at AS invalid_at, e.reference_time AS reference_time
         """
-
-
-def with_filter(statement: str, condition: str) -> str:
-    return statement.replace(FILTER, f"({condition})" if condition else "true")
