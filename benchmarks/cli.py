@@ -34,7 +34,9 @@ async def _bench(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.bench import bench, render_bench
 
     depths = parse_int_list(args.candidates_list, "--candidates")
-    rows = await bench(lab, args.group, depths, args.top_k, args.reranker, args.limit_queries)
+    rows = await bench(
+        lab, args.group, depths, args.top_k, args.reranker, args.limit_queries, stock_up_to=args.stock_up_to
+    )
     if not args.json:
         print(render_bench(rows, args.reranker))
     return {"group": args.group, "reranker": args.reranker, "rows": [row.__dict__ for row in rows]}
@@ -147,7 +149,7 @@ def _scale(args: argparse.Namespace) -> dict[str, Any]:
     async def go() -> dict[str, Any]:
         lab = await Lab.open(settings)
         try:
-            return await scale(lab, args.facts, depths, args.queries, args.reranker)
+            return await scale(lab, args.facts, depths, args.queries, args.reranker, args.stock_up_to)
         finally:
             await lab.close()
 
@@ -207,6 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--top-k", type=int, default=10)  # its range is checked with the query's own
     bench.add_argument("--reranker", default="local")
     bench.add_argument("--limit-queries", type=whole(1), default=None, help="use only the first N queries")
+    bench.add_argument("--stock-up-to", type=whole(1), default=None, help="run stock search_() only at N up to this")
     bench.set_defaults(run=_bench)
 
     load = sub.add_parser("load", help="concurrent sessions querying one backend (loopback only, bounded)")
@@ -240,6 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     sizes.add_argument("--candidates", dest="candidates_list", default="10,50,100,200")
     sizes.add_argument("--queries", type=whole(1, 200), default=20)
     sizes.add_argument("--reranker", default="local")
+    sizes.add_argument("--stock-up-to", type=whole(1), default=None, help="run stock search_() only at N up to this")
     sizes.set_defaults(run=_scale, no_lab=True)
 
     parity = sub.add_parser("walk-parity", help="the first stage's graph walk against graphiti's BFS, list by list")

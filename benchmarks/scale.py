@@ -257,14 +257,19 @@ async def server_memory(lab: Lab) -> dict[str, Any]:
 
 
 async def scale(
-    lab: Lab, facts: int, depths: Sequence[int] = DEFAULT_DEPTHS, queries: int = 20, reranker: str = "local"
+    lab: Lab,
+    facts: int,
+    depths: Sequence[int] = DEFAULT_DEPTHS,
+    queries: int = 20,
+    reranker: str = "local",
+    stock_up_to: int | None = None,
 ) -> dict[str, Any]:
     """Generate (or reuse) the deal in `lab`, then bench it at each N beside stock search_()."""
     from benchmarks.bench import bench
 
     generation_s = await ensure_deal(lab, facts)
     texts = list(generate(facts).queries[:queries])  # cheap: no embedding
-    rows = await bench(lab, GROUP, depths, 10, reranker, queries=texts, record=False)
+    rows = await bench(lab, GROUP, depths, 10, reranker, queries=texts, record=False, stock_up_to=stock_up_to)
     return {
         "facts": facts,
         "generation_s": None if generation_s is None else round(generation_s, 1),

@@ -21,6 +21,7 @@ from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 from graphiti_core.search.search_filters import SearchFilters
 from graphiti_core.search.search_utils import edge_bfs_search, rrf
 
+from pipeline.retrieval.collector import collector_paused
 from pipeline.retrieval.graph_walk import walk_bfs_search
 from pipeline.retrieval.search import text_search, vector_search
 from pipeline.timing import StageTimer
@@ -95,27 +96,29 @@ async def hybrid_search(
 ) -> FirstStage:
     edge_config = HYBRID_SEARCH.edge_config
     assert edge_config is not None
-    depth = 2 * limit  # what graphiti's edge_search asks of each method
-    groups = [group_id]
-    bm25, cosine = await asyncio.gather(
-        timer.timed("bm25", fulltext_edges(driver, fulltext_words(query), search_filter, group_id, depth)),
-        timer.timed(
-            "cosine",
-            vector_search(driver, query_vector, search_filter, groups, depth, edge_config.sim_min_score),
-        ),
-    )
-    # graphiti walks from every hit's source, repeats included (a hub entity hundreds of times); a repeated
-    # origin adds no new row to the walk's DISTINCT ones, so walking each origin once returns the same list
-    origins = list(dict.fromkeys(edge.source_node_uuid for edge in (*bm25, *cosine)))
-    bfs = await timer.timed("bfs", bfs_edges(driver, origins, edge_config.bfs_max_depth, search_filter, groups, depth))
-    with timer.stage("fusion"):
-        lists = {"bm25": bm25, "cosine": cosine, "bfs": bfs}
-        by_uuid = {edge.uuid: edge for result in lists.values() for edge in result}
-        fused_uuids, fused_scores = rrf([[e.uuid for e in result] for result in lists.values()])
-        method_ranks: dict[str, dict[str, int]] = {name: {} for name in lists}
-        for name, result in lists.items():
-            for rank, edge in enumerate(result, start=1):
-                method_ranks[name].setdefault(edge.uuid, rank)
+    with collector_paused():
+        depth = 2 * limit  # what graphiti's edge_search asks of each method
+        groups = [group_id]
+        bm25, cosine = await asyncio.gather(
+            timer.timed("bm25", fulltext_edges(driver, fulltext_words(query), search_filter, group_id, depth)),
+            timer.timed(
+                "cosine",
+                vector_search(driver, query_vector, search_filter, groups, depth, edge_config.sim_min_score),
+            ),
+        )
+        # graphiti walks from every hit's source, repeats included (a hub entity hundreds of times); a repeated
+        # origin adds no new row to the walk's DISTINCT ones, so walking each origin once returns the same list
+        origins = list(dict.fromkeys(edge.source_node_uuid for edge in (*bm25, *cosine)))
+        walk = bfs_edges(driver, origins, edge_config.bfs_max_depth, search_filter, groups, depth)
+        bfs = await timer.timed("bfs", walk)
+        with timer.stage("fusion"):
+            lists = {"bm25": bm25, "cosine": cosine, "bfs": bfs}
+            by_uuid = {edge.uuid: edge for result in lists.values() for edge in result}
+            fused_uuids, fused_scores = rrf([[e.uuid for e in result] for result in lists.values()])
+            method_ranks: dict[str, dict[str, int]] = {name: {} for name in lists}
+            for name, result in lists.items():
+                for rank, edge in enumerate(result, start=1):
+                    method_ranks[name].setdefault(edge.uuid, rank)
     return FirstStage(
         edges=tuple(by_uuid[u] for u in fused_uuids[:limit]),
         fused_scores=tuple(fused_scores[:limit]),

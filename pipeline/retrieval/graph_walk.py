@@ -40,11 +40,12 @@ async def walk_bfs_search(
     source: dict[int, int] = {}
     kept: dict[int, bool] = {}
 
-    def add(rows: list[dict[str, Any]]) -> None:
-        for row in rows:
-            adjacency.setdefault(row["src"], []).append((row["edge"], row["dst"]))
-            source[row["edge"]] = row["src"]
-            kept[row["edge"]] = bool(row["keep"])
+    def add(found: list[dict[str, Any]]) -> None:
+        for row in found:
+            node = row["src"]
+            adjacency.setdefault(node, []).extend(zip(row["edges"], row["targets"], strict=True))
+            source.update(dict.fromkeys(row["edges"], node))
+            kept.update(zip(row["edges"], map(bool, row["keep"]), strict=True))
 
     first = await rows(driver, with_filter(FalkorWalk.OUT_FROM_UUIDS, condition), uuids=origins, **params)
     starts: dict[str, int] = {}
@@ -63,6 +64,9 @@ async def walk_bfs_search(
     found = first_reached(order, kept.__getitem__, limit)
     if not found:
         return []
-    records = await rows(driver, FalkorWalk.FACTS_BY_ID, pairs=[[source[e], e] for e in found])
+    wanted: dict[int, list[int]] = {}
+    for edge in found:
+        wanted.setdefault(source[edge], []).append(edge)
+    records = await rows(driver, FalkorWalk.FACTS_BY_ID, groups=[[node, edges] for node, edges in wanted.items()])
     by_edge = {r.pop("edge"): r for r in records}
     return edges_from([by_edge[e] for e in found], driver)
