@@ -2,9 +2,9 @@
 
 graphiti's statement walks every path of up to `depth` hops from every origin (pipeline/retrieval/walk_order.py
 says how FalkorDB orders them); on a hub or a cycle that is exponential. Here the adjacency of the nodes within
-`depth - 1` hops of the origins is read one hop at a time (one round trip per hop, only ids and whether each fact
-passes the search filter), the walk's order is replayed in Python with each node expanded about once, and the
-facts kept are read in one last round trip, with graphiti's fields but without `properties(e)`.
+`depth - 1` hops of the origins is read one hop at a time (one round trip per hop, one row per node: only ids and
+whether each fact passes the search filter), the statement's order is replayed in Python over just those facts,
+and the facts kept are read in one last round trip, with graphiti's fields but without `properties(e)`.
 """
 
 from __future__ import annotations
@@ -69,4 +69,4 @@ async def walk_bfs_search(
         wanted.setdefault(source[edge], []).append(edge)
     records = await rows(driver, FalkorWalk.FACTS_BY_ID, groups=[[node, edges] for node, edges in wanted.items()])
     by_edge = {r.pop("edge"): r for r in records}
-    return edges_from([by_edge[e] for e in found], driver)
+    return edges_from([by_edge[e] for e in found if e in by_edge], driver)  # a fact deleted meanwhile is left out
