@@ -24,6 +24,7 @@ from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import hybrid_config
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.timing import StageTimer
+from pipeline.vector_index.records import FirstStageName
 
 DEFAULT_DEPTHS = (10, 25, 50, 100)
 
@@ -59,6 +60,7 @@ async def bench(
     limit_queries: int | None = None,
     record: bool = True,
     queries: Sequence[str] | None = None,
+    first_stage: FirstStageName = "exact",
 ) -> list[BenchRow]:
     """Per-stage percentiles per depth over `queries` (default: the deal's labelled set); each timed run is
     also recorded in the run history (source "bench") when `record`."""
@@ -72,20 +74,21 @@ async def bench(
     queries = list(queries)[:limit_queries]
     graphiti = graphiti_for(lab, group_id, _Unused())
     search_filter = temporal_filter(False, None)
-    await retrieve(lab, queries[0], group_id, max(depths), min(top_k, max(depths)), reranker)  # warm-up
+    top = min(top_k, max(depths))
+    await retrieve(lab, queries[0], group_id, max(depths), top, reranker, first_stage=first_stage)  # warm-up
 
     rows = []
     for depth in depths:
         stages: dict[str, list[float]] = {}
         stock: list[float] = []
-        first_stage: list[float] = []
+        first_ms: list[float] = []
         for text in queries:
-            run = await retrieve(lab, text, group_id, depth, min(top_k, depth), reranker)
+            run = await retrieve(lab, text, group_id, depth, min(top_k, depth), reranker, first_stage=first_stage)
             if record:
                 save_run(lab.store, run, "bench")
             for name, ms in run.timings.stages_ms.items():
                 stages.setdefault(name, []).append(ms)
-            first_stage.append(run.timings.stages_ms["embed_query"] + run.timings.stages_ms["hybrid_search"])
+            first_ms.append(run.timings.stages_ms["embed_query"] + run.timings.stages_ms["hybrid_search"])
             timer = StageTimer()
             with timer.stage("stock"):
                 await graphiti.search_(text, hybrid_config(depth), group_ids=[group_id], search_filter=search_filter)
@@ -96,7 +99,7 @@ async def bench(
                 queries=len(queries),
                 stages={name: _pct(values) for name, values in stages.items()},
                 stock_search=_pct(stock),
-                first_stage_ratio=float(np.percentile(first_stage, 50) / np.percentile(stock, 50)),
+                first_stage_ratio=float(np.percentile(first_ms, 50) / np.percentile(stock, 50)),
             )
         )
     return rows

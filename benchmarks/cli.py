@@ -25,6 +25,7 @@ from pipeline.cli.common import OneLineParser, add_json_flag, parse_int_list, ru
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.rerankers import RERANKERS
+from pipeline.vector_index import FIRST_STAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,10 +34,17 @@ async def _bench(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.bench import bench, render_bench
 
     depths = parse_int_list(args.candidates_list, "--candidates")
-    rows = await bench(lab, args.group, depths, args.top_k, args.reranker, args.limit_queries)
+    rows = await bench(
+        lab, args.group, depths, args.top_k, args.reranker, args.limit_queries, first_stage=args.first_stage
+    )
     if not args.json:
         print(render_bench(rows, args.reranker))
-    return {"group": args.group, "reranker": args.reranker, "rows": [row.__dict__ for row in rows]}
+    return {
+        "group": args.group,
+        "reranker": args.reranker,
+        "first_stage": args.first_stage,
+        "rows": [row.__dict__ for row in rows],
+    }
 
 
 async def _load(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
@@ -146,7 +154,7 @@ def _scale(args: argparse.Namespace) -> dict[str, Any]:
     async def go() -> dict[str, Any]:
         lab = await Lab.open(settings)
         try:
-            return await scale(lab, args.facts, depths, args.queries, args.reranker)
+            return await scale(lab, args.facts, depths, args.queries, args.reranker, args.first_stage)
         finally:
             await lab.close()
 
@@ -169,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--top-k", type=int, default=10)  # its range is checked with the query's own
     bench.add_argument("--reranker", default="local")
     bench.add_argument("--limit-queries", type=whole(1), default=None, help="use only the first N queries")
+    bench.add_argument("--first-stage", choices=FIRST_STAGES, default="exact", help="vector_index: needs the index")
     bench.set_defaults(run=_bench)
 
     load = sub.add_parser("load", help="concurrent sessions querying one backend (loopback only, bounded)")
@@ -202,6 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     sizes.add_argument("--candidates", dest="candidates_list", default="10,50,100,200")
     sizes.add_argument("--queries", type=whole(1, 200), default=20)
     sizes.add_argument("--reranker", default="local")
+    sizes.add_argument("--first-stage", choices=FIRST_STAGES, default="exact", help="vector_index: build and use it")
     sizes.set_defaults(run=_scale, no_lab=True)
 
     add_json_flag(bench, load, page, compare, huge, sizes)

@@ -10,6 +10,7 @@ this), while each method's ranks and time are kept.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from graphiti_core.driver.driver import GraphDriver, GraphProvider
@@ -77,19 +78,24 @@ async def hybrid_search(
     limit: int,
     search_filter: SearchFilters,
     timer: StageTimer,
+    similar: Callable[[int], Awaitable[list[EntityEdge]]] | None = None,
 ) -> FirstStage:
+    """`similar(depth)`, when given, answers the cosine method instead of graphiti's exact scan (the vector
+    index option); everything else is the same."""
     edge_config = HYBRID_SEARCH.edge_config
     assert edge_config is not None
     depth = 2 * limit  # what graphiti's edge_search asks of each method
     groups = [group_id]
+    nearest = (
+        edge_similarity_search(
+            driver, query_vector, None, None, search_filter, groups, depth, edge_config.sim_min_score
+        )
+        if similar is None
+        else similar(depth)
+    )
     bm25, cosine = await asyncio.gather(
         timer.timed("bm25", fulltext_edges(driver, fulltext_words(query), search_filter, group_id, depth)),
-        timer.timed(
-            "cosine",
-            edge_similarity_search(
-                driver, query_vector, None, None, search_filter, groups, depth, edge_config.sim_min_score
-            ),
-        ),
+        timer.timed("cosine", nearest),
     )
     # graphiti walks from every hit's source, repeats included (a hub entity hundreds of times); the walk's
     # DISTINCT rows come out in first-origin order, so walking each origin once returns the same list, faster

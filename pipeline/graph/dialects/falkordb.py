@@ -8,11 +8,40 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.graph.dialects.common import GraphQueries
+from pipeline.graph.dialects.common import FactVectorIndex, GraphQueries
 from pipeline.graph.group_id import GROUP_ID_PATTERN
 
 
 class FalkorQueries(GraphQueries):
+    # one graph per deal, so one index per deal; the procedure yields cosine distance, graphiti scores (2 - d) / 2
+    CREATE_FACT_VECTOR_INDEX = """
+        CREATE VECTOR INDEX FOR ()-[e:RELATES_TO]-() ON (e.fact_embedding)
+        OPTIONS {dimension: $dimension, similarityFunction: 'cosine'}
+        """
+    FACT_VECTOR_INDEX = """
+        CALL db.indexes() YIELD label, types, entitytype, status
+        WITH label, types, entitytype, status WHERE label = 'RELATES_TO' AND entitytype = 'RELATIONSHIP'
+        RETURN types, status
+        """
+    QUERY_FACT_VECTOR_INDEX = """
+        CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($v))
+        YIELD relationship, score
+        WITH relationship AS e, score WHERE e.group_id = $g
+        RETURN e.uuid AS uuid, startNode(e).uuid AS source_node_uuid, endNode(e).uuid AS target_node_uuid,
+               e.group_id AS group_id, e.created_at AS created_at, e.name AS name, e.fact AS fact,
+               e.episodes AS episodes, e.expired_at AS expired_at, e.valid_at AS valid_at,
+               e.invalid_at AS invalid_at, e.reference_time AS reference_time, (2 - score) / 2 AS score
+        """
+
+    async def fact_vector_index(self, group_id: str) -> FactVectorIndex | None:
+        if group_id not in await self._backend.graph_names():
+            return None  # asking a graph that does not exist would create it
+        for row in await self._rows(group_id, self.FACT_VECTOR_INDEX):
+            if "VECTOR" in (row["types"] or {}).get("fact_embedding", []):
+                status = str(row["status"])
+                return FactVectorIndex(ready=status == "OPERATIONAL", progress=status)
+        return None
+
     async def _graphs(self) -> list[str]:
         return sorted(n for n in await self._backend.graph_names() if GROUP_ID_PATTERN.fullmatch(n))
 
