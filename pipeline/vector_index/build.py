@@ -30,14 +30,15 @@ async def ensure_index(
         await lab.backend.cypher.create_fact_vector_index(group_id, dimension)
         created = True
     deadline = time.monotonic() + timeout_s
+    said = ""
     while True:
         index = await lab.backend.cypher.fact_vector_index(group_id)
         if index is None:
             raise BackendUnavailable(f"The vector index of deal {group_id!r} disappeared while it was being built.")
         if index.ready:
             return created
-        if progress is not None:
-            progress(index.progress)
+        if progress is not None and index.progress != said:  # once per change, not once per poll
+            progress(said := index.progress)
         if time.monotonic() > deadline:
             raise BackendUnavailable(f"The vector index of deal {group_id!r} is still building ({index.progress}).")
         await asyncio.sleep(POLL_S)
