@@ -24,6 +24,7 @@ from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import hybrid_config
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.timing import StageTimer
+from pipeline.vector_index.records import FirstStageName
 
 DEFAULT_DEPTHS = (10, 25, 50, 100)
 
@@ -60,6 +61,7 @@ async def bench(
     record: bool = True,
     queries: Sequence[str] | None = None,
     stock_up_to: int | None = None,
+    first_stage: FirstStageName = "exact",
 ) -> list[BenchRow]:
     """Per-stage percentiles per depth over `queries` (default: the deal's labelled set); each timed run is
     also recorded in the run history (source "bench") when `record`. Stock `search_()` runs only at N up to
@@ -74,20 +76,21 @@ async def bench(
     queries = list(queries)[:limit_queries]
     graphiti = graphiti_for(lab, group_id, _Unused())
     search_filter = temporal_filter(False, None)
-    await retrieve(lab, queries[0], group_id, max(depths), min(top_k, max(depths)), reranker)  # warm-up
+    top = min(top_k, max(depths))
+    await retrieve(lab, queries[0], group_id, max(depths), top, reranker, first_stage=first_stage)  # warm-up
 
     rows = []
     for depth in depths:
         stages: dict[str, list[float]] = {}
         stock: list[float] = []
-        first_stage: list[float] = []
+        first_ms: list[float] = []
         for text in queries:
-            run = await retrieve(lab, text, group_id, depth, min(top_k, depth), reranker)
+            run = await retrieve(lab, text, group_id, depth, min(top_k, depth), reranker, first_stage=first_stage)
             if record:
                 save_run(lab.store, run, "bench")
             for name, ms in run.timings.stages_ms.items():
                 stages.setdefault(name, []).append(ms)
-            first_stage.append(run.timings.stages_ms["embed_query"] + run.timings.stages_ms["hybrid_search"])
+            first_ms.append(run.timings.stages_ms["embed_query"] + run.timings.stages_ms["hybrid_search"])
             if stock_up_to is not None and depth > stock_up_to:
                 continue
             timer = StageTimer()
@@ -100,7 +103,7 @@ async def bench(
                 queries=len(queries),
                 stages={name: _pct(values) for name, values in stages.items()},
                 stock_search=_pct(stock) if stock else None,
-                first_stage_ratio=float(np.percentile(first_stage, 50) / np.percentile(stock, 50)) if stock else None,
+                first_stage_ratio=float(np.percentile(first_ms, 50) / np.percentile(stock, 50)) if stock else None,
             )
         )
     return rows

@@ -26,6 +26,7 @@ from pipeline.cli.common import OneLineParser, add_json_flag, parse_int_list, ru
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.rerankers import RERANKERS
+from pipeline.vector_index import FIRST_STAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,11 +36,23 @@ async def _bench(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
     depths = parse_int_list(args.candidates_list, "--candidates")
     rows = await bench(
-        lab, args.group, depths, args.top_k, args.reranker, args.limit_queries, stock_up_to=args.stock_up_to
+        lab,
+        args.group,
+        depths,
+        args.top_k,
+        args.reranker,
+        args.limit_queries,
+        stock_up_to=args.stock_up_to,
+        first_stage=args.first_stage,
     )
     if not args.json:
         print(render_bench(rows, args.reranker))
-    return {"group": args.group, "reranker": args.reranker, "rows": [row.__dict__ for row in rows]}
+    return {
+        "group": args.group,
+        "reranker": args.reranker,
+        "first_stage": args.first_stage,
+        "rows": [row.__dict__ for row in rows],
+    }
 
 
 async def _load(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
@@ -149,7 +162,7 @@ def _scale(args: argparse.Namespace) -> dict[str, Any]:
     async def go() -> dict[str, Any]:
         lab = await Lab.open(settings)
         try:
-            return await scale(lab, args.facts, depths, args.queries, args.reranker, args.stock_up_to)
+            return await scale(lab, args.facts, depths, args.queries, args.reranker, args.stock_up_to, args.first_stage)
         finally:
             await lab.close()
 
@@ -210,6 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--reranker", default="local")
     bench.add_argument("--limit-queries", type=whole(1), default=None, help="use only the first N queries")
     bench.add_argument("--stock-up-to", type=whole(1), default=None, help="run stock search_() only at N up to this")
+    bench.add_argument("--first-stage", choices=FIRST_STAGES, default="exact", help="vector_index: needs the index")
     bench.set_defaults(run=_bench)
 
     load = sub.add_parser("load", help="concurrent sessions querying one backend (loopback only, bounded)")
@@ -244,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     sizes.add_argument("--queries", type=whole(1, 200), default=20)
     sizes.add_argument("--reranker", default="local")
     sizes.add_argument("--stock-up-to", type=whole(1), default=None, help="run stock search_() only at N up to this")
+    sizes.add_argument("--first-stage", choices=FIRST_STAGES, default="exact", help="vector_index: build and use it")
     sizes.set_defaults(run=_scale, no_lab=True)
 
     parity = sub.add_parser("walk-parity", help="the first stage's graph walk against graphiti's BFS, list by list")

@@ -16,7 +16,7 @@ import random
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,9 @@ from pipeline.lab import Lab
 from pipeline.settings import Settings, get_settings
 from pipeline.store import open_store
 from pipeline.utc import now_iso
+from pipeline.vector_index.build import ensure_index
+from pipeline.vector_index.check import check_recall
+from pipeline.vector_index.records import FirstStageName, RecallCheck
 
 GENERATOR_VERSION = "1"
 GROUP = "scale"
@@ -263,14 +266,26 @@ async def scale(
     queries: int = 20,
     reranker: str = "local",
     stock_up_to: int | None = None,
+    first_stage: FirstStageName = "exact",
 ) -> dict[str, Any]:
-    """Generate (or reuse) the deal in `lab`, then bench it at each N beside stock search_()."""
+    """Generate (or reuse) the deal in `lab`, then bench it at each N beside stock search_(). With the vector
+    index as first stage, the index is built first (kept with the deal) and its recall@50 measured."""
     from benchmarks.bench import bench
 
     generation_s = await ensure_deal(lab, facts)
     texts = list(generate(facts).queries[:queries])  # cheap: no embedding
-    rows = await bench(lab, GROUP, depths, 10, reranker, queries=texts, record=False, stock_up_to=stock_up_to)
+    index: dict[str, Any] | None = None
+    if first_stage == "vector_index":
+        started = time.perf_counter()
+        created = await ensure_index(lab, GROUP)
+        index = {"build_s": round(time.perf_counter() - started, 1) if created else None}
+        index |= asdict(await check_recall(lab, GROUP, texts, 50))
+    rows = await bench(
+        lab, GROUP, depths, 10, reranker, queries=texts, record=False, stock_up_to=stock_up_to, first_stage=first_stage
+    )
     return {
+        "first_stage": first_stage,
+        "vector_index": index,
         "facts": facts,
         "generation_s": None if generation_s is None else round(generation_s, 1),
         "data_dir": str(lab.settings.resolved_data_dir),
@@ -293,4 +308,11 @@ def render_scale(result: dict[str, Any]) -> str:
     ]
     if memory:
         lines.append(f"graph server memory: {memory['used_memory_human']} ({memory['used_memory']:,} bytes)")
+    if index := result.get("vector_index"):
+        built = f"built in {index['build_s']:.1f} s" if index["build_s"] is not None else "already built"
+        lines.append(f"first stage: vector index ({built}); {RecallCheck(**index_fields(index)).summary()}")
     return "\n".join(lines)
+
+
+def index_fields(index: dict[str, Any]) -> dict[str, Any]:
+    return {f.name: index[f.name] for f in fields(RecallCheck)}

@@ -1,4 +1,5 @@
-"""The query controls Compare and Scores share: query, N, k, reranker, example queries.
+"""The query controls Compare and Scores share: query, N, k, reranker, example queries, and the first stage
+(exact, or the graph's vector index once `python -m pipeline vector-index` has built and measured one).
 
 Every control is bound to the URL (`bind="query-params"`), so a comparison can be shared as a link.
 Runs are kept in session state by their parameters (widget reruns never repeat a retrieval) and
@@ -21,6 +22,8 @@ from pipeline.query_sets import load_query_set
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.retrieval.retrieve import MAX_CANDIDATES, retrieve, without_reranking
+from pipeline.vector_index import FIRST_STAGES, FirstStageName
+from pipeline.vector_index.repo import latest_check
 
 log = logging.getLogger("retrieval_lab")
 
@@ -32,6 +35,7 @@ class Request:
     num_candidates: int
     top_k: int
     reranker: str
+    first_stage: FirstStageName = "exact"
 
 
 def example_queries(lab: Lab, group_id: str) -> list[str]:
@@ -80,33 +84,64 @@ def query_form(ns: str, lab: Lab, group_id: str) -> Request | None:
         format_func=lambda c: choices[c].label if choices[c].available else f"{choices[c].label} — {choices[c].note}",
         help="The local re-scorer is not a cross-encoder: it re-scores candidates with the embedding model and BM25.",
     )
+    first_stage = _first_stage(ns, lab, group_id)
     if not query.strip():
         st.info("Type a query or pick an example to run it.")
         return None
     if k > n:
         st.warning(f"Top-k ({k}) is larger than N ({n}); showing k = {n}.")
         k = n
-    return Request(query, group_id, min(n, MAX_CANDIDATES), k, reranker)
+    return Request(query, group_id, min(n, MAX_CANDIDATES), k, reranker, first_stage)
+
+
+def _first_stage(ns: str, lab: Lab, group_id: str) -> FirstStageName:
+    """Exact search, unless the deal has a measured vector index and the user picks it; its recall is always
+    said beside the choice (it is approximate)."""
+    check = latest_check(lab.store, group_id)
+    if check is None:
+        return "exact"
+    picked = st.selectbox(
+        "First stage",
+        FIRST_STAGES,
+        key=f"{ns}.first",
+        bind="query-params",
+        format_func=lambda s: "Exact (graphiti's cosine scan)" if s == "exact" else "Vector index (approximate)",
+    )
+    st.caption(md(f"Vector index: {check.summary()}"))
+    return picked
 
 
 def cached_run(ns: str, lab: Lab, request: Request, reranker: str) -> RetrievalRun:
     """The run for these parameters, retrieved once per session and recorded in the run history."""
-    key = (request.query, request.group_id, request.num_candidates, request.top_k, reranker)
+    key = (request.query, request.group_id, request.num_candidates, request.top_k, reranker, request.first_stage)
     cache: dict = st.session_state.setdefault(f"{ns}.runs", {})
     if key not in cache:
         if len(cache) > 20:
             cache.clear()
-        cache[key] = _recorded(
+        retrieval = retrieve(
             lab,
-            run(retrieve(lab, request.query, request.group_id, request.num_candidates, request.top_k, reranker)),
+            request.query,
+            request.group_id,
+            request.num_candidates,
+            request.top_k,
+            reranker,
+            first_stage=request.first_stage,
         )
+        cache[key] = _recorded(lab, run(retrieval))
     return cache[key]
 
 
 def cached_pair(ns: str, lab: Lab, request: Request) -> tuple[RetrievalRun, RetrievalRun]:
     """(without reranking, with reranking) from one first stage: the two sides differ only by the reranker."""
     reranked = cached_run(ns, lab, request, request.reranker)
-    key = (request.query, request.group_id, request.num_candidates, request.top_k, f"none, beside {request.reranker}")
+    key = (
+        request.query,
+        request.group_id,
+        request.num_candidates,
+        request.top_k,
+        f"none, beside {request.reranker}",
+        request.first_stage,
+    )
     cache: dict = st.session_state.setdefault(f"{ns}.runs", {})
     if key not in cache:
         cache[key] = _recorded(lab, run(without_reranking(lab, reranked)))

@@ -11,6 +11,7 @@ from pipeline.lab import Lab
 from pipeline.rerankers import RERANKERS
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.text import one_line
+from pipeline.vector_index.records import FIRST_STAGES
 
 FACT_CHARS = 150  # a fact's line in the table
 
@@ -25,6 +26,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     query.add_argument("--model", default=None, help="Voyage rerank model (default rerank-2.5)")
     query.add_argument("--include-superseded", action="store_true")
     query.add_argument("--as-of", default=None, help="answer with the facts valid on this date (YYYY-MM-DD)")
+    query.add_argument(
+        "--first-stage",
+        choices=FIRST_STAGES,
+        default="exact",
+        help="exact (graphiti's cosine scan, default) or vector_index (see `vector-index`)",
+    )
     query.set_defaults(run=run)
     return query
 
@@ -43,6 +50,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         include_superseded=args.include_superseded,
         as_of=parse_date(args.as_of),
         reranker_model=args.model,
+        first_stage=args.first_stage,
     )
     run_id = save_run(lab.store, retrieval, "cli")
     if not args.json:
@@ -53,7 +61,10 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
 def render_run(run: RetrievalRun) -> str:
     """A readable table of the top k, then timings."""
-    lines = [f"{run.query!r} on {run.group_id!r}: N={run.num_candidates}, k={run.top_k}, reranker={run.reranker}"]
+    lines = [
+        f"{run.query!r} on {run.group_id!r}: N={run.num_candidates}, k={run.top_k}, reranker={run.reranker}, "
+        f"first stage={run.first_stage}"
+    ]
     if run.fallback_reason:
         lines.append(f"! reranker fell back to first-stage order: {run.fallback_reason}")
     lines.append(f"{'#':>3} {'score':>8} {'1st':>4} {'move':>5}  fact / citation")

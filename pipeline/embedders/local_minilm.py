@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,7 @@ MAX_TOKENS = 256  # the model's own max_seq_length
 # token; a word longer than 100 characters is one [UNK]): the tokens kept, and so the vectors, are unchanged.
 MAX_CHARS = MAX_TOKENS * 64
 BATCH_SIZE = 32
+QUERY_CACHE = 256  # recent query vectors kept (a sweep or a busy dashboard repeats queries)
 
 
 def model_text(text: str) -> str:
@@ -48,6 +50,8 @@ class LocalMiniLMEmbedder(LabEmbedder):
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.enable_padding()
         self._lock = threading.Lock()  # one inference at a time: the session already uses every core
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()  # the first stage and the reranker share them
+        self._queries_lock = threading.Lock()
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Unit-length float32 vectors, one row per text (synchronous)."""
@@ -75,5 +79,20 @@ class LocalMiniLMEmbedder(LabEmbedder):
     async def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return (await asyncio.to_thread(self.encode, texts)).tolist()
 
+    def encode_query(self, text: str) -> np.ndarray:
+        """One query's vector, kept for the last QUERY_CACHE queries: a run embeds its query for the first stage
+        and the local reranker needs the same vector again (30-40 ms each time on this machine)."""
+        with self._queries_lock:
+            if (cached := self._queries.get(text)) is not None:
+                self._queries.move_to_end(text)
+                return cached
+        vector = self.encode([text])[0]
+        vector.flags.writeable = False  # shared between callers
+        with self._queries_lock:
+            self._queries[text] = vector
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vector
+
     async def embed_query(self, text: str) -> list[float]:
-        return (await asyncio.to_thread(self.encode, [text]))[0].tolist()
+        return (await asyncio.to_thread(self.encode_query, text)).tolist()

@@ -146,6 +146,7 @@ def run_columns(payload: Mapping[str, Any], source: str) -> dict[str, Any]:
         "rerank_cost_usd": timings.get("rerank_cost_usd"),
         "total_ms": float(timings["stages_ms"]["total"]),
         "result_count": len(payload["results"]),
+        "first_stage": payload.get("first_stage") or "exact",
     }
 
 
@@ -206,6 +207,7 @@ def run_from_dict(data: Mapping[str, Any]) -> RetrievalRun:
         reranker=data["reranker"],
         reranker_model=data["reranker_model"],
         include_superseded=data["include_superseded"],
+        first_stage=data.get("first_stage") or "exact",
         as_of=data["as_of"],
         candidates=candidates,
         reranked=reranked,

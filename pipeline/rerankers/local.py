@@ -148,7 +148,7 @@ class LocalReranker(LabReranker):
         matrix = self._usable(vectors, len(passages), embedder.info.dim)
         if matrix is None:
             matrix = embedder.encode(passages)
-        query_vector = embedder.encode([query])[0]
+        query_vector = embedder.encode_query(query)
         norms = np.linalg.norm(matrix, axis=1)
         cosine = (matrix @ query_vector) / np.clip(norms, 1e-12, None)
         return fuse(cosine.astype(np.float64), bm25_scores(query, passages), self.weight)

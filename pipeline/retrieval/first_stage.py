@@ -12,6 +12,7 @@ enumerating every path (pipeline/retrieval/graph_walk.py).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from graphiti_core.driver.driver import GraphDriver, GraphProvider
@@ -93,18 +94,23 @@ async def hybrid_search(
     limit: int,
     search_filter: SearchFilters,
     timer: StageTimer,
+    similar: Callable[[int], Awaitable[list[EntityEdge]]] | None = None,
 ) -> FirstStage:
+    """`similar(depth)`, when given, answers the cosine method instead of graphiti's exact scan (the vector
+    index option, pipeline/vector_index); everything else is the same."""
     edge_config = HYBRID_SEARCH.edge_config
     assert edge_config is not None
     with collector_paused():
         depth = 2 * limit  # what graphiti's edge_search asks of each method
         groups = [group_id]
+        nearest = (
+            vector_search(driver, query_vector, search_filter, groups, depth, edge_config.sim_min_score)
+            if similar is None
+            else similar(depth)
+        )
         bm25, cosine = await asyncio.gather(
             timer.timed("bm25", fulltext_edges(driver, fulltext_words(query), search_filter, group_id, depth)),
-            timer.timed(
-                "cosine",
-                vector_search(driver, query_vector, search_filter, groups, depth, edge_config.sim_min_score),
-            ),
+            timer.timed("cosine", nearest),
         )
         # graphiti walks from every hit's source, repeats included (a hub entity hundreds of times); a repeated
         # origin adds no new row to the walk's DISTINCT ones, so walking each origin once returns the same list

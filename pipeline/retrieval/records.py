@@ -115,6 +115,7 @@ class RetrievalRun:
     rerank_used: bool
     fallback_reason: str | None
     created_at: str
+    first_stage: str = "exact"  # or "vector_index": where the cosine list came from (pipeline/vector_index)
 
     def to_dict(self) -> dict[str, Any]:
         """The CLI's JSON contract (keys: query, group, candidates, reranked, results, timings, ...)."""

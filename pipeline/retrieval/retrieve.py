@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 
 from graphiti_core.edges import EntityEdge
 
@@ -35,6 +36,9 @@ from pipeline.retrieval.rerank import normalise, rank_order, score_pool
 from pipeline.text import printable_line
 from pipeline.timing import StageTimer
 from pipeline.utc import as_utc, now_iso
+from pipeline.vector_index.build import has_ready_index
+from pipeline.vector_index.records import FIRST_STAGES, FirstStageName
+from pipeline.vector_index.search import indexed_similarity_search
 
 MAX_QUERY_CHARS = 2000
 MAX_CANDIDATES = 200
@@ -86,10 +90,18 @@ async def retrieve(
     include_superseded: bool = False,
     as_of: datetime | None = None,
     reranker_model: str | None = None,
+    first_stage: FirstStageName = "exact",
 ) -> RetrievalRun:
     query = validate_request(query, num_candidates, top_k)
     ranker = make_reranker(reranker, lab.settings, reranker_model)
     await lab.deal(group_id)
+    if first_stage not in FIRST_STAGES:
+        raise InvalidInput(f"Unknown first stage {first_stage!r}; one of: {', '.join(FIRST_STAGES)}.")
+    if first_stage == "vector_index" and not await has_ready_index(lab, group_id):
+        raise InvalidInput(
+            f"Deal {group_id!r} has no ready vector index: create it with "
+            f"`python -m pipeline vector-index --group {group_id}`, or use exact search."
+        )
     as_of = as_utc(as_of) if as_of is not None else None
     started = time.perf_counter()
     created_at = now_iso()
@@ -98,10 +110,12 @@ async def retrieve(
 
     with timer.stage("embed_query"):
         vector = await lab.embedder.embed_query(query)
+    search_filter = temporal_filter(include_superseded, as_of)
+    similar = None
+    if first_stage == "vector_index":
+        similar = partial(indexed_similarity_search, lab.backend, driver, group_id, vector, search_filter)
     with timer.stage("hybrid_search"):
-        first = await hybrid_search(
-            driver, query, vector, group_id, num_candidates, temporal_filter(include_superseded, as_of), timer
-        )
+        first = await hybrid_search(driver, query, vector, group_id, num_candidates, search_filter, timer, similar)
     candidates = tuple(
         _candidate(edge, score, rank, first.method_ranks)
         for rank, (edge, score) in enumerate(zip(first.edges, first.fused_scores, strict=True), start=1)
@@ -146,6 +160,7 @@ async def retrieve(
         rerank_used=scores is not None,
         fallback_reason=fallback,
         created_at=created_at,
+        first_stage=first_stage,
     )
 
 

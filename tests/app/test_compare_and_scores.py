@@ -6,7 +6,12 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
+from pipeline.lab import Lab
+from pipeline.vector_index.build import ensure_index
+from pipeline.vector_index.check import check_recall
+from pipeline.vector_index.repo import save_check
 from tests.app.conftest import no_errors, open_page
+from tests.support.shown import shown
 
 RANK = re.compile(r"^\*\*#\d+\*\*$")
 QUERY = "What was Halcyon's FY2025 revenue?"
@@ -76,3 +81,24 @@ def test_scores_table_lists_every_candidate(app: AppTest) -> None:
     assert frame["in_top_k_after"].sum() == 10
     assert frame["rerank_score"].notna().all()
     assert len(app.get("plotly_chart")) == 3
+
+
+async def test_compare_offers_the_vector_index_with_its_measured_recall(app: AppTest, lab: Lab, demo: str) -> None:
+    open_page(app, "app_pages/compare.py")
+    assert "compare.first" not in [s.key for s in app.selectbox]  # no index measured: exact search only
+    await ensure_index(lab, demo)
+    save_check(lab.store, await check_recall(lab, demo, [QUERY], 50))
+    try:
+        app.run()
+        assert app.selectbox(key="compare.first").value == "exact"
+        said = " ".join(shown(c.value) for c in app.caption)
+        assert "Vector index: recall@50" in said and "against exact search" in said
+        app.selectbox(key="compare.first").set_value("vector_index")
+        app.text_input(key="compare.q").input(QUERY).run()
+        no_errors(app)
+        assert len(card_ranks(app)) == 20
+        recorded = lab.store.query("SELECT first_stage FROM runs ORDER BY id DESC LIMIT 2")
+        assert [r["first_stage"] for r in recorded] == ["vector_index", "vector_index"]  # both sides, one first stage
+    finally:
+        with lab.store.transaction() as conn:
+            conn.execute("DELETE FROM vector_index_checks WHERE group_id = ?", (demo,))

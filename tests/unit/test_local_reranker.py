@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 
 import numpy as np
@@ -138,3 +139,17 @@ async def test_lazy_default_embedder_is_the_shared_local_model() -> None:
 
     lazy = LocalReranker()
     assert lazy.embedder is _local()
+
+
+def test_a_query_is_embedded_once_for_the_first_stage_and_the_reranker(monkeypatch: pytest.MonkeyPatch) -> None:
+    embedder = LocalMiniLMEmbedder()
+    texts: list[list[str]] = []
+    encode = embedder.encode
+    monkeypatch.setattr(embedder, "encode", lambda batch: texts.append(list(batch)) or encode(batch))
+    vector = asyncio.run(embedder.embed_query("net revenue FY2025"))
+    stored = [vector, vector]
+    LocalReranker(embedder).score_sync("net revenue FY2025", ["Net revenue rose.", "Headcount fell."], stored)
+    assert texts == [["net revenue FY2025"]]  # the reranker reused the first stage's query vector
+    assert embedder.encode_query("net revenue FY2025").tolist() == vector
+    embedder.encode_query("another query")
+    assert texts[-1] == ["another query"]

@@ -6,6 +6,7 @@ feature that calls them turns rows into its records.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -445,3 +446,31 @@ class GraphQueries:
     async def dump_relations(self, group_id: str) -> list[dict[str, Any]]:
         """Every relationship leaving a node of the deal: type, endpoints' uuids and all properties."""
         return await self._rows(group_id, self.DUMP_RELATIONS, g=group_id)
+
+    # --- the facts' vector index (an approximate cosine method for the first stage) -----------------
+    # The statements differ entirely between the databases (FalkorDB's `db.idx.vector.*` procedures and
+    # `db.indexes()`, Neo4j's `db.index.vector.*` and SHOW VECTOR INDEXES): each dialect spells its own.
+
+    CREATE_FACT_VECTOR_INDEX: str
+    FACT_VECTOR_INDEX: str
+    QUERY_FACT_VECTOR_INDEX: str
+
+    async def create_fact_vector_index(self, group_id: str, dimension: int) -> None:
+        """An HNSW index on the facts' stored embeddings (cosine), built by the database in the background."""
+        await self._write(group_id, self.CREATE_FACT_VECTOR_INDEX, dimension=dimension)
+
+    async def fact_vector_index(self, group_id: str) -> FactVectorIndex | None:
+        """The facts' vector index as the database reports it, None when there is none."""
+        raise NotImplementedError
+
+    async def query_fact_vector_index(self, group_id: str, vector: list[float], k: int) -> list[dict[str, Any]]:
+        """The index's k nearest facts of the deal, nearest first: graphiti's edge fields (without the stored
+        vector and attributes, which no search needs) and `score`, graphiti's cosine score for the same pair."""
+        rows = await self._rows(group_id, self.QUERY_FACT_VECTOR_INDEX, g=group_id, v=vector, k=k)
+        return sorted(rows, key=lambda r: -float(r["score"]))
+
+
+@dataclass(frozen=True)
+class FactVectorIndex:
+    ready: bool  # False while the database still builds it (it answers nothing useful until then)
+    progress: str  # what the database says about it, for one line on a page

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.graph.dialects.common import EDGE_FIELDS, SEARCH_FILTER, GraphQueries
+from pipeline.graph.dialects.common import EDGE_FIELDS, SEARCH_FILTER, FactVectorIndex, GraphQueries
 from pipeline.graph.group_id import GROUP_ID_PATTERN
 
 
@@ -35,6 +35,32 @@ class FalkorQueries(GraphQueries):
         ORDER BY score DESC
         LIMIT $limit
         """
+
+    # one graph per deal, so one index per deal; the procedure yields cosine distance, graphiti scores (2 - d) / 2
+    CREATE_FACT_VECTOR_INDEX = """
+        CREATE VECTOR INDEX FOR ()-[e:RELATES_TO]-() ON (e.fact_embedding)
+        OPTIONS {dimension: $dimension, similarityFunction: 'cosine'}
+        """
+    FACT_VECTOR_INDEX = """
+        CALL db.indexes() YIELD label, types, entitytype, status
+        WITH label, types, entitytype, status WHERE label = 'RELATES_TO' AND entitytype = 'RELATIONSHIP'
+        RETURN types, status
+        """
+    QUERY_FACT_VECTOR_INDEX = f"""
+        CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($v))
+        YIELD relationship, score
+        WITH relationship AS e, score WHERE e.group_id = $g
+        RETURN {EDGE_FIELDS}, (2 - score) / 2 AS score
+        """
+
+    async def fact_vector_index(self, group_id: str) -> FactVectorIndex | None:
+        if group_id not in await self._backend.graph_names():
+            return None  # asking a graph that does not exist would create it
+        for row in await self._rows(group_id, self.FACT_VECTOR_INDEX):
+            if "VECTOR" in (row["types"] or {}).get("fact_embedding", []):
+                status = str(row["status"])
+                return FactVectorIndex(ready=status == "OPERATIONAL", progress=status)
+        return None
 
     async def _graphs(self) -> list[str]:
         return sorted(n for n in await self._backend.graph_names() if GROUP_ID_PATTERN.fullmatch(n))

@@ -1,0 +1,46 @@
+"""`python -m pipeline vector-index --group NAME`: give a deal the graph's vector index (the first stage's
+`vector_index` option) and measure its recall against exact search on the deal's labelled queries."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import asdict
+from typing import Any
+
+from pipeline.cli.common import cli_actor, whole
+from pipeline.errors import InvalidInput
+from pipeline.lab import Lab
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    index = sub.add_parser("vector-index", help="create the facts' vector index on a deal and measure its recall")
+    index.add_argument("--group", required=True)
+    index.add_argument("--queries", type=whole(1, 10_000), default=20, help="labelled queries to measure with")
+    index.add_argument("--candidates", type=whole(1, 200), default=50, help="N, the pool whose recall is measured")
+    index.set_defaults(run=run)
+    return index
+
+
+async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from pipeline.audit.repo import record_audit
+    from pipeline.journal.run import admin_section
+    from pipeline.query_sets import load_query_set
+    from pipeline.vector_index.build import ensure_index
+    from pipeline.vector_index.check import check_recall
+    from pipeline.vector_index.repo import save_check
+
+    lab.require_access(args.group, "vector-index")
+    labelled = load_query_set(lab.store, args.group)
+    if labelled is None or not labelled.queries:
+        raise InvalidInput(f"Deal {args.group!r} has no labelled queries to measure the index with (import-queries).")
+    async with admin_section(lab):
+        created = await ensure_index(lab, args.group, lambda state: print(f"building: {state}", file=sys.stderr))
+        if created:
+            record_audit(
+                lab.store, cli_actor(), "vector_index.create", args.group, args.group, {"index": "fact_embedding"}
+            )
+    check = await check_recall(lab, args.group, [q.text for q in labelled.queries[: args.queries]], args.candidates)
+    save_check(lab.store, check)
+    print(f"vector index of {args.group!r} {'created' if created else 'ready'}: {check.summary()}", file=sys.stderr)
+    return asdict(check) | {"created": created}
