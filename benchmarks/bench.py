@@ -85,6 +85,7 @@ async def bench(
         stock: list[float] = []
         first_ms: list[float] = []
         for text in queries:
+            lab.embedder.forget_queries()  # each run embeds its query, as a new query would
             run = await retrieve(lab, text, group_id, depth, min(top_k, depth), reranker, first_stage=first_stage)
             if record:
                 save_run(lab.store, run, "bench")

@@ -41,6 +41,9 @@ class LabEmbedder(EmbedderClient):
     @abstractmethod
     async def embed_query(self, text: str) -> list[float]: ...
 
+    def forget_queries(self) -> None:
+        """Drop any query vectors kept for reuse (benchmarks time every query cold); most embedders keep none."""
+
     async def create(self, input_data: str | list[str] | Iterable[int] | Iterable[Iterable[int]]) -> list[float]:
         if isinstance(input_data, str):
             return await self.embed_query(input_data)

@@ -96,3 +96,7 @@ class LocalMiniLMEmbedder(LabEmbedder):
 
     async def embed_query(self, text: str) -> list[float]:
         return (await asyncio.to_thread(self.encode_query, text)).tolist()
+
+    def forget_queries(self) -> None:
+        with self._queries_lock:
+            self._queries.clear()
