@@ -40,7 +40,8 @@ from pipeline.audit.repo import last_audit_id
 from pipeline.errors import InvalidInput
 from pipeline.evaluation import metrics as m
 from pipeline.evaluation.cache import FirstStageCache, Pool, RerankCache, graph_fingerprint
-from pipeline.evaluation.judgments import EvalSet, load_eval_set
+from pipeline.evaluation.judgments import EvalQuery, EvalSet, load_eval_set
+from pipeline.evaluation.phases import Phases
 from pipeline.evaluation.records import (
     AT_K,
     BASELINE,
@@ -89,6 +90,7 @@ class _Acc:
 
 
 STATE_RETRIES = 3  # a query re-run on a graph that keeps changing this often is kept, its pools not cached
+CONCURRENT_QUERIES = 2  # queries in flight at once (see _rank_all; measured with `python -m benchmarks sweep`)
 
 
 @dataclass
@@ -137,12 +139,13 @@ class _QueryRanker:
     driver: Any
     search_filter: Any
     stats: _Counts
+    phases: Phases
 
 
 async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) -> _Ranked:
     """Every pool of one query (from the cache or retrieved) and every reranker's order of each; nothing is
     written to the pool cache here: the caller does, once the graph is known not to have changed meanwhile."""
-    lab, spec, driver, stats = r.lab, r.spec, r.driver, r.stats
+    lab, spec, driver, stats, phases = r.lab, r.spec, r.driver, r.stats, r.phases
     depths, needed, rerankers, rankers, models = r.depths, r.needed, r.rerankers, r.rankers, r.models
     search_filter, scores_cache = r.search_filter, r.scores_cache
     out = _Ranked()
@@ -150,15 +153,16 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
     embed_ms = 0.0
     for depth in depths:
         edges: tuple[EntityEdge, ...] | None = None  # the pool's edges when retrieved just now
-        pool = pools_cache.get(depth, text) if spec.use_cache else None
+        with phases.time("cache_read"):
+            pool = pools_cache.get(depth, text) if spec.use_cache else None
         if pool is None:
             if vector is None:
                 timer = StageTimer()
-                with timer.stage("embed"):
+                with phases.time("embed"), timer.stage("embed"):
                     vector = await lab.embedder.embed_query(text)
                 embed_ms = timer.ms["embed"]
             timer = StageTimer()
-            with timer.stage("search"):
+            with phases.time("first_stage"), timer.stage("search"):
                 first = await hybrid_search(driver, text, vector, spec.group_id, depth, search_filter, timer)
             edges = first.edges
             pool = Pool(tuple(e.uuid for e in edges), tuple(e.fact for e in edges), embed_ms + timer.ms["search"])
@@ -171,7 +175,7 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
             ranker = rankers[name]
             order, rerank_ms, tokens, fallback = list(range(len(pool.uuids))), 0.0, 0.0, 0
             if ranker is not None and pool.uuids:
-                outcome = await _scores(driver, ranker, models[name], text, pool, edges, scores_cache, spec)
+                outcome = await _scores(driver, ranker, models[name], text, pool, edges, scores_cache, spec, phases)
                 if outcome is None:
                     fallback = 1
                 else:
@@ -181,6 +185,97 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
                     stats.calls += not was_cached
             out.outcomes[(name, depth)] = (order, rerank_ms, tokens, fallback)
     return out
+
+
+class _StateTracker:
+    """The graph state the pool cache is keyed under, shared by the queries in flight: the first query to see the
+    graph change moves it (and recomputes the fingerprint) once; every query that saw a change runs again."""
+
+    def __init__(self, lab: Lab, spec: SweepSpec, filter_key: str, state: tuple[object, ...]) -> None:
+        self.lab, self.spec, self.filter_key, self.state = lab, spec, filter_key, state
+        self.cache: FirstStageCache | None = None
+        self._lock = asyncio.Lock()
+
+    async def start(self) -> None:
+        self.cache = await _pools_cache(self.lab, self.spec, self.filter_key)
+
+    async def now(self) -> tuple[object, ...]:
+        return await graph_state(self.lab.backend, self.lab.store, self.spec.group_id)
+
+    async def moved_to(self, state: tuple[object, ...]) -> None:
+        async with self._lock:
+            if state != self.state:
+                self.state = state
+                self.cache = await _pools_cache(self.lab, self.spec, self.filter_key)
+
+
+async def _rank_stable(r: _QueryRanker, tracker: _StateTracker, text: str) -> _Ranked:
+    """One query ranked on one graph state; its retrieved pools cached under that state's fingerprint."""
+    for _attempt in range(STATE_RETRIES):
+        state, cache = tracker.state, tracker.cache
+        assert cache is not None
+        ranked = await _rank_query(r, text, cache)
+        with r.phases.time("graph_state"):
+            now = await tracker.now()
+        if now == state:
+            with r.phases.time("cache_write"):
+                cache.put_many(text, {d: p for d, p in ranked.pools.items() if ranked.retrieved.get(d)})
+            return ranked
+        # the graph changed while this query ran: its pools may straddle two states, so none is cached;
+        # the query runs again on the new state, under that state's fingerprint
+        with r.phases.time("graph_state"):
+            await tracker.moved_to(now)
+    return ranked  # a graph that keeps changing: the last ranking is kept, its pools not cached
+
+
+async def _rank_all(
+    r: _QueryRanker,
+    tracker: _StateTracker,
+    queries: Sequence[EvalQuery],
+    progress: Progress | None,
+    cancel: CancelFlag | None,
+    concurrency: int,
+) -> list[_Ranked]:
+    """Every query's ranking, in query order, `concurrency` queries at a time (queries are independent: the
+    graph server runs queries on a thread pool, and one query's Python work overlaps another's server time).
+    Progress is reported as each query finishes; the cancel flag is checked before a query starts and after
+    each report. A cancel waits for the queries in flight (their cache rows are complete), then raises."""
+    total = len(queries)
+    results: list[_Ranked | None] = [None] * total
+    waiting = iter(enumerate(queries))
+    running: set[asyncio.Task[tuple[int, _Ranked]]] = set()
+    done = 0
+
+    async def indexed(i: int, text: str) -> tuple[int, _Ranked]:
+        return i, await _rank_stable(r, tracker, text)
+
+    def check_cancel() -> None:
+        if cancel is not None and cancel.is_set():
+            raise SweepCancelled(f"Sweep cancelled after {done} of {total} queries; nothing was saved.")
+
+    try:
+        while True:
+            while len(running) < concurrency:
+                check_cancel()
+                nxt = next(waiting, None)
+                if nxt is None:
+                    break
+                running.add(asyncio.create_task(indexed(nxt[0], nxt[1].text)))
+            if not running:
+                break
+            finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in sorted(finished, key=lambda t: t.result()[0]):
+                i, ranked = task.result()
+                results[i] = ranked
+                done += 1
+                if progress:
+                    progress(done, total, queries[i].text)
+                check_cancel()
+    finally:
+        if running:
+            await asyncio.wait(running)
+    assert all(x is not None for x in results)
+    return [x for x in results if x is not None]
 
 
 def _check_available(lab: Lab, rerankers: Sequence[str]) -> None:
@@ -198,6 +293,7 @@ async def run_sweep(
     progress: Progress | None = None,
     cancel: CancelFlag | None = None,
     eval_set: EvalSet | None = None,
+    concurrency: int = CONCURRENT_QUERIES,
 ) -> SweepResult:
     """Run every setting of `spec` over the deal's judged queries; raises SweepCancelled if cancelled."""
     spec = spec.validate()
@@ -217,35 +313,35 @@ async def run_sweep(
     driver = lab.backend.driver(spec.group_id)
     search_filter = temporal_filter(spec.include_superseded, None)
     filter_key = "all" if spec.include_superseded else "current"
-    scores_cache = RerankCache(lab.store)
-    acc = {(r, n): _Acc(model=models[r]) for r, n in needed}
-    facts: dict[str, str] = {}
+    phases = Phases()
     stats = _Counts()
-    state = await graph_state(lab.backend, lab.store, spec.group_id)
-    pools_cache = await _pools_cache(lab, spec, filter_key)
     ranker = _QueryRanker(
-        lab, spec, depths, needed, rerankers, rankers, models, scores_cache, driver, search_filter, stats
+        lab,
+        spec,
+        depths,
+        needed,
+        rerankers,
+        rankers,
+        models,
+        RerankCache(lab.store),
+        driver,
+        search_filter,
+        stats,
+        phases,
     )
+    with phases.time("graph_state"):
+        tracker = _StateTracker(lab, spec, filter_key, await graph_state(lab.backend, lab.store, spec.group_id))
+        await tracker.start()
 
     total = len(chosen.queries)
     if progress:
         progress(0, total, f"{total} queries x {len(depths)} depths x {len(rerankers)} rerankers")
-    for done, query in enumerate(chosen.queries):
-        if cancel is not None and cancel.is_set():
-            raise SweepCancelled(f"Sweep cancelled after {done} of {total} queries; nothing was saved.")
-        for _attempt in range(STATE_RETRIES):
-            ranked = await _rank_query(ranker, query.text, pools_cache)
-            now = await graph_state(lab.backend, lab.store, spec.group_id)
-            stable = now == state
-            if stable:
-                break
-            # the graph changed while this query ran: its pools may straddle two states, so none is cached;
-            # the query runs again on the new state, under that state's fingerprint
-            state = now
-            pools_cache = await _pools_cache(lab, spec, filter_key)
-        for depth, pool in ranked.pools.items():
-            if stable and ranked.retrieved.get(depth):
-                pools_cache.put(depth, query.text, pool)
+    ranked_by_query = await _rank_all(ranker, tracker, chosen.queries, progress, cancel, max(1, concurrency))
+
+    # folded in query order, so the result is the same whatever order the queries finished in
+    acc = {(r, n): _Acc(model=models[r]) for r, n in needed}
+    facts: dict[str, str] = {}
+    for query, ranked in zip(chosen.queries, ranked_by_query, strict=True):
         for (name, depth), outcome in ranked.outcomes.items():
             pool = ranked.pools[depth]
             slot = acc[(name, depth)]
@@ -256,15 +352,14 @@ async def run_sweep(
             slot.latency[query.id] = pool.ms + rerank_ms
             for i in order[:keep]:
                 facts[pool.uuids[i]] = pool.facts[i]
-        if progress:
-            progress(done + 1, total, query.text)
-        await asyncio.sleep(0)  # let a cancel request or a page update in between queries
 
-    settings, rows = _score(lab, spec, chosen, acc)
+    with phases.time("metrics"):
+        settings, rows = _score(lab, spec, chosen, acc)
     judged = {u for j in chosen.qrels.values() for u in j}
     missing = judged - facts.keys()
     if missing:
-        facts.update(await _fact_texts(lab, spec.group_id, sorted(missing)))
+        with phases.time("fact_texts"):
+            facts.update(await _fact_texts(lab, spec.group_id, sorted(missing)))
     return SweepResult(
         spec=spec,
         eval_set=chosen.summary(),
@@ -275,7 +370,13 @@ async def run_sweep(
         qrels={q: dict(j) for q, j in chosen.qrels.items()},
         facts=facts,
         stats=SweepStats(
-            total, stats.retrieved, stats.cached_pools, stats.calls, stats.cached_scores, time.perf_counter() - started
+            total,
+            stats.retrieved,
+            stats.cached_pools,
+            stats.calls,
+            stats.cached_scores,
+            time.perf_counter() - started,
+            phases.rounded(),
         ),
     )
 
@@ -289,9 +390,11 @@ async def _scores(
     edges: Sequence[EntityEdge] | None,
     cache: RerankCache,
     spec: SweepSpec,
+    phases: Phases,
 ) -> tuple[list[float], float, float, bool] | None:
     """(scores, rerank ms, tokens, from cache) for the pool, or None when the reranker failed."""
-    hits = cache.lookup(ranker.name, model, query, pool) if spec.use_cache else {}
+    with phases.time("cache_read"):
+        hits = cache.lookup(ranker.name, model, query, pool) if spec.use_cache else {}
     if len(hits) == len(set(pool.uuids)):
         rows = [hits[u] for u in pool.uuids]
         return [r[0] for r in rows], sum(r[1] for r in rows), sum(r[2] for r in rows), True
@@ -300,11 +403,12 @@ async def _scores(
     part = pool if send is None else Pool(tuple(pool.uuids[i] for i in send), tuple(pool.facts[i] for i in send), 0)
     timer = StageTimer()
     try:
-        with timer.stage("rerank"):
+        with phases.time("rerank"), timer.stage("rerank"):
             outcome = await score_pool(driver, ranker, query, part.uuids, part.facts, edges if send is None else None)
     except RerankerFailed:
         return None
-    cache.put(ranker.name, model, query, part, outcome.scores, timer.ms["rerank"], outcome.tokens)
+    with phases.time("cache_write"):
+        cache.put(ranker.name, model, query, part, outcome.scores, timer.ms["rerank"], outcome.tokens)
     if send is None:
         return list(outcome.scores), timer.ms["rerank"], float(outcome.tokens), False
     fresh = dict(zip(part.uuids, outcome.scores, strict=True))
