@@ -8,7 +8,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 # the phases, in the order they are shown
-PHASES = ("embed", "first_stage", "rerank", "graph_state", "cache_read", "cache_write", "metrics", "fact_texts")
+PHASES = (
+    "embed",
+    "first_stage",
+    "vectors",
+    "rerank",
+    "graph_state",
+    "cache_read",
+    "cache_write",
+    "metrics",
+    "fact_texts",
+)
 
 
 class Phases:

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 from graphiti_core.edges import EntityEdge
+from graphiti_core.search.search_utils import get_embeddings_for_edges
 
 from pipeline.audit.repo import last_audit_id
 from pipeline.errors import InvalidInput
@@ -151,8 +152,8 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
     out = _Ranked()
     vector: list[float] | None = None
     embed_ms = 0.0
+    retrieved: dict[int, tuple[EntityEdge, ...]] = {}  # the edges of the pools retrieved just now
     for depth in depths:
-        edges: tuple[EntityEdge, ...] | None = None  # the pool's edges when retrieved just now
         with phases.time("cache_read"):
             pool = pools_cache.get(depth, text) if spec.use_cache else None
         if pool is None:
@@ -164,18 +165,34 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
             timer = StageTimer()
             with phases.time("first_stage"), timer.stage("search"):
                 first = await hybrid_search(driver, text, vector, spec.group_id, depth, search_filter, timer)
-            edges = first.edges
-            pool = Pool(tuple(e.uuid for e in edges), tuple(e.fact for e in edges), embed_ms + timer.ms["search"])
+            retrieved[depth] = first.edges
+            uuids, facts = tuple(e.uuid for e in first.edges), tuple(e.fact for e in first.edges)
+            pool = Pool(uuids, facts, embed_ms + timer.ms["search"])
             out.retrieved[depth] = True
             stats.retrieved += 1
         else:
             stats.cached_pools += 1
         out.pools[depth] = pool
+    union = {e.uuid: e for edges in retrieved.values() for e in edges}
+    vectors = _QueryVectors(driver, union, phases) if union else None
+    for depth in depths:
+        pool, edges = out.pools[depth], retrieved.get(depth)
         for name in [r for r in rerankers if (r, depth) in needed]:
             ranker = rankers[name]
             order, rerank_ms, tokens, fallback = list(range(len(pool.uuids))), 0.0, 0.0, 0
             if ranker is not None and pool.uuids:
-                outcome = await _scores(driver, ranker, models[name], text, pool, edges, scores_cache, spec, phases)
+                outcome = await _scores(
+                    driver,
+                    ranker,
+                    models[name],
+                    text,
+                    pool,
+                    edges,
+                    scores_cache,
+                    spec,
+                    phases,
+                    vectors if edges is not None else None,
+                )
                 if outcome is None:
                     fallback = 1
                 else:
@@ -276,6 +293,28 @@ async def _rank_all(
             await asyncio.wait(running)
     assert all(x is not None for x in results)
     return [x for x in results if x is not None]
+
+
+class _QueryVectors:
+    """The stored vectors of one query's retrieved pools, loaded once for all its depths: graphiti's loader
+    (`get_embeddings_for_edges`, what `score_pool` calls per pool) scans the deal's edges on every call, so one
+    call for the union of the pools replaces one per pool. Deepest pool first, so it holds nearly all of them."""
+
+    def __init__(self, driver: Any, edges: dict[str, EntityEdge], phases: Phases) -> None:
+        self.driver, self.edges, self.phases = driver, edges, phases
+        self.loaded: dict[str, list[float]] | None = None
+        self.ms = 0.0  # the one load's time, counted in each pool's rerank latency (a lone run pays one load)
+
+    async def of(self, uuids: Sequence[str]) -> list[list[float]] | None:
+        """The pool's vectors in `uuids` order, or None when one is missing (as `stored_vectors` does)."""
+        if self.loaded is None:
+            timer = StageTimer()
+            with self.phases.time("vectors"), timer.stage("load"):
+                self.loaded = await get_embeddings_for_edges(self.driver, list(self.edges.values()))
+            self.ms = timer.ms["load"]
+        if not all(u in self.loaded for u in uuids):
+            return None
+        return [self.loaded[u] for u in uuids]
 
 
 def _check_available(lab: Lab, rerankers: Sequence[str]) -> None:
@@ -391,6 +430,7 @@ async def _scores(
     cache: RerankCache,
     spec: SweepSpec,
     phases: Phases,
+    vectors: _QueryVectors | None = None,
 ) -> tuple[list[float], float, float, bool] | None:
     """(scores, rerank ms, tokens, from cache) for the pool, or None when the reranker failed."""
     with phases.time("cache_read"):
@@ -402,9 +442,18 @@ async def _scores(
     send = [i for i, u in enumerate(pool.uuids) if u not in hits] if traits(ranker.name).pool_independent else None
     part = pool if send is None else Pool(tuple(pool.uuids[i] for i in send), tuple(pool.facts[i] for i in send), 0)
     timer = StageTimer()
+    shared = vectors if vectors is not None and ranker.uses_vectors and send is None else None
     try:
-        with phases.time("rerank"), timer.stage("rerank"):
-            outcome = await score_pool(driver, ranker, query, part.uuids, part.facts, edges if send is None else None)
+        if shared is not None:  # score_pool's two steps, with the query's vectors loaded once for every depth
+            stored = await shared.of(part.uuids)
+            with phases.time("rerank"), timer.stage("rerank"):
+                outcome = await ranker.score(query, list(part.facts), stored)
+            timer.ms["rerank"] += shared.ms
+        else:
+            with phases.time("rerank"), timer.stage("rerank"):
+                outcome = await score_pool(
+                    driver, ranker, query, part.uuids, part.facts, edges if send is None else None
+                )
     except RerankerFailed:
         return None
     with phases.time("cache_write"):
