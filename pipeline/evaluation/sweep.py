@@ -70,7 +70,7 @@ from pipeline.evaluation.records import (
     SweepStats,
     setting_key,
 )
-from pipeline.evaluation.significance import paired_test
+from pipeline.evaluation.significance import PairedTest, paired_test
 from pipeline.graph.backend import GraphBackend
 from pipeline.lab import Lab
 from pipeline.rerankers import (
@@ -508,6 +508,7 @@ def _score(
 
     base = per_setting[BASELINE]
     order = sorted(base)
+    tests: dict[tuple[float, ...], PairedTest] = {}  # the same scores give the same test (fixed seed)
     results = []
     for r, n, k in wanted:
         per_query = per_setting[(r, n, k)]
@@ -518,9 +519,10 @@ def _score(
             by_type.setdefault(types[qid], []).append(row)
         test = None
         if (r, n, k) != BASELINE:
-            test = paired_test(
-                [base[q][SIGNIFICANCE_METRIC] for q in order], [per_query[q][SIGNIFICANCE_METRIC] for q in order]
-            )
+            values = tuple(per_query[q][SIGNIFICANCE_METRIC] for q in order)
+            if values not in tests:  # an @10 metric is the same for every k: one test per (reranker, N)
+                tests[values] = paired_test([base[q][SIGNIFICANCE_METRIC] for q in order], values)
+            test = tests[values]
         tokens = round(slot.tokens)
         # no tokens: free, unless the reranker is priced (then its cost is unknown)
         cost = estimate_cost(tokens, slot.model, lab.settings) if tokens else (None if traits(r).priced else 0.0)
