@@ -231,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--candidates", dest="candidates_list", default="10,25,50,100")
     sweep.add_argument("--top-k", dest="top_k_list", default="3,5,10")
     sweep.add_argument("--rerankers", dest="reranker_list", default="none,local")
-    sweep.add_argument("--concurrency", dest="concurrency_list", default="2", help="queries in flight, e.g. 1,2,4")
+    sweep.add_argument("--concurrency", dest="concurrency_list", default="1", help="queries in flight, e.g. 1,2,4")
     sweep.add_argument("--repeat", type=whole(1, 20), default=1, help="cold sweeps per concurrency (median)")
     sweep.set_defaults(run=_sweep)
 

@@ -22,12 +22,11 @@ of N (the same for every k: k does not change the order), and `ndcg@k`, `recall@
 `hit@k` on the top k that the setting hands on. Latency per query = embedding + first stage at N +
 reranking (citations excluded: they do not depend on the setting), as measured when first computed.
 
-Queries are independent, so `CONCURRENT_QUERIES` of them are in flight at once: the graph server runs
-queries on a thread pool, and one query's Python work (parsing results, re-scoring) overlaps another's
-server time. Results are folded in query order, so they are identical whatever order queries finish in
-(a test compares a concurrent sweep with one query at a time, and with `retrieve()` per setting).
-Latencies are measured with the other query in flight, so on a busy machine they read higher than a
-lone query's.
+Queries are independent, so `run_sweep(..., concurrency=n)` runs n of them at once (the graph server runs
+queries on a thread pool, and one query's Python work can overlap another's server time); the default,
+`CONCURRENT_QUERIES`, is 1 (see there). Results are folded in query order, so they are identical whatever
+order queries finish in (a test compares a concurrent sweep with one query at a time, and with `retrieve()`
+per setting). With more than one in flight, latencies are measured beside the other queries and read higher.
 
 Progress goes to a callback after each query; cancellation is a flag (anything with `is_set()`,
 e.g. `threading.Event`) checked before a query starts and after each one finishes (the queries in
@@ -102,7 +101,10 @@ class _Acc:
 
 
 STATE_RETRIES = 3  # a query re-run on a graph that keeps changing this often is kept, its pools not cached
-CONCURRENT_QUERIES = 2  # queries in flight at once (see _rank_all; measured with `python -m benchmarks sweep`)
+# queries in flight at once (see _rank_all). 1: on this 2-core machine 2 in flight saved 5% on TAT-QA and nothing
+# on the demo (server and Python each keep a core busy) while every latency read 1.7-2.3x higher; a remote server
+# with cores to spare is where more pays (`python -m benchmarks sweep --concurrency 1,2,4` measures it)
+CONCURRENT_QUERIES = 1
 
 
 @dataclass
