@@ -7,6 +7,7 @@
     python -m benchmarks huge-passage --mb 50         import and query one enormous passage: peak memory, stages
     python -m benchmarks scale --facts 10000          a generated deal of that size (cached): stages per N, memory
     python -m benchmarks walk-parity --group demo     the first stage's graph walk against graphiti's BFS, list by list
+    python -m benchmarks sweep --group tatqa --queries 150   a sweep cold (caches bypassed) and warm, by phase
 
 Errors meant for the user print one line and exit 2, as `python -m pipeline` does.
 """
@@ -209,6 +210,25 @@ def _walk_parity(args: argparse.Namespace) -> dict[str, Any]:
     return {"rows": rows, "lists_differ": sum(r["lists_differ"] for r in rows)}
 
 
+async def _sweep(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.sweep import render_sweep, time_sweep
+
+    result = await time_sweep(
+        lab,
+        args.group,
+        args.queries,
+        parse_int_list(args.candidates_list, "--candidates"),
+        parse_int_list(args.top_k_list, "--top-k"),
+        tuple(r.strip() for r in args.reranker_list.split(",") if r.strip()),
+        parse_int_list(args.concurrency_list, "--concurrency"),
+        args.repeat,
+        args.split,
+    )
+    if not args.json:
+        print(render_sweep(result))
+    return result
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -269,7 +289,18 @@ def build_parser() -> argparse.ArgumentParser:
     parity.add_argument("--filters", default=",".join(("current", "all", "as-of")))
     parity.set_defaults(run=_walk_parity, no_lab=True)
 
-    add_json_flag(bench, load, page, compare, huge, sizes, parity)
+    sweep = sub.add_parser("sweep", help="a sweep cold (caches bypassed) and warm, with its time by phase")
+    sweep.add_argument("--group", default="demo")
+    sweep.add_argument("--queries", type=whole(1, 100_000), default=None, help="the first N judged queries")
+    sweep.add_argument("--split", default=None, help="only the queries of this split (e.g. test)")
+    sweep.add_argument("--candidates", dest="candidates_list", default="10,25,50,100")
+    sweep.add_argument("--top-k", dest="top_k_list", default="3,5,10")
+    sweep.add_argument("--rerankers", dest="reranker_list", default="none,local")
+    sweep.add_argument("--concurrency", dest="concurrency_list", default="1", help="queries in flight, e.g. 1,2,4")
+    sweep.add_argument("--repeat", type=whole(1, 20), default=1, help="cold sweeps per concurrency (median)")
+    sweep.set_defaults(run=_sweep)
+
+    add_json_flag(bench, load, page, compare, huge, sizes, parity, sweep)
     return parser
 
 

@@ -26,7 +26,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline.evaluation.repo import cached_pool, cached_scores, count_scores, save_pool, save_scores
+from pipeline.evaluation.repo import cached_pool, cached_scores, count_scores, save_pools, save_scores
 from pipeline.graph.backend import GraphBackend
 from pipeline.rerankers import RERANKERS, traits
 from pipeline.store.db import Store
@@ -77,7 +77,12 @@ class FirstStageCache:
         return None if row is None else Pool.unpack(row["payload"], float(row["ms"]))
 
     def put(self, depth: int, query: str, pool: Pool) -> None:
-        save_pool(self.store, self.key, depth, query, pool.ms, pool.packed())
+        self.put_many(query, {depth: pool})
+
+    def put_many(self, query: str, pools: dict[int, Pool]) -> None:
+        """One query's pools at several depths, in one transaction."""
+        if pools:
+            save_pools(self.store, self.key, query, [(depth, pool.ms, pool.packed()) for depth, pool in pools.items()])
 
 
 @dataclass(frozen=True)

@@ -86,12 +86,14 @@ def cached_pool(store: Store, key: FirstStageKey, depth: int, query: str) -> sql
     return rows[0] if rows else None
 
 
-def save_pool(store: Store, key: FirstStageKey, depth: int, query: str, ms: float, payload: bytes) -> None:
+def save_pools(store: Store, key: FirstStageKey, query: str, pools: Sequence[tuple[int, float, bytes]]) -> None:
+    """One query's pools, (depth, ms, payload) each, in one transaction."""
+    now = utc_now()
     with store.transaction() as conn:
-        conn.execute(
+        conn.executemany(
             "INSERT OR REPLACE INTO eval_first_stage (group_id, fingerprint, filter, depth, query, ms, payload, "
             "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (*key, depth, query, ms, payload, utc_now()),
+            [(*key, depth, query, ms, payload, now) for depth, ms, payload in pools],
         )
 
 

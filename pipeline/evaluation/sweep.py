@@ -8,9 +8,12 @@ What is computed once and reused:
   `tests/integration/test_sweep.py` checks on the demo deal, so each N is retrieved on its own;
   deepest first, so a cross-encoder has scored every fact of the shallower pools already;
 - each reranker scores each (query, N) pool once; every k cuts that one ranking;
+- the stored vectors a re-scorer needs are loaded once per query, for the union of its retrieved pools
+  (graphiti's loader scans the deal's edges on every call: on TAT-QA four loads took about 800 ms a query,
+  the one load about 520 ms); what the re-scorer sees is what `score_pool` would load for each pool;
 - first-stage pools and reranker scores are cached in the store (`cache.py`), so a repeated sweep on
   an unchanged graph retrieves and reranks nothing (and calls Voyage for nothing). A pool is cached under
-  the graph state it was computed on: a cheap stamp of the graph (`graph_state`) is read after each query,
+  the graph state it was computed on: a stamp of the graph (`graph_state`) is read after each query that retrieved,
   and when an admin action or a loader changed the deal meanwhile, that query's pools are dropped and it
   runs again under the new state's fingerprint (so a correction landing mid-sweep never poisons the cache).
 
@@ -19,8 +22,15 @@ of N (the same for every k: k does not change the order), and `ndcg@k`, `recall@
 `hit@k` on the top k that the setting hands on. Latency per query = embedding + first stage at N +
 reranking (citations excluded: they do not depend on the setting), as measured when first computed.
 
+Queries are independent, so `run_sweep(..., concurrency=n)` runs n of them at once (the graph server runs
+queries on a thread pool, and one query's Python work can overlap another's server time); the default,
+`CONCURRENT_QUERIES`, is 1 (see there). Results are folded in query order, so they are identical whatever
+order queries finish in (a test compares a concurrent sweep with one query at a time, and with `retrieve()`
+per setting). With more than one in flight, latencies are measured beside the other queries and read higher.
+
 Progress goes to a callback after each query; cancellation is a flag (anything with `is_set()`,
-e.g. `threading.Event`) checked between queries. A cancelled sweep raises
+e.g. `threading.Event`) checked before a query starts and after each one finishes (the queries in
+flight are let finish). A cancelled sweep raises
 `SweepCancelled` and returns nothing: experiments are only written by `save_experiment`, whole.
 Cached pools and scores computed before the cancel stay cached (each is a complete, correct row).
 """
@@ -35,12 +45,14 @@ from typing import Any
 
 import numpy as np
 from graphiti_core.edges import EntityEdge
+from graphiti_core.search.search_utils import get_embeddings_for_edges
 
 from pipeline.audit.repo import last_audit_id
 from pipeline.errors import InvalidInput
 from pipeline.evaluation import metrics as m
 from pipeline.evaluation.cache import FirstStageCache, Pool, RerankCache, graph_fingerprint
-from pipeline.evaluation.judgments import EvalSet, load_eval_set
+from pipeline.evaluation.judgments import EvalQuery, EvalSet, load_eval_set
+from pipeline.evaluation.phases import Phases
 from pipeline.evaluation.records import (
     AT_K,
     BASELINE,
@@ -57,7 +69,7 @@ from pipeline.evaluation.records import (
     SweepStats,
     setting_key,
 )
-from pipeline.evaluation.significance import paired_test
+from pipeline.evaluation.significance import PairedTest, paired_test
 from pipeline.graph.backend import GraphBackend
 from pipeline.lab import Lab
 from pipeline.rerankers import (
@@ -89,6 +101,10 @@ class _Acc:
 
 
 STATE_RETRIES = 3  # a query re-run on a graph that keeps changing this often is kept, its pools not cached
+# queries in flight at once (see _rank_all). 1: on this 2-core machine 2 in flight saved 5% on TAT-QA and nothing
+# on the demo (server and Python each keep a core busy) while every latency read 1.7-2.3x higher; a remote server
+# with cores to spare is where more pays (`python -m benchmarks sweep --concurrency 1,2,4` measures it)
+CONCURRENT_QUERIES = 1
 
 
 @dataclass
@@ -137,41 +153,59 @@ class _QueryRanker:
     driver: Any
     search_filter: Any
     stats: _Counts
+    phases: Phases
 
 
 async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) -> _Ranked:
     """Every pool of one query (from the cache or retrieved) and every reranker's order of each; nothing is
     written to the pool cache here: the caller does, once the graph is known not to have changed meanwhile."""
-    lab, spec, driver, stats = r.lab, r.spec, r.driver, r.stats
+    lab, spec, driver, stats, phases = r.lab, r.spec, r.driver, r.stats, r.phases
     depths, needed, rerankers, rankers, models = r.depths, r.needed, r.rerankers, r.rankers, r.models
     search_filter, scores_cache = r.search_filter, r.scores_cache
     out = _Ranked()
     vector: list[float] | None = None
     embed_ms = 0.0
+    retrieved: dict[int, tuple[EntityEdge, ...]] = {}  # the edges of the pools retrieved just now
     for depth in depths:
-        edges: tuple[EntityEdge, ...] | None = None  # the pool's edges when retrieved just now
-        pool = pools_cache.get(depth, text) if spec.use_cache else None
+        with phases.time("cache_read"):
+            pool = pools_cache.get(depth, text) if spec.use_cache else None
         if pool is None:
             if vector is None:
                 timer = StageTimer()
-                with timer.stage("embed"):
+                with phases.time("embed"), timer.stage("embed"):
                     vector = await lab.embedder.embed_query(text)
                 embed_ms = timer.ms["embed"]
             timer = StageTimer()
-            with timer.stage("search"):
+            with phases.time("first_stage"), timer.stage("search"):
                 first = await hybrid_search(driver, text, vector, spec.group_id, depth, search_filter, timer)
-            edges = first.edges
-            pool = Pool(tuple(e.uuid for e in edges), tuple(e.fact for e in edges), embed_ms + timer.ms["search"])
+            retrieved[depth] = first.edges
+            uuids, facts = tuple(e.uuid for e in first.edges), tuple(e.fact for e in first.edges)
+            pool = Pool(uuids, facts, embed_ms + timer.ms["search"])
             out.retrieved[depth] = True
             stats.retrieved += 1
         else:
             stats.cached_pools += 1
         out.pools[depth] = pool
+    union = {e.uuid: e for edges in retrieved.values() for e in edges}
+    vectors = _QueryVectors(driver, union, phases) if union else None
+    for depth in depths:
+        pool, edges = out.pools[depth], retrieved.get(depth)
         for name in [r for r in rerankers if (r, depth) in needed]:
             ranker = rankers[name]
             order, rerank_ms, tokens, fallback = list(range(len(pool.uuids))), 0.0, 0.0, 0
             if ranker is not None and pool.uuids:
-                outcome = await _scores(driver, ranker, models[name], text, pool, edges, scores_cache, spec)
+                outcome = await _scores(
+                    driver,
+                    ranker,
+                    models[name],
+                    text,
+                    pool,
+                    edges,
+                    scores_cache,
+                    spec,
+                    phases,
+                    vectors if edges is not None else None,
+                )
                 if outcome is None:
                     fallback = 1
                 else:
@@ -181,6 +215,123 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
                     stats.calls += not was_cached
             out.outcomes[(name, depth)] = (order, rerank_ms, tokens, fallback)
     return out
+
+
+class _StateTracker:
+    """The graph state the pool cache is keyed under, shared by the queries in flight: the first query to see the
+    graph change moves it (and recomputes the fingerprint) once; every query that saw a change runs again."""
+
+    def __init__(self, lab: Lab, spec: SweepSpec, filter_key: str, state: tuple[object, ...]) -> None:
+        self.lab, self.spec, self.filter_key, self.state = lab, spec, filter_key, state
+        self.cache: FirstStageCache | None = None
+        self._lock = asyncio.Lock()
+
+    async def start(self) -> None:
+        self.cache = await _pools_cache(self.lab, self.spec, self.filter_key)
+
+    async def now(self) -> tuple[object, ...]:
+        return await graph_state(self.lab.backend, self.lab.store, self.spec.group_id)
+
+    async def moved_to(self, state: tuple[object, ...]) -> None:
+        async with self._lock:
+            if state != self.state:
+                self.state = state
+                self.cache = await _pools_cache(self.lab, self.spec, self.filter_key)
+
+
+async def _rank_stable(r: _QueryRanker, tracker: _StateTracker, text: str) -> _Ranked:
+    """One query ranked on one graph state; its retrieved pools cached under that state's fingerprint."""
+    for _attempt in range(STATE_RETRIES):
+        state, cache = tracker.state, tracker.cache
+        assert cache is not None
+        ranked = await _rank_query(r, text, cache)
+        if not ranked.retrieved:
+            # every pool came from the cache: nothing is written, so there is nothing to guard (the stamp is a
+            # graph query, 130 ms a query on TAT-QA: most of a warm sweep's time)
+            return ranked
+        with r.phases.time("graph_state"):
+            now = await tracker.now()
+        if now == state:
+            with r.phases.time("cache_write"):
+                cache.put_many(text, {d: p for d, p in ranked.pools.items() if ranked.retrieved.get(d)})
+            return ranked
+        # the graph changed while this query ran: its pools may straddle two states, so none is cached;
+        # the query runs again on the new state, under that state's fingerprint
+        with r.phases.time("graph_state"):
+            await tracker.moved_to(now)
+    return ranked  # a graph that keeps changing: the last ranking is kept, its pools not cached
+
+
+async def _rank_all(
+    r: _QueryRanker,
+    tracker: _StateTracker,
+    queries: Sequence[EvalQuery],
+    progress: Progress | None,
+    cancel: CancelFlag | None,
+    concurrency: int,
+) -> list[_Ranked]:
+    """Every query's ranking, in query order, `concurrency` queries at a time (queries are independent: the
+    graph server runs queries on a thread pool, and one query's Python work overlaps another's server time).
+    Progress is reported as each query finishes; the cancel flag is checked before a query starts and after
+    each report. A cancel waits for the queries in flight (their cache rows are complete), then raises."""
+    total = len(queries)
+    results: list[_Ranked | None] = [None] * total
+    waiting = iter(enumerate(queries))
+    running: set[asyncio.Task[tuple[int, _Ranked]]] = set()
+    done = 0
+
+    async def indexed(i: int, text: str) -> tuple[int, _Ranked]:
+        return i, await _rank_stable(r, tracker, text)
+
+    def check_cancel() -> None:
+        if cancel is not None and cancel.is_set():
+            raise SweepCancelled(f"Sweep cancelled after {done} of {total} queries; nothing was saved.")
+
+    try:
+        while True:
+            while len(running) < concurrency:
+                check_cancel()
+                nxt = next(waiting, None)
+                if nxt is None:
+                    break
+                running.add(asyncio.create_task(indexed(nxt[0], nxt[1].text)))
+            if not running:
+                break
+            finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in sorted(finished, key=lambda t: t.result()[0]):
+                i, ranked = task.result()
+                results[i] = ranked
+                done += 1
+                if progress:
+                    progress(done, total, queries[i].text)
+                check_cancel()
+    finally:
+        if running:
+            await asyncio.wait(running)
+    assert all(x is not None for x in results)
+    return [x for x in results if x is not None]
+
+
+class _QueryVectors:
+    """The stored vectors of one query's retrieved pools, loaded once for all its depths: graphiti's loader
+    (`get_embeddings_for_edges`, what `score_pool` calls per pool) scans the deal's edges on every call, so one
+    call for the union of the pools replaces one per pool. Deepest pool first, so it holds nearly all of them."""
+
+    def __init__(self, driver: Any, edges: dict[str, EntityEdge], phases: Phases) -> None:
+        self.driver, self.edges, self.phases = driver, edges, phases
+        self.loaded: dict[str, list[float]] | None = None
+        self.ms = 0.0  # the one load's time, counted in each pool's rerank latency (a lone run pays one load)
+
+    async def of(self, uuids: Sequence[str]) -> list[list[float]] | None:
+        """The pool's vectors in `uuids` order, or None when one is missing (as `stored_vectors` does)."""
+        if self.loaded is None:
+            timer = StageTimer()
+            with self.phases.time("vectors"), timer.stage("load"):
+                self.loaded = await get_embeddings_for_edges(self.driver, list(self.edges.values()))
+            self.ms = timer.ms["load"]
+        if not all(u in self.loaded for u in uuids):
+            return None
+        return [self.loaded[u] for u in uuids]
 
 
 def _check_available(lab: Lab, rerankers: Sequence[str]) -> None:
@@ -198,6 +349,7 @@ async def run_sweep(
     progress: Progress | None = None,
     cancel: CancelFlag | None = None,
     eval_set: EvalSet | None = None,
+    concurrency: int = CONCURRENT_QUERIES,
 ) -> SweepResult:
     """Run every setting of `spec` over the deal's judged queries; raises SweepCancelled if cancelled."""
     spec = spec.validate()
@@ -217,35 +369,35 @@ async def run_sweep(
     driver = lab.backend.driver(spec.group_id)
     search_filter = temporal_filter(spec.include_superseded, None)
     filter_key = "all" if spec.include_superseded else "current"
-    scores_cache = RerankCache(lab.store)
-    acc = {(r, n): _Acc(model=models[r]) for r, n in needed}
-    facts: dict[str, str] = {}
+    phases = Phases()
     stats = _Counts()
-    state = await graph_state(lab.backend, lab.store, spec.group_id)
-    pools_cache = await _pools_cache(lab, spec, filter_key)
     ranker = _QueryRanker(
-        lab, spec, depths, needed, rerankers, rankers, models, scores_cache, driver, search_filter, stats
+        lab,
+        spec,
+        depths,
+        needed,
+        rerankers,
+        rankers,
+        models,
+        RerankCache(lab.store),
+        driver,
+        search_filter,
+        stats,
+        phases,
     )
+    with phases.time("graph_state"):
+        tracker = _StateTracker(lab, spec, filter_key, await graph_state(lab.backend, lab.store, spec.group_id))
+        await tracker.start()
 
     total = len(chosen.queries)
     if progress:
         progress(0, total, f"{total} queries x {len(depths)} depths x {len(rerankers)} rerankers")
-    for done, query in enumerate(chosen.queries):
-        if cancel is not None and cancel.is_set():
-            raise SweepCancelled(f"Sweep cancelled after {done} of {total} queries; nothing was saved.")
-        for _attempt in range(STATE_RETRIES):
-            ranked = await _rank_query(ranker, query.text, pools_cache)
-            now = await graph_state(lab.backend, lab.store, spec.group_id)
-            stable = now == state
-            if stable:
-                break
-            # the graph changed while this query ran: its pools may straddle two states, so none is cached;
-            # the query runs again on the new state, under that state's fingerprint
-            state = now
-            pools_cache = await _pools_cache(lab, spec, filter_key)
-        for depth, pool in ranked.pools.items():
-            if stable and ranked.retrieved.get(depth):
-                pools_cache.put(depth, query.text, pool)
+    ranked_by_query = await _rank_all(ranker, tracker, chosen.queries, progress, cancel, max(1, concurrency))
+
+    # folded in query order, so the result is the same whatever order the queries finished in
+    acc = {(r, n): _Acc(model=models[r]) for r, n in needed}
+    facts: dict[str, str] = {}
+    for query, ranked in zip(chosen.queries, ranked_by_query, strict=True):
         for (name, depth), outcome in ranked.outcomes.items():
             pool = ranked.pools[depth]
             slot = acc[(name, depth)]
@@ -256,15 +408,14 @@ async def run_sweep(
             slot.latency[query.id] = pool.ms + rerank_ms
             for i in order[:keep]:
                 facts[pool.uuids[i]] = pool.facts[i]
-        if progress:
-            progress(done + 1, total, query.text)
-        await asyncio.sleep(0)  # let a cancel request or a page update in between queries
 
-    settings, rows = _score(lab, spec, chosen, acc)
+    with phases.time("metrics"):
+        settings, rows = _score(lab, spec, chosen, acc)
     judged = {u for j in chosen.qrels.values() for u in j}
     missing = judged - facts.keys()
     if missing:
-        facts.update(await _fact_texts(lab, spec.group_id, sorted(missing)))
+        with phases.time("fact_texts"):
+            facts.update(await _fact_texts(lab, spec.group_id, sorted(missing)))
     return SweepResult(
         spec=spec,
         eval_set=chosen.summary(),
@@ -275,7 +426,13 @@ async def run_sweep(
         qrels={q: dict(j) for q, j in chosen.qrels.items()},
         facts=facts,
         stats=SweepStats(
-            total, stats.retrieved, stats.cached_pools, stats.calls, stats.cached_scores, time.perf_counter() - started
+            total,
+            stats.retrieved,
+            stats.cached_pools,
+            stats.calls,
+            stats.cached_scores,
+            time.perf_counter() - started,
+            phases.rounded(),
         ),
     )
 
@@ -289,9 +446,12 @@ async def _scores(
     edges: Sequence[EntityEdge] | None,
     cache: RerankCache,
     spec: SweepSpec,
+    phases: Phases,
+    vectors: _QueryVectors | None = None,
 ) -> tuple[list[float], float, float, bool] | None:
     """(scores, rerank ms, tokens, from cache) for the pool, or None when the reranker failed."""
-    hits = cache.lookup(ranker.name, model, query, pool) if spec.use_cache else {}
+    with phases.time("cache_read"):
+        hits = cache.lookup(ranker.name, model, query, pool) if spec.use_cache else {}
     if len(hits) == len(set(pool.uuids)):
         rows = [hits[u] for u in pool.uuids]
         return [r[0] for r in rows], sum(r[1] for r in rows), sum(r[2] for r in rows), True
@@ -299,12 +459,22 @@ async def _scores(
     send = [i for i, u in enumerate(pool.uuids) if u not in hits] if traits(ranker.name).pool_independent else None
     part = pool if send is None else Pool(tuple(pool.uuids[i] for i in send), tuple(pool.facts[i] for i in send), 0)
     timer = StageTimer()
+    shared = vectors if vectors is not None and ranker.uses_vectors and send is None else None
     try:
-        with timer.stage("rerank"):
-            outcome = await score_pool(driver, ranker, query, part.uuids, part.facts, edges if send is None else None)
+        if shared is not None:  # score_pool's two steps, with the query's vectors loaded once for every depth
+            stored = await shared.of(part.uuids)
+            with phases.time("rerank"), timer.stage("rerank"):
+                outcome = await ranker.score(query, list(part.facts), stored)
+            timer.ms["rerank"] += shared.ms
+        else:
+            with phases.time("rerank"), timer.stage("rerank"):
+                outcome = await score_pool(
+                    driver, ranker, query, part.uuids, part.facts, edges if send is None else None
+                )
     except RerankerFailed:
         return None
-    cache.put(ranker.name, model, query, part, outcome.scores, timer.ms["rerank"], outcome.tokens)
+    with phases.time("cache_write"):
+        cache.put(ranker.name, model, query, part, outcome.scores, timer.ms["rerank"], outcome.tokens)
     if send is None:
         return list(outcome.scores), timer.ms["rerank"], float(outcome.tokens), False
     fresh = dict(zip(part.uuids, outcome.scores, strict=True))
@@ -340,6 +510,7 @@ def _score(
 
     base = per_setting[BASELINE]
     order = sorted(base)
+    tests: dict[tuple[float, ...], PairedTest] = {}  # the same scores give the same test (fixed seed)
     results = []
     for r, n, k in wanted:
         per_query = per_setting[(r, n, k)]
@@ -350,9 +521,10 @@ def _score(
             by_type.setdefault(types[qid], []).append(row)
         test = None
         if (r, n, k) != BASELINE:
-            test = paired_test(
-                [base[q][SIGNIFICANCE_METRIC] for q in order], [per_query[q][SIGNIFICANCE_METRIC] for q in order]
-            )
+            values = tuple(per_query[q][SIGNIFICANCE_METRIC] for q in order)
+            if values not in tests:  # an @10 metric is the same for every k: one test per (reranker, N)
+                tests[values] = paired_test([base[q][SIGNIFICANCE_METRIC] for q in order], values)
+            test = tests[values]
         tokens = round(slot.tokens)
         # no tokens: free, unless the reranker is priced (then its cost is unknown)
         cost = estimate_cost(tokens, slot.model, lab.settings) if tokens else (None if traits(r).priced else 0.0)

@@ -192,3 +192,38 @@ async def test_voyage_is_called_once_per_query_and_fact(lab: Lab, demo: str) -> 
         assert [r for r in server.requests if r.path.endswith("/rerank")] == []
         assert warm.setting("voyage N=25 k=5").metrics == cold.setting("voyage N=25 k=5").metrics
         assert warm.setting("voyage N=25 k=5").tokens == cold.setting("voyage N=25 k=5").tokens
+
+
+async def test_a_concurrent_sweep_equals_each_setting_run_alone_through_retrieve(lab: Lab, demo: str) -> None:
+    """Everything the sweep shares across settings (the query's embedding, one pool per N for every reranker and
+    k, one reranker ranking per pool for every k) and runs at once (queries in flight together) gives, for every
+    setting, query by query, the ranking and the metrics that `retrieve()` gives for that setting alone."""
+    from pipeline.evaluation import metrics as m
+    from pipeline.evaluation.records import AT_K, FIXED
+
+    spec = SweepSpec(demo, (10, 25, 50), (3, 10), ("none", "local"), limit_queries=6, use_cache=False)
+    swept = await run_sweep(lab, spec, concurrency=3)
+    chosen = (await judgments.load_eval_set(lab, demo)).select(None, 6)
+    rows = {(r.setting, r.query_id): r for r in swept.rows}
+    compared = 0
+    for reranker, n, k in spec.grid():
+        key = f"{reranker} N={n} k={k}"
+        alone = {q.id: await retrieve(lab, q.text, demo, n, k, reranker) for q in chosen.queries}
+        rankings = {qid: [r.candidate.uuid for r in run.reranked] for qid, run in alone.items()}
+        names = [*FIXED, *(f"{kind}@{k}" for kind in AT_K)]
+        expected = m.per_query(chosen.qrels, rankings, names)
+        for qid, ranking in rankings.items():
+            row = rows[(key, qid)]
+            assert list(row.ranking) == ranking[:10], f"{key}, query {qid}: another ranking than retrieve()"
+            assert [r.ranked.candidate.uuid for r in alone[qid].results] == ranking[:k]
+            want = {name: expected[qid][name] for name in FIXED}
+            want.update({f"{kind}@k": expected[qid][f"{kind}@{k}"] for kind in AT_K})
+            assert row.metrics == want, f"{key}, query {qid}: other metrics than retrieve()'s ranking gives"
+            compared += 1
+    assert compared == 6 * len(spec.grid()) == 6 * 12
+    # and the sweep run one query at a time agrees with the concurrent one exactly
+    serial = await run_sweep(lab, spec, concurrency=1)
+    assert sorted((r.setting, r.query_id, r.ranking, tuple(r.metrics.items())) for r in serial.rows) == sorted(
+        (r.setting, r.query_id, r.ranking, tuple(r.metrics.items())) for r in swept.rows
+    )
+    assert [s.metrics for s in serial.settings] == [s.metrics for s in swept.settings]

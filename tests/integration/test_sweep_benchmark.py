@@ -1,0 +1,30 @@
+"""`python -m benchmarks sweep`: cold runs per concurrency with the time split by phase, a warm repeat from the
+cache, and the check that every run ranked alike."""
+
+from __future__ import annotations
+
+from benchmarks.cli import main
+from benchmarks.sweep import render_sweep, time_sweep
+from pipeline.evaluation.phases import PHASES
+from pipeline.lab import Lab
+
+
+async def test_sweep_benchmark_times_cold_and_warm_by_phase(lab: Lab, demo: str) -> None:
+    result = await time_sweep(lab, demo, 3, (10, 25), (5,), ("none", "local"), (1, 2), repeat=1)
+    assert result["queries"] == 3 and result["settings"] == 4
+    # cold: caches bypassed, so every pool is retrieved (N=10, 25 and the baseline's 50) and reranked
+    assert result["pools_retrieved"] == 3 * 3 and result["rerank_calls"] == 3 * 2
+    assert [row["concurrency"] for row in result["cold"]] == [1, 2]
+    for row in result["cold"]:
+        assert set(row["phases_ms_median"]) == set(PHASES)
+        assert row["phases_ms_median"]["first_stage"] > 0 and row["phases_ms_median"]["rerank"] > 0
+        assert row["seconds_median"] > 0
+    assert result["warm_pools_cached"] == 9 and result["warm_rerank_cached"] == 6
+    assert result["runs_differing"] == 0
+    text = render_sweep(result)
+    assert "1 in flight" in text and "2 in flight" in text and "identical in every run" in text
+
+
+def test_sweep_benchmark_refuses_bad_options_in_one_line(capsys: object) -> None:
+    assert main(["sweep", "--group", "demo", "--concurrency", "0"]) == 2
+    assert main(["sweep", "--group", "demo", "--repeat", "0"]) == 2
