@@ -8,9 +8,9 @@ What is computed once and reused:
   `tests/integration/test_sweep.py` checks on the demo deal, so each N is retrieved on its own;
   deepest first, so a cross-encoder has scored every fact of the shallower pools already;
 - each reranker scores each (query, N) pool once; every k cuts that one ranking;
-- the stored vectors a re-scorer needs are loaded once per query, for the union of its retrieved pools
-  (graphiti's loader scans the deal's edges on every call: on TAT-QA four loads took about 800 ms a query,
-  the one load about 520 ms); what the re-scorer sees is what `score_pool` would load for each pool;
+- the stored vectors a re-scorer needs are loaded once per query, for the union of its retrieved pools, in
+  one indexed lookup (`fact_vectors`, as `score_pool` loads them per pool); what the re-scorer sees is what
+  `score_pool` would load for each pool;
 - first-stage pools and reranker scores are cached in the store (`cache.py`), so a repeated sweep on
   an unchanged graph retrieves and reranks nothing (and calls Voyage for nothing). A pool is cached under
   the graph state it was computed on: a stamp of the graph (`graph_state`) is read after each query that retrieved,
@@ -45,7 +45,6 @@ from typing import Any
 
 import numpy as np
 from graphiti_core.edges import EntityEdge
-from graphiti_core.search.search_utils import get_embeddings_for_edges
 
 from pipeline.audit.repo import last_audit_id
 from pipeline.errors import InvalidInput
@@ -84,6 +83,7 @@ from pipeline.rerankers import (
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import hybrid_search
 from pipeline.retrieval.rerank import rank_order, score_pool
+from pipeline.retrieval.search import fact_vectors
 from pipeline.store.db import Store
 from pipeline.timing import StageTimer
 from pipeline.utc import now_iso
@@ -313,9 +313,8 @@ async def _rank_all(
 
 
 class _QueryVectors:
-    """The stored vectors of one query's retrieved pools, loaded once for all its depths: graphiti's loader
-    (`get_embeddings_for_edges`, what `score_pool` calls per pool) scans the deal's edges on every call, so one
-    call for the union of the pools replaces one per pool. Deepest pool first, so it holds nearly all of them."""
+    """The stored vectors of one query's retrieved pools, loaded once for all its depths: one lookup for the
+    union of the pools (what `score_pool` loads per pool) replaces one per pool."""
 
     def __init__(self, driver: Any, edges: dict[str, EntityEdge], phases: Phases) -> None:
         self.driver, self.edges, self.phases = driver, edges, phases
@@ -327,7 +326,7 @@ class _QueryVectors:
         if self.loaded is None:
             timer = StageTimer()
             with self.phases.time("vectors"), timer.stage("load"):
-                self.loaded = await get_embeddings_for_edges(self.driver, list(self.edges.values()))
+                self.loaded = await fact_vectors(self.driver, list(self.edges))
             self.ms = timer.ms["load"]
         if not all(u in self.loaded for u in uuids):
             return None
