@@ -75,6 +75,9 @@ def test_a_big_timeline_is_paged_by_whole_chains_and_reruns_reuse_the_figure(
     built: list[int] = []
     figure = charts.timeline_figure
     monkeypatch.setattr(timeline_data, "timeline_figure", lambda tl, **kw: built.append(1) or figure(tl, **kw))
+    reads: list[str] = []
+    load_facts = timeline_data.load_facts
+    monkeypatch.setattr(timeline_data, "load_facts", lambda lab, group: reads.append(group) or load_facts(lab, group))
     timeline_data.clear()
     app.run()
     app.selectbox(key="sidebar.deal").set_value(paged_deal).run()  # before the page: its date range starts here
@@ -87,6 +90,7 @@ def test_a_big_timeline_is_paged_by_whole_chains_and_reruns_reuse_the_figure(
     assert len(bars(first)) == (charts.PAGE_BARS // LENGTH) * LENGTH  # 83 whole chains of 3: 249 bars
     assert len(first["layout"]["annotations"]) == len(bars(first)) // LENGTH * (LENGTH - 1)
     assert any("page 1 of 2" in c.value for c in app.caption)
+    assert reads == [paged_deal]  # the chart, the as-of tab and the supersession list share one read of the facts
 
     app.run()  # a rerun that changes nothing reuses the built figure
     app.run()
