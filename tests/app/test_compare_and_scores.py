@@ -76,3 +76,21 @@ def test_scores_table_lists_every_candidate(app: AppTest) -> None:
     assert frame["in_top_k_after"].sum() == 10
     assert frame["rerank_score"].notna().all()
     assert len(app.get("plotly_chart")) == 3
+
+
+def test_scores_reruns_reuse_the_table_and_charts_of_the_same_run(app: AppTest, monkeypatch) -> None:
+    from dashboard.scores import view
+
+    built: list[int] = []
+    frame_of = view.candidates_frame
+    monkeypatch.setattr(view, "candidates_frame", lambda run: built.append(1) or frame_of(run))
+    open_page(app, "app_pages/scores.py")
+    app.text_input(key="scores.q").input(QUERY).run()
+    first = [c.proto.spec for c in app.get("plotly_chart")]
+    app.run()
+    app.run()
+    no_errors(app)
+    assert len(built) == 1 and [c.proto.spec for c in app.get("plotly_chart")] == first and len(first) == 3
+    app.slider(key="scores.k").set_value(5).run()  # another run: built again
+    no_errors(app)
+    assert len(built) == 2 and app.dataframe[0].value["in_top_k_after"].sum() == 5
