@@ -1,11 +1,9 @@
 import streamlit as st
 
-from dashboard.common.exports import csv_bytes
 from dashboard.common.query_form import cached_run, query_form
 from dashboard.common.sidebar import page_context
 from dashboard.common.text import md
-from dashboard.scores.charts import rank_slope, rerank_histogram, score_scatter
-from dashboard.scores.table import candidates_frame
+from dashboard.scores.view import scores_view
 
 st.title("Scores")
 st.caption("Every first-stage candidate with its fused score and per-method ranks, beside the reranker's score.")
@@ -17,7 +15,8 @@ if deal is not None:
         run = cached_run("scores", lab, request, request.reranker)
         if run.fallback_reason:
             st.warning(f"**The reranker fell back to first-stage order.** {md(run.fallback_reason)}")
-        frame = candidates_frame(run)
+        view = scores_view(run)  # built once per run: a rerun that keeps it reuses the table and charts
+        frame = view.frame
         st.dataframe(
             frame,
             key="scores.table",
@@ -30,16 +29,17 @@ if deal is not None:
         )
         st.download_button(
             "Export CSV",
-            csv_bytes(frame),
+            view.csv,
             file_name=f"candidates-{deal.group_id}.csv",
             mime="text/csv",
             key="scores.export",
             icon=":material/download:",
         )
-        if run.rerank_used:
+        if view.charts is not None:
+            scatter, slope, histogram = view.charts
             left, right = st.columns(2)
-            left.plotly_chart(score_scatter(frame), key="scores.scatter")
-            right.plotly_chart(rank_slope(frame), key="scores.slope")
-            st.plotly_chart(rerank_histogram(frame), key="scores.hist")
+            left.plotly_chart(scatter, key="scores.scatter")
+            right.plotly_chart(slope, key="scores.slope")
+            st.plotly_chart(histogram, key="scores.hist")
         else:
             st.info("No reranker scores to chart: pick a reranker that can run here.")

@@ -8,6 +8,8 @@
     python -m benchmarks scale --facts 10000          a generated deal of that size (cached): stages per N, memory
     python -m benchmarks walk-parity --group demo     the first stage's graph walk against graphiti's BFS, list by list
     python -m benchmarks sweep --group tatqa --queries 150   a sweep cold (caches bypassed) and warm, by phase
+    python -m benchmarks pages --group demo           every page's server time per rerun, cold and warm
+    python -m benchmarks import-speed --limit 1000    import-beir beside embedding the same passages alone
 
 Errors meant for the user print one line and exit 2, as `python -m pipeline` does.
 """
@@ -226,6 +228,28 @@ async def _sweep(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     )
     if not args.json:
         print(render_sweep(result))
+
+
+def _pages(args: argparse.Namespace) -> dict[str, Any]:
+    """The pages run in their own process on --data-dir (default: the configured data directory)."""
+    from benchmarks.pages import render_pages, time_pages
+    from pipeline.settings import get_settings
+
+    data_dir = Path(args.data_dir).resolve() if args.data_dir else get_settings().resolved_data_dir
+    if not data_dir.is_dir():
+        raise InvalidInput(f"--data-dir {data_dir} is not a directory.")
+    result = time_pages(data_dir, args.group, args.repeat, args.only)
+    if not args.json:
+        print(render_pages(result))
+    return result
+
+
+def _import_speed(args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.import_speed import DEFAULT_CORPUS, import_speed, render_import_speed
+
+    result = import_speed(Path(args.corpus) if args.corpus else DEFAULT_CORPUS, args.limit, args.long, args.repeat)
+    if not args.json:
+        print(render_import_speed(result))
     return result
 
 
@@ -300,7 +324,22 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--repeat", type=whole(1, 20), default=1, help="cold sweeps per concurrency (median)")
     sweep.set_defaults(run=_sweep)
 
-    add_json_flag(bench, load, page, compare, huge, sizes, parity, sweep)
+    pages = sub.add_parser("pages", help="every page's server time per rerun (AppTest), cold and warm")
+    pages.add_argument("--data-dir", default=None, help="a data directory (default: RETRIEVAL_LAB_DATA_DIR)")
+    pages.add_argument("--group", default=None, help="the deal (default: the sidebar's default deal)")
+    pages.add_argument("--repeat", type=whole(1, 1000), default=5, help="warm reruns per page")
+    pages.add_argument("--only", default="", help="comma-separated page titles, e.g. Timeline,Merges")
+    pages.set_defaults(run=_pages, no_lab=True)
+
+    speed = sub.add_parser("import-speed", help="import-beir beside embedding the same passages alone (ratio)")
+    speed.add_argument("--corpus", default=None, help="a BEIR folder (default: ../shared/data/tatqa)")
+    speed.add_argument("--limit", type=whole(1, 1_000_000), default=1000, help="import the first N passages")
+    speed.add_argument("--long", action="store_true", help="join neighbouring passages to ~1,300 characters")
+    speed.add_argument("--repeat", type=whole(1, 20), default=2, help="imports and embeddings, alternately")
+    speed.set_defaults(run=_import_speed, no_lab=True)
+
+    add_json_flag(bench, load, page, compare, huge, sizes, parity, sweep, pages, speed)
+
     return parser
 
 

@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard.common.shared_cache import shared_cache
 from dashboard.common.text import md
 from dashboard.latency import charts as latency_charts
 from pipeline.history.latency import (
@@ -21,6 +22,7 @@ from pipeline.history.latency import (
     stage_percentiles,
 )
 from pipeline.history.records import RunFilter
+from pipeline.history.repo import runs_stamp
 from pipeline.settings import Settings
 from pipeline.store.db import Store
 
@@ -48,6 +50,21 @@ def latency_data(store: Store, settings: Settings, flt: RunFilter) -> LatencyDat
         }
     costs = load_costs(store, settings.rerank_prices_per_mtok, flt)
     return LatencyData(table, stage_percentiles(table), reranker_rows(table, costs), figures)
+
+
+def cached_latency_data(store: Store, settings: Settings, flt: RunFilter) -> LatencyData:
+    """`latency_data`, rebuilt only when a run was recorded (or removed), the filters or the prices changed:
+    a rerun that changes nothing reuses the aggregates and the four figures (most of the page's time)."""
+    deployment = (str(settings.resolved_data_dir), tuple(settings.allowed_deals or ()))
+    prices = tuple(sorted(settings.rerank_prices_per_mtok.items()))
+    return _latency_data(store, settings, flt, deployment, prices, runs_stamp(store))
+
+
+@shared_cache(max_entries=16)
+def _latency_data(
+    _store: Store, _settings: Settings, flt: RunFilter, deployment: object, prices: object, stamp: tuple[int, int]
+) -> LatencyData:
+    return latency_data(_store, _settings, flt)
 
 
 MS = st.column_config.NumberColumn(format="%.1f", width="small")

@@ -14,6 +14,7 @@ import streamlit as st
 
 from dashboard.common.deal_state import DealState
 from dashboard.common.runtime import run
+from dashboard.common.shared_cache import shared_cache
 from pipeline.ingest.demo.labels import labelled_evaluation
 from pipeline.lab import Lab
 from pipeline.merges.actions import rejected_pairs, score_entities, undone_merges
@@ -23,12 +24,13 @@ from pipeline.merges.records import MergeView, list_merges
 from pipeline.merges.repo import Rejection
 from pipeline.merges.scoring import PairSignals
 
-CACHED = st.cache_data(show_spinner=False, max_entries=32)
+CACHED = shared_cache(max_entries=32)  # frozen records: shared, not copied on every hit
+STORE_READS = st.cache_data(show_spinner=False, max_entries=32)  # small rows from the store (dicts: copied)
 
 
 @CACHED
-def merges(_lab: Lab, group_id: str, state: DealState) -> list[MergeView]:
-    return run(list_merges(_lab, group_id))
+def merges(_lab: Lab, group_id: str, state: DealState) -> tuple[MergeView, ...]:
+    return tuple(run(list_merges(_lab, group_id)))
 
 
 @CACHED
@@ -42,8 +44,8 @@ def labelled(_lab: Lab, group_id: str, state: DealState) -> LabelledEvaluation |
 
 
 @CACHED
-def entities(_lab: Lab, group_id: str, state: DealState) -> list[EntityRef]:
-    return run(list_entities(_lab, group_id))
+def entities(_lab: Lab, group_id: str, state: DealState) -> tuple[EntityRef, ...]:
+    return tuple(run(list_entities(_lab, group_id)))
 
 
 @CACHED
@@ -51,12 +53,12 @@ def pair_signals(_lab: Lab, group_id: str, state: DealState, uuid_a: str, uuid_b
     return run(score_entities(_lab, group_id, uuid_a, uuid_b))
 
 
-@CACHED
+@STORE_READS
 def rejections(_lab: Lab, group_id: str, state: DealState) -> list[Rejection]:
     return rejected_pairs(_lab, group_id)
 
 
-@CACHED
+@STORE_READS
 def undone(_lab: Lab, group_id: str, state: DealState) -> list[dict[str, Any]]:
     return undone_merges(_lab, group_id)
 

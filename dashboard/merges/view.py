@@ -7,7 +7,7 @@ and rerun the page so every table is fresh.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -52,7 +52,7 @@ def render_merges_page(lab: Lab, deal: DealInfo, actor: str | None) -> None:
 # --- recorded merges ---------------------------------------------------------------------------------
 
 
-def merges_frame(views: list[MergeView]) -> pd.DataFrame:
+def merges_frame(views: Sequence[MergeView]) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
@@ -71,7 +71,7 @@ def merges_frame(views: list[MergeView]) -> pd.DataFrame:
     )
 
 
-def brought_frame(views: list[MergeView]) -> pd.DataFrame:
+def brought_frame(views: Sequence[MergeView]) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
@@ -90,7 +90,7 @@ def brought_frame(views: list[MergeView]) -> pd.DataFrame:
     )
 
 
-def render_recorded(lab: Lab, group_id: str, state: DealState, all_merges: list[MergeView]) -> None:
+def render_recorded(lab: Lab, group_id: str, state: DealState, all_merges: Sequence[MergeView]) -> None:
     st.subheader("Recorded merges")
     if not all_merges:
         st.info(
@@ -315,7 +315,7 @@ def render_admin(
     group_id: str,
     state: DealState,
     actor: str | None,
-    merges: list[MergeView],
+    merges: Sequence[MergeView],
     report: CandidateReport,
 ) -> None:
     st.subheader("Merge, reject, undo")

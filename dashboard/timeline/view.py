@@ -13,10 +13,9 @@ from dashboard.common.text import OPTION_CHARS, plain
 from dashboard.timeline import data
 from dashboard.timeline.charts import (
     CHANNEL_LABELS,
-    as_of_frames,
+    PAGE_BARS,
+    chart_pages,
     filter_timeline,
-    supersession_frame,
-    timeline_figure,
 )
 from pipeline.lab import Lab
 from pipeline.temporal.records import Selection, Timeline
@@ -92,16 +91,54 @@ def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Select
     only_chains = cols[2].toggle("Only chains with supersession", value=True, key=f"{NS}.only_chains")
     start, end = (window[0], window[1]) if isinstance(window, tuple) and len(window) == 2 else (None, None)
     shown = filter_timeline(tl, start, end, set(channels), only_chains)
+    pages = chart_pages(shown)
+    page = _chart_page(len(pages))
+    part = pages[page - 1]
+    paged = f" · page {page} of {len(pages)}: {len(part.facts)} facts, whole chains" if len(pages) > 1 else ""
     st.caption(
-        f"{len(shown.facts)} of {len(tl.facts)} facts · {len(shown.links)} supersession links "
+        f"{len(shown.facts)} of {len(tl.facts)} facts · {len(shown.links)} supersession links{paged} "
         "(red arrow: recorded, purple: inferred from dates) · hatched bars are superseded, bars run to today "
         "while a fact is still valid"
     )
-    if shown.facts:
-        st.plotly_chart(timeline_figure(shown, window=(start, end)), key=f"{NS}.chart", width="stretch")
+    if part.facts:
+        # the figure is rebuilt only when what it shows changes: a rerun that keeps it reuses the built one
+        drawn = (
+            group_id,
+            state,
+            selection.kind,
+            selection.value,
+            start,
+            end,
+            tuple(sorted(channels)),
+            only_chains,
+            page,
+            today,
+        )
+        figure = data.figure(drawn, part, (start, end))
+        st.plotly_chart(figure, key=f"{NS}.chart", width="stretch")
     else:
         st.info("The filters hide every fact: widen the date range or pick more channels.")
     return tl
+
+
+def _chart_page(pages: int) -> int:
+    """The chart page picker, shown only when the selection needs more than one page."""
+    key = f"{NS}.page"
+    if pages <= 1:
+        st.session_state.pop(key, None)
+        return 1
+    if st.session_state.get(key, 1) > pages:  # the filters now give fewer pages
+        st.session_state[key] = 1
+    return int(
+        st.number_input(
+            f"Chart page (of {pages})",
+            min_value=1,
+            max_value=pages,
+            step=1,
+            key=key,
+            help=f"At most {PAGE_BARS} bars a page; a supersession chain is never split across pages.",
+        )
+    )
 
 
 def render_as_of(lab: Lab, group_id: str, state: DealState, selection: Selection, tl: Timeline) -> None:
@@ -118,13 +155,12 @@ def render_as_of(lab: Lab, group_id: str, state: DealState, selection: Selection
         st.info("Pick a date to see what was true then.")
         return
     when_utc = datetime(when.year, when.month, when.day, tzinfo=UTC)
-    answer = data.as_of_answer(lab, group_id, state, selection.kind, selection.value, when_utc)
+    answer, then, diff = data.as_of_tables(lab, group_id, state, selection.kind, selection.value, when_utc)
     cols = st.columns(4)
     cols[0].metric(f"True on {when}", len(answer.then))
     cols[1].metric("Superseded since", answer.count("superseded"))
     cols[2].metric("New since", answer.count("new"))
     cols[3].metric("Unchanged", answer.count("unchanged"))
-    then, diff = as_of_frames(answer)
     st.markdown(f"**What was true on {when}**")
     st.dataframe(
         then, key=f"{NS}.then", hide_index=True, column_config={"fact": st.column_config.TextColumn(width="large")}
@@ -142,7 +178,7 @@ def render_as_of(lab: Lab, group_id: str, state: DealState, selection: Selection
 
 
 def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
-    rows, counts = data.supersessions(lab, group_id, state)
+    frame, counts = data.supersession_table(lab, group_id, state)
     cols = st.columns(5)
     cols[0].metric("Facts", counts.facts)
     cols[1].metric("Current", counts.current)
@@ -167,7 +203,6 @@ def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
             )
     else:
         st.caption("The share of first-stage candidates that are superseded, over the deal's labelled queries (~5 s).")
-    frame = supersession_frame(rows)
     st.dataframe(
         frame,
         key=f"{NS}.supersessions",
@@ -181,7 +216,7 @@ def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
     )
     st.download_button(
         "Export CSV",
-        csv_bytes(frame),
+        lambda: csv_bytes(frame),  # built when clicked, not on every rerun
         file_name=f"supersessions-{group_id}.csv",
         mime="text/csv",
         key=f"{NS}.export",

@@ -126,6 +126,13 @@ def count_runs(store: Store, flt: RunFilter | None = None) -> int:
     return int(store.query(f"SELECT COUNT(*) FROM runs r WHERE {clause}", params)[0][0])
 
 
+def runs_stamp(store: Store) -> tuple[int, int]:
+    """(how many runs, the newest id) over every run: it changes whenever a run is recorded or removed, for
+    page caches to key on (one indexed read)."""
+    count, newest = store.query("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM runs")[0]
+    return int(count), int(newest)
+
+
 def list_runs(store: Store, flt: RunFilter | None = None, limit: int = MAX_LIST) -> list[RunSummary]:
     """The newest matching runs first."""
     clause, params = where(flt or ALL_RUNS, access_of(store))

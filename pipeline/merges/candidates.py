@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -20,7 +21,15 @@ from pipeline.graph import graphiti_compat as graphiti
 from pipeline.lab import Lab
 from pipeline.merges import repo
 from pipeline.merges.records import read_merge_records
-from pipeline.merges.scoring import PairSignals, core_name, name_match, shingle_similarity, signals
+from pipeline.merges.scoring import (
+    NAME_CACHE,
+    PairSignals,
+    core_name,
+    name_match,
+    name_shingles,
+    shingle_similarity,
+    signals,
+)
 
 MIN_CANDIDATE_SCORE = 0.5  # pairs under this are not listed
 MAX_CANDIDATES = 200
@@ -82,6 +91,13 @@ def _unit_matrix(vectors: Sequence[Sequence[float] | None]) -> np.ndarray | None
     return matrix / np.where(norms == 0, 1.0, norms)
 
 
+@lru_cache(maxsize=NAME_CACHE)
+def name_bands(name: str) -> tuple[tuple[int, ...], ...]:
+    """Graphiti's MinHash LSH bands of a name: most of the time of scoring a big deal, and a name's bands never
+    change, so a rescore after an admin action (a new deal state) reuses them."""
+    return tuple(graphiti.lsh_bands(graphiti.minhash_signature(name_shingles(name))))
+
+
 def blocked_pairs(
     names: Sequence[str], vectors: Sequence[Sequence[float] | None], neighbours: int = NEIGHBOURS
 ) -> set[tuple[int, int]]:
@@ -90,8 +106,7 @@ def blocked_pairs(
     buckets: defaultdict[Any, list[int]] = defaultdict(list)
     for i, name in enumerate(names):
         buckets[("core", core_name(name))].append(i)
-        signature = graphiti.minhash_signature(graphiti.shingles(graphiti.normalize_fuzzy(name)))
-        for band_index, band in enumerate(graphiti.lsh_bands(signature)):
+        for band_index, band in enumerate(name_bands(name)):
             buckets[(band_index, band)].append(i)
     for members in buckets.values():
         if 1 < len(members) <= MAX_BUCKET:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -42,6 +43,10 @@ class PairSignals:
     score: float
 
 
+NAME_CACHE = 100_000  # names, not pairs: each name's forms computed once (a deal's candidates score ~10 pairs a name)
+
+
+@lru_cache(maxsize=NAME_CACHE)
 def core_name(name: str) -> str:
     """Graphiti's fuzzy form, without trailing legal forms and spaces: 'ACME Logistics, LLC' -> 'acmelogistics'."""
     tokens = graphiti.normalize_fuzzy(name).replace("'", "").split()
@@ -50,17 +55,26 @@ def core_name(name: str) -> str:
     return "".join(tokens)
 
 
+@lru_cache(maxsize=NAME_CACHE)
+def _exact(name: str) -> str:
+    return graphiti.normalize_exact(name)
+
+
+@lru_cache(maxsize=NAME_CACHE)
+def name_shingles(name: str) -> frozenset[str]:
+    """Graphiti's 3-character shingles of the name's fuzzy form."""
+    return frozenset(graphiti.shingles(graphiti.normalize_fuzzy(name)))
+
+
 def name_match(a: str, b: str) -> float:
-    if graphiti.normalize_exact(a) == graphiti.normalize_exact(b):
+    if _exact(a) == _exact(b):
         return 1.0
     core = core_name(a)
     return CORE_NAME_MATCH if core and core == core_name(b) else 0.0
 
 
 def shingle_similarity(a: str, b: str) -> float:
-    return graphiti.jaccard(
-        graphiti.shingles(graphiti.normalize_fuzzy(a)), graphiti.shingles(graphiti.normalize_fuzzy(b))
-    )
+    return graphiti.jaccard(set(name_shingles(a)), set(name_shingles(b)))
 
 
 def cosine(u: Sequence[float] | None, v: Sequence[float] | None) -> float | None:

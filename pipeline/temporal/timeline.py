@@ -86,10 +86,16 @@ def _withchains(chosen: Iterable[str], facts: Sequence[FactRow], links: Sequence
     )
 
 
-async def timeline(lab: Lab, group_id: str, selection: Selection) -> Timeline:
-    """The facts of an entity, a relation or a topic query, with their whole supersession chains."""
+async def _facts(lab: Lab, group_id: str, facts: Sequence[FactRow] | None) -> Sequence[FactRow]:
+    """The deal's facts: those given (a caller that already loaded them for this state of the deal), else read."""
     await lab.deal(group_id)
-    facts = await load_facts(lab, group_id)
+    return await load_facts(lab, group_id) if facts is None else facts
+
+
+async def timeline(lab: Lab, group_id: str, selection: Selection, facts: Sequence[FactRow] | None = None) -> Timeline:
+    """The facts of an entity, a relation or a topic query, with their whole supersession chains (`facts`:
+    the deal's facts if already loaded; reading them is most of the time on a big deal)."""
+    facts = await _facts(lab, group_id, facts)
     links = supersession_links(facts)
     if selection.kind == "query":
         chosen = await _query_uuids(lab, group_id, selection.value)
@@ -100,15 +106,16 @@ async def timeline(lab: Lab, group_id: str, selection: Selection) -> Timeline:
     return Timeline(selection, tuple(shown), tuple(link for link in links if link.old in uuids and link.new in uuids))
 
 
-async def as_of(lab: Lab, group_id: str, selection: Selection, when: datetime) -> AsOfAnswer:
+async def as_of(
+    lab: Lab, group_id: str, selection: Selection, when: datetime, facts: Sequence[FactRow] | None = None
+) -> AsOfAnswer:
     """What was true on `when` for the selection, and how each of those facts (and today's) changed since.
 
     Entity / relation: its facts valid on that date. Topic query: `retrieve(..., as_of=when)`. The diff
     classifies every fact true then or now by its own dates, so ranking noise cannot fake a change.
     """
-    await lab.deal(group_id)
     when = as_utc(when)
-    facts = await load_facts(lab, group_id)
+    facts = await _facts(lab, group_id, facts)
     by_uuid = {f.uuid: f for f in facts}
     links = supersession_links(facts)
     if selection.kind == "query":
@@ -143,10 +150,11 @@ async def as_of(lab: Lab, group_id: str, selection: Selection, when: datetime) -
 # --- the deal as a whole ------------------------------------------------------------------------
 
 
-async def supersession_report(lab: Lab, group_id: str) -> tuple[list[Supersession], SupersessionCounts]:
+async def supersession_report(
+    lab: Lab, group_id: str, facts: Sequence[FactRow] | None = None
+) -> tuple[list[Supersession], SupersessionCounts]:
     """Every superseded fact of the deal with what replaced it, and the deal's counts."""
-    await lab.deal(group_id)
-    facts = await load_facts(lab, group_id)
+    facts = await _facts(lab, group_id, facts)
     links = supersession_links(facts)
     return supersessions(facts, links), counts(facts, links)
 

@@ -102,3 +102,21 @@ async def test_compare_offers_the_vector_index_with_its_measured_recall(app: App
     finally:
         with lab.store.transaction() as conn:
             conn.execute("DELETE FROM vector_index_checks WHERE group_id = ?", (demo,))
+
+
+def test_scores_reruns_reuse_the_table_and_charts_of_the_same_run(app: AppTest, monkeypatch) -> None:
+    from dashboard.scores import view
+
+    built: list[int] = []
+    frame_of = view.candidates_frame
+    monkeypatch.setattr(view, "candidates_frame", lambda run: built.append(1) or frame_of(run))
+    open_page(app, "app_pages/scores.py")
+    app.text_input(key="scores.q").input(QUERY).run()
+    first = [c.proto.spec for c in app.get("plotly_chart")]
+    app.run()
+    app.run()
+    no_errors(app)
+    assert len(built) == 1 and [c.proto.spec for c in app.get("plotly_chart")] == first and len(first) == 3
+    app.slider(key="scores.k").set_value(5).run()  # another run: built again
+    no_errors(app)
+    assert len(built) == 2 and app.dataframe[0].value["in_top_k_after"].sum() == 5

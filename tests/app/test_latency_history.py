@@ -112,3 +112,25 @@ def test_a_compare_page_query_is_recorded_and_shows_in_history(app: AppTest, lab
     app.selectbox(key="history.compare").set_value(reranked.id).run()
     no_errors(app)
     assert metric(app, "Shared results") == overlap  # the same overlap the Compare page showed
+
+
+async def test_latency_reruns_reuse_the_figures_until_a_run_is_recorded(
+    app: AppTest, lab: Lab, recorded: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dashboard.latency import view
+
+    built: list[int] = []
+    compute = view.latency_data
+    monkeypatch.setattr(view, "latency_data", lambda *args: built.append(1) or compute(*args))
+    view._latency_data.clear()
+    open_page(app, "app_pages/latency.py")
+    app.run()
+    app.run()
+    no_errors(app)
+    assert len(built) == 1
+    before = metric(app, "Runs")
+    run = await retrieve(lab, f"{QUERY} once more", "demo", 10, 5, "none")
+    save_run(lab.store, run, "cli")
+    app.run()
+    no_errors(app)
+    assert len(built) == 2 and int(metric(app, "Runs").replace(",", "")) == int(before.replace(",", "")) + 1

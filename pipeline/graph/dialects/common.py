@@ -65,8 +65,10 @@ class GraphQueries:
     # what earlier versions wrote into the deal's graph, moved into the SQLite store at open
     LEGACY_DEALS = "MATCH (d:RetrievalLabDeal) RETURN d.group_id AS g, properties(d) AS props"
     DELETE_LEGACY_DEAL = "MATCH (d:RetrievalLabDeal {group_id: $g}) DELETE d"
+    # endpoints unlabelled: graphiti's RELATES_TO only joins entities, and checking both labels made this
+    # count (run on every rerun of a page, as the deal's state stamp) ~10x slower on FalkorDB at 10k facts
     COUNT_FACTS = """
-        MATCH (:Entity)-[e:RELATES_TO {group_id: $g}]->(:Entity)
+        MATCH ()-[e:RELATES_TO {group_id: $g}]->()
         RETURN e.invalid_at IS NULL AS current, count(e) AS n
         """
     COUNT_MERGES = f"MATCH (:Entity {{group_id: $g}})-[m:{MERGE_RELATION}]->(:Entity) RETURN count(m) AS n"
