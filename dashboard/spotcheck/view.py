@@ -142,9 +142,9 @@ def _episode_html(lab: Lab, queue: Queue, item: QueueItem) -> tuple[str, str]:
     content = plain(content, EPISODE_CHARS)  # a huge episode is cut before it is searched and sent
     match = find_span(item.fact, content)
     how = {
-        "exact": "Highlighted: the sentence holding the fact's numbers / names (in bold).",
-        "overlap": "Highlighted: the sentence sharing most words with the fact (no exact number or name found).",
-        "none": "No sentence of the episode shares a word with the fact.",
+        "exact": "Highlighted: the sentence holding the fact's figures / names (in bold; $4.9M = $4.9 million).",
+        "overlap": "No sentence holds the fact's figures or names: a weak match, the sentence sharing most words.",
+        "none": "No sentence of the episode matches the fact: nothing highlighted.",
     }[match.method]
     body = to_html(content, match)
     style = (

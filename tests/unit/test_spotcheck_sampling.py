@@ -141,7 +141,8 @@ def test_exact_numbers_pick_the_sentence_and_are_marked() -> None:
     method, sentence, exact = span_text("Halcyon's FY2024 revenue was $4.1 million.")
     assert method == "exact"
     assert sentence is not None and sentence.startswith("Management reported FY2024") and sentence.endswith("2024.")
-    assert exact == ["FY2024", "4.1", "2024"]  # "Halcyon" is not in the episode; "$14.1" would not match 4.1
+    # the figure is marked whole; "2024" of the date is not FY2024; "Halcyon" is not in the episode
+    assert exact == ["FY2024", "$4.1 million"]
 
 
 def test_names_and_percentages_count_as_exact_terms() -> None:
@@ -167,3 +168,31 @@ def test_html_escapes_the_episode_text() -> None:
     escaped = "Revenue &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; was <strong>104</strong> &amp; rising."
     assert out == f"<mark>{escaped}</mark>"
     assert to_html("a < b", find_span("zebra", "a < b")) == "a &lt; b"
+
+
+CHAT = (
+    "Audit done: revenue is $5.2M for FY2025, not $4.8M. Growth 27%. Net revenue $4.9M. Updating the model. "
+    "Freightline also settled for $350K, which is inside Marlowe & Tate's range."
+)
+
+
+def test_figures_match_by_value_whatever_their_spelling() -> None:
+    """Issue 17: "$4.9 million" in the fact, "$4.9M" in the analyst's chat. Digits alone picked the sentence
+    holding FY2025 and missed the figure."""
+    match = find_span("Halcyon's audited FY2025 net revenue is $4.9 million.", CHAT)
+    assert match.method == "exact" and match.sentence is not None
+    assert CHAT[slice(*match.sentence)] == "Net revenue $4.9M."
+    assert [CHAT[s:e] for s, e in match.exact] == ["$4.9M"]
+    for fact, figure in (
+        ("Freightline settled for $350,000.", "$350K"),
+        ("Freightline settled for 0.35 million dollars.", "$350K"),
+        ("Revenue growth was 27 percent.", "27%"),
+    ):
+        found = find_span(fact, CHAT)
+        assert [CHAT[s:e] for s, e in found.exact if CHAT[s:e] == figure] == [figure], fact
+
+
+def test_a_figure_of_another_scale_or_kind_is_not_the_same_figure() -> None:
+    assert find_span("revenue was $4.9 billion.", "Net revenue $4.9M.").exact == ()
+    assert find_span("margin was 27%.", "There were 27 stores.").exact == ()
+    assert find_span("revenue of 4.1", "Revenue was 14.15 in total.").exact == ()
