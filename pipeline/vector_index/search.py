@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from graphiti_core.driver.driver import GraphDriver
-from graphiti_core.edges import EntityEdge, get_entity_edge_from_record
+from graphiti_core.edges import EntityEdge
 from graphiti_core.search.search_filters import SearchFilters
 
 from pipeline.graph.backend import GraphBackend
 from pipeline.retrieval.filters import passes
+from pipeline.retrieval.search import edges_from
 
 OVERSAMPLE = 4  # the index knows no filters: superseded facts (~40% of a deal) are dropped after it answers
 MAX_K = 10_000
@@ -27,8 +28,7 @@ async def indexed_similarity_search(
     k = OVERSAMPLE * limit
     while True:
         hits = await backend.cypher.query_fact_vector_index(group_id, vector, k)
-        edges = (get_entity_edge_from_record(row | {"attributes": {}}, driver.provider) for row in hits)
-        kept = [edge for edge in edges if passes(edge, search_filter)]
+        kept = [edge for edge in edges_from(hits, driver) if passes(edge, search_filter)]
         if len(kept) >= limit or len(hits) < k or k >= MAX_K:
             return kept[:limit]
         k = min(MAX_K, k * OVERSAMPLE)
