@@ -1,0 +1,31 @@
+"""Links between pages: the URL query parameters a page reads its state from (its widgets are bound to them).
+
+Compare's two sides are `compare.a.*` and `compare.b.*` (reranker, N, k); the deal is the sidebar's
+`sidebar.deal`. Evaluate links a per-query win or loss here, Scores and Compare link each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from dashboard.common.sidebar import DEAL_KEY
+
+
+@dataclass(frozen=True)
+class Side:
+    reranker: str
+    candidates: int
+    top_k: int
+
+
+def compare_url(group_id: str, query: str, a: Side, b: Side, first_stage: str = "exact") -> str:
+    """A relative link to Compare showing `query` with setting `a` on the left and `b` on the right."""
+    params: dict[str, str | int] = {DEAL_KEY: group_id, "compare.q": query}
+    for name, side in (("a", a), ("b", b)):
+        params[f"compare.{name}.reranker"] = side.reranker
+        params[f"compare.{name}.n"] = side.candidates
+        params[f"compare.{name}.k"] = side.top_k
+    if first_stage != "exact":
+        params["compare.first"] = first_stage
+    return f"compare?{urlencode(params)}"
