@@ -1,7 +1,8 @@
 """One settings object, read from the environment and `.streamlit/secrets.toml`.
 
-Environment variables win over the secrets file. The Neo4j, Voyage and OpenAI variables keep their usual
-names (`NEO4J_URI`, `VOYAGE_API_KEY`, `OPENAI_API_KEY`, ...); everything else is prefixed `RETRIEVAL_LAB_`.
+Environment variables win over the secrets file. The Neo4j, Voyage, Cohere and OpenAI variables keep their
+usual names (`NEO4J_URI`, `VOYAGE_API_KEY`, `COHERE_API_KEY`, `OPENAI_API_KEY`, ...); everything else is prefixed
+`RETRIEVAL_LAB_`.
 A value that does not validate is one line from `get_settings()` (InvalidInput: CLI exit 2).
 """
 
@@ -33,7 +34,7 @@ SECRETS_FILE = PROJECT_ROOT / ".streamlit" / "secrets.toml"
 LOCAL_EMBEDDER = "local-minilm-l6-v2-int8"
 VOYAGE_EMBEDDER = "voyage-finance-2"
 ALLOWED_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a group_id (pipeline/graph/group_id.py), matched whole
-Price = Annotated[float, Field(ge=0, allow_inf_nan=False)]  # dollars per million tokens
+Price = Annotated[float, Field(ge=0, allow_inf_nan=False)]  # dollars per million tokens, or per 1,000 searches
 
 
 def _alias(*names: str) -> AliasChoices:
@@ -59,6 +60,18 @@ class Settings(BaseSettings):
     voyage_timeout_s: float = Field(10.0, gt=0, le=600, allow_inf_nan=False)
     voyage_max_retries: int = Field(3, ge=0, le=10)
 
+    # Cohere: the key switches on the Cohere reranker (rerank-v3.5 by default); CO_API_KEY / CO_API_URL as
+    # the SDK names them work too
+    cohere_api_key: SecretStr | None = Field(
+        None, validation_alias=_alias("COHERE_API_KEY", "CO_API_KEY", "cohere_api_key")
+    )
+    cohere_base_url: str | None = Field(
+        None, validation_alias=_alias("COHERE_BASE_URL", "CO_API_URL", "cohere_base_url")
+    )
+    cohere_timeout_s: float = Field(10.0, gt=0, le=600, allow_inf_nan=False)
+    cohere_max_retries: int = Field(3, ge=0, le=10)
+    cohere_rerank_model: str = "rerank-v3.5"
+
     # OpenAI (or a compatible server at OPENAI_BASE_URL): only for RETRIEVAL_LAB_EMBEDDER=openai:MODEL
     openai_api_key: SecretStr | None = Field(None, validation_alias=_alias("OPENAI_API_KEY", "openai_api_key"))
     openai_base_url: str | None = Field(None, validation_alias=_alias("OPENAI_BASE_URL", "openai_base_url"))
@@ -71,6 +84,8 @@ class Settings(BaseSettings):
     rerank_model: str = "rerank-2.5"
     # dollars per million tokens, from Voyage's public price list; update here when it changes
     rerank_prices_per_mtok: dict[str, Price] = {"rerank-2.5": 0.05, "rerank-2.5-lite": 0.02}
+    # Cohere bills per search (one query with up to 100 documents): dollars per 1,000 searches, from its price list
+    rerank_prices_per_1k_searches: dict[str, Price] = {"rerank-v3.5": 2.0}
 
     # admin actions (correct a fact, merge, undo, reset demo) are off unless this is set and entered
     admin_secret: SecretStr | None = None

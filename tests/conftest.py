@@ -13,7 +13,17 @@ import pytest
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
 os.environ["HF_HUB_OFFLINE"] = "1"
 # never let a developer's own keys or Neo4j switch the tests onto a network service
-for _name in ("VOYAGE_API_KEY", "NEO4J_URI", "NEO4J_PASSWORD", "FALKORDB_URI", "RETRIEVAL_LAB_READ_ONLY"):
+for _name in (
+    "VOYAGE_API_KEY",
+    "COHERE_API_KEY",
+    "CO_API_KEY",
+    "COHERE_BASE_URL",
+    "CO_API_URL",
+    "NEO4J_URI",
+    "NEO4J_PASSWORD",
+    "FALKORDB_URI",
+    "RETRIEVAL_LAB_READ_ONLY",
+):
     os.environ.pop(_name, None)
 
 # the dashboard under test (AppTest, browser) reads its settings from the environment: point it at the
@@ -59,9 +69,9 @@ async def demo(lab: Lab) -> str:
 
 
 @pytest.fixture(autouse=True)
-def _forget_voyage_failures() -> Iterator[None]:
-    """The process remembers Voyage's last failure (for the sidebar); no test inherits another's."""
-    from pipeline.rerankers.voyage import LAST_FAILURE
+def _forget_hosted_failures() -> Iterator[None]:
+    """The process remembers Voyage's and Cohere's last failure (for the sidebar); no test inherits another's."""
+    from pipeline.rerankers.hosted import LAST_FAILURE
 
     LAST_FAILURE.clear()
     yield

@@ -8,7 +8,7 @@ from plotly.subplots import make_subplots
 from dashboard.common.text import chart
 from pipeline.evaluation.records import SweepResult
 
-COLOURS = {"none": "#8c9bb5", "local": "#2f6fde", "voyage": "#e8912d"}
+COLOURS = {"none": "#8c9bb5", "local": "#2f6fde", "voyage": "#e8912d", "cohere": "#39a37b"}
 
 
 def heatmaps(result: SweepResult, metric: str) -> go.Figure:

@@ -48,7 +48,7 @@ def latency_data(store: Store, settings: Settings, flt: RunFilter) -> LatencyDat
             "by_n": latency_charts.latency_by_candidates(table),
             "over_time": latency_charts.latency_over_time(table),
         }
-    costs = load_costs(store, settings.rerank_prices_per_mtok, flt)
+    costs = load_costs(store, settings.rerank_prices_per_mtok, flt, settings.rerank_prices_per_1k_searches)
     return LatencyData(table, stage_percentiles(table), reranker_rows(table, costs), figures)
 
 
@@ -56,7 +56,10 @@ def cached_latency_data(store: Store, settings: Settings, flt: RunFilter) -> Lat
     """`latency_data`, rebuilt only when a run was recorded (or removed), the filters or the prices changed:
     a rerun that changes nothing reuses the aggregates and the four figures (most of the page's time)."""
     deployment = (str(settings.resolved_data_dir), tuple(settings.allowed_deals or ()))
-    prices = tuple(sorted(settings.rerank_prices_per_mtok.items()))
+    prices = (
+        tuple(sorted(settings.rerank_prices_per_mtok.items())),
+        tuple(sorted(settings.rerank_prices_per_1k_searches.items())),
+    )
     return _latency_data(store, settings, flt, deployment, prices, runs_stamp(store))
 
 
@@ -98,8 +101,9 @@ def render_latency(data: LatencyData) -> None:
 
     st.subheader("Latency and cost per reranker")
     st.caption(
-        "Voyage tokens at the prices in the settings (`rerank_prices_per_mtok`, dollars per million tokens); "
-        "the local re-scorer and no reranking cost $0."
+        "Voyage tokens and Cohere searches at the prices in the settings (`rerank_prices_per_mtok`, dollars per "
+        "million tokens; `rerank_prices_per_1k_searches`, dollars per 1,000 searches); the local re-scorer and no "
+        "reranking cost $0."
     )
     st.dataframe(
         pd.DataFrame(data.rerankers),
@@ -113,15 +117,20 @@ def render_latency(data: LatencyData) -> None:
             "runs": st.column_config.NumberColumn(width="small"),
             "tokens/query": st.column_config.NumberColumn(format="%.0f", width="small"),
             "$ / M tokens": st.column_config.NumberColumn(format="$%.3f", width="small"),
+            "searches/query": st.column_config.NumberColumn(format="%.1f", width="small"),
+            "$ / 1k searches": st.column_config.NumberColumn(format="$%.2f", width="small"),
             "$ / query": st.column_config.NumberColumn(format="$%.6f", width="small"),
             "$ / 1k queries": st.column_config.NumberColumn(format="$%.4f", width="small"),
             "fallbacks": st.column_config.NumberColumn(width="small"),
         },
     )
-    unpriced = [r["reranker"] for r in data.rerankers if r["$ / M tokens"] is None]
+    unpriced = [r["reranker"] for r in data.rerankers if r["$ / query"] is None]
     if unpriced:
         names = md(", ".join(map(str, unpriced)))
-        st.caption(f":orange[No price set for {names}]: add it to `rerank_prices_per_mtok`.")
+        st.caption(
+            f":orange[No price set for {names}]: add it to `rerank_prices_per_mtok` "
+            "(or `rerank_prices_per_1k_searches` for a model billed per search)."
+        )
 
     st.plotly_chart(data.figures["stacked"], key="latency.stacked")
     st.plotly_chart(data.figures["histograms"], key="latency.histograms")

@@ -24,10 +24,12 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         "backend": lab.backend.describe(),
         "embedder": lab.embedder.info.describe(),
         "voyage": "API key set" if has_key("voyage", lab.settings) else "no API key (Voyage reranker off)",
+        "cohere": "API key set" if has_key("cohere", lab.settings) else "no API key (Cohere reranker off)",
         "deals": deals,
     }
     if not args.json:
-        print(f"backend:  {status['backend']}\nembedder: {status['embedder']}\nvoyage:   {status['voyage']}")
+        print(f"backend:  {status['backend']}\nembedder: {status['embedder']}")
+        print(f"voyage:   {status['voyage']}\ncohere:   {status['cohere']}")
         if deals:
             print(f"deals:\n{format_table(deals)}")
         else:

@@ -249,34 +249,55 @@ class CostRow:
     reranker: str  # the label: "none", "local", "voyage · rerank-2.5"
     runs: int
     tokens_per_query: float
-    price_per_mtok: float | None  # None: a Voyage model with no price in the settings
+    price_per_mtok: float | None  # None: billed per search, or a model with no price in the settings
     usd_per_query: float | None
     usd_per_1000: float | None
     fallbacks: int
+    searches_per_query: float = 0.0
+    price_per_1k_searches: float | None = None  # a model billed per search (Cohere)
 
 
-def cost_rows(usage: Sequence[ModelUsage], prices_per_mtok: Mapping[str, float]) -> list[CostRow]:
-    """Tokens and dollars per query and per 1,000 queries at today's prices; local / none cost $0.
+def cost_rows(
+    usage: Sequence[ModelUsage],
+    prices_per_mtok: Mapping[str, float],
+    prices_per_1k_searches: Mapping[str, float] | None = None,
+) -> list[CostRow]:
+    """Tokens (or searches) and dollars per query and per 1,000 queries at today's prices; local / none cost $0.
 
     Usage rows with the same label (the local re-scorer under an older model id) are added together.
     """
-    merged: dict[str, tuple[str, str, int, int, int]] = {}
+    per_search_prices = prices_per_1k_searches or {}
+    merged: dict[str, tuple[str, str, int, int, int, int]] = {}
     for u in usage:
         label = reranker_label(u.reranker, u.model)
-        _, _, runs, tokens, fallbacks = merged.get(label, (u.reranker, u.model, 0, 0, 0))
-        merged[label] = (u.reranker, u.model, runs + u.runs, tokens + u.tokens, fallbacks + u.fallbacks)
+        _, _, runs, tokens, fallbacks, searches = merged.get(label, (u.reranker, u.model, 0, 0, 0, 0))
+        merged[label] = (
+            u.reranker, u.model, runs + u.runs, tokens + u.tokens, fallbacks + u.fallbacks, searches + u.searches
+        )  # fmt: skip
     rows = []
-    for label, (reranker, model, runs, tokens, fallbacks) in sorted(merged.items()):
-        per_token_query = tokens / runs if runs else 0.0
-        price = 0.0 if reranker in FREE_RERANKERS else prices_per_mtok.get(model)
-        per_query = None if price is None else per_token_query * price / 1_000_000
+    for label, (reranker, model, runs, tokens, fallbacks, searches) in sorted(merged.items()):
+        tokens_query = tokens / runs if runs else 0.0
+        searches_query = searches / runs if runs else 0.0
+        per_search = None if reranker in FREE_RERANKERS else per_search_prices.get(model)
+        price = 0.0 if reranker in FREE_RERANKERS else None if per_search is not None else prices_per_mtok.get(model)
+        if per_search is not None:
+            per_query: float | None = searches_query * per_search / 1000
+        else:
+            per_query = None if price is None else tokens_query * price / 1_000_000
         per_1000 = None if per_query is None else per_query * 1000
-        rows.append(CostRow(label, runs, per_token_query, price, per_query, per_1000, fallbacks))
+        rows.append(
+            CostRow(label, runs, tokens_query, price, per_query, per_1000, fallbacks, searches_query, per_search)
+        )
     return rows
 
 
-def load_costs(store: Store, prices_per_mtok: Mapping[str, float], flt: RunFilter | None = None) -> list[CostRow]:
-    return cost_rows(model_usage(store, flt), prices_per_mtok)
+def load_costs(
+    store: Store,
+    prices_per_mtok: Mapping[str, float],
+    flt: RunFilter | None = None,
+    prices_per_1k_searches: Mapping[str, float] | None = None,
+) -> list[CostRow]:
+    return cost_rows(model_usage(store, flt), prices_per_mtok, prices_per_1k_searches)
 
 
 def reranker_rows(table: TimingTable, costs: Sequence[CostRow]) -> list[dict[str, object]]:
@@ -297,6 +318,8 @@ def reranker_rows(table: TimingTable, costs: Sequence[CostRow]) -> list[dict[str
                 "p95 rerank": r95,
                 "tokens/query": cost.tokens_per_query,
                 "$ / M tokens": cost.price_per_mtok,
+                "searches/query": cost.searches_per_query,
+                "$ / 1k searches": cost.price_per_1k_searches,
                 "$ / query": cost.usd_per_query,
                 "$ / 1k queries": cost.usd_per_1000,
                 "fallbacks": cost.fallbacks,

@@ -107,6 +107,7 @@ class ModelUsage:
     runs: int
     tokens: int
     fallbacks: int
+    searches: int = 0  # billed search units (models billed per search)
 
 
 # --- a run as rows ----------------------------------------------------------------------------
@@ -143,6 +144,7 @@ def run_columns(payload: Mapping[str, Any], source: str) -> dict[str, Any]:
         "rerank_used": int(bool(payload["rerank_used"])),
         "fallback_reason": payload.get("fallback_reason"),
         "rerank_tokens": int(timings["rerank_tokens"] or 0),
+        "rerank_searches": int(timings.get("rerank_searches") or 0),
         "rerank_cost_usd": timings.get("rerank_cost_usd"),
         "total_ms": float(timings["stages_ms"]["total"]),
         "result_count": len(payload["results"]),
@@ -217,6 +219,7 @@ def run_from_dict(data: Mapping[str, Any]) -> RetrievalRun:
             rerank_tokens=t["rerank_tokens"],
             rerank_cost_usd=t["rerank_cost_usd"],
             over_budget=tuple(t["over_budget"]),
+            rerank_searches=t.get("rerank_searches") or 0,
         ),
         rerank_used=data["rerank_used"],
         fallback_reason=data["fallback_reason"],

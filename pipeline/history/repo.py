@@ -35,10 +35,10 @@ SUMMARY_COLUMNS = ", ".join(f"r.{name}" for name in SUMMARY_FIELDS)
 INSERT_RUN = """
 INSERT INTO runs (created_at, at_epoch, source, group_id, query, num_candidates, top_k, reranker, reranker_model,
                   include_superseded, as_of, rerank_used, fallback_reason, rerank_tokens, rerank_cost_usd, total_ms,
-                  result_count, first_stage)
+                  result_count, first_stage, rerank_searches)
 VALUES (:created_at, :at_epoch, :source, :group_id, :query, :num_candidates, :top_k, :reranker, :reranker_model,
         :include_superseded, :as_of, :rerank_used, :fallback_reason, :rerank_tokens, :rerank_cost_usd, :total_ms,
-        :result_count, :first_stage)
+        :result_count, :first_stage, :rerank_searches)
 """
 
 
@@ -181,11 +181,11 @@ def model_usage(store: Store, flt: RunFilter | None = None) -> list[ModelUsage]:
     rows = store.query(
         f"""
         SELECT r.reranker, r.reranker_model, COUNT(*), SUM(r.rerank_tokens),
-               SUM(r.fallback_reason IS NOT NULL)
+               SUM(r.fallback_reason IS NOT NULL), SUM(r.rerank_searches)
         FROM runs r WHERE {clause}
         GROUP BY r.reranker, r.reranker_model
         ORDER BY r.reranker, r.reranker_model
         """,
         params,
     )
-    return [ModelUsage(r[0], r[1], int(r[2]), int(r[3] or 0), int(r[4] or 0)) for r in rows]
+    return [ModelUsage(r[0], r[1], int(r[2]), int(r[3] or 0), int(r[4] or 0), int(r[5] or 0)) for r in rows]

@@ -2,7 +2,8 @@
 
 - `none`: first-stage (RRF) order, no reranking.
 - `local`: offline re-scorer, works without network (not a cross-encoder; see local.py).
-- `voyage`: Voyage's hosted cross-encoder (`rerank-2.5` by default), needs VOYAGE_API_KEY.
+- `voyage`: Voyage's hosted cross-encoder (`rerank-2.5` by default), needs VOYAGE_API_KEY; billed per token.
+- `cohere`: Cohere's hosted cross-encoder (`rerank-v3.5` by default), needs COHERE_API_KEY; billed per search.
 
 The rest of the pipeline (and the dashboard) asks `traits(name)` instead of comparing names.
 """
@@ -46,6 +47,9 @@ TRAITS: dict[str, RerankerTraits] = {
     "voyage": RerankerTraits(
         hosted=True, priced=True, pool_independent=True, key_env="VOYAGE_API_KEY", key_setting="voyage_api_key"
     ),
+    "cohere": RerankerTraits(
+        hosted=True, priced=True, pool_independent=True, key_env="COHERE_API_KEY", key_setting="cohere_api_key"
+    ),
 }
 RERANKERS = tuple(TRAITS)
 _UNKNOWN = RerankerTraits()  # a name not in the registry (a stored run of a test reranker): nothing special
@@ -61,8 +65,12 @@ def has_key(name: str, settings: Settings) -> bool:
     return field is None or bool(getattr(settings, field))
 
 
-def estimate_cost(tokens: int, model: str, settings: Settings) -> float | None:
-    """Dollars for `tokens` reranked with `model`; None when the model's price is not in the settings."""
+def estimate_cost(tokens: int, model: str, settings: Settings, searches: int = 0) -> float | None:
+    """Dollars for `tokens` (or `searches`, for a model billed per search) reranked with `model`; None when
+    the model's price is not in the settings."""
+    per_search = settings.rerank_prices_per_1k_searches.get(model)
+    if per_search is not None:
+        return searches * per_search / 1000
     price = settings.rerank_prices_per_mtok.get(model)
     if price is None:
         return None
@@ -77,21 +85,23 @@ class RerankerChoice:
     note: str  # why not available, or what it is
 
 
-def reranker_choices(settings: Settings) -> list[RerankerChoice]:
-    from pipeline.rerankers.voyage import LAST_FAILURE
+def _hosted_choice(name: str, vendor: str, model: str, settings: Settings) -> RerankerChoice:
+    from pipeline.rerankers.hosted import LAST_FAILURE
 
-    voyage = traits("voyage")
-    keyed = has_key("voyage", settings)
-    voyage_note = (
-        f"Voyage {settings.rerank_model} (hosted cross-encoder)" if keyed else f"no API key (set {voyage.key_env})"
-    )
-    failure = LAST_FAILURE.get(settings.rerank_model)
+    keyed = has_key(name, settings)
+    note = f"{vendor} {model} (hosted cross-encoder)" if keyed else f"no API key (set {traits(name).key_env})"
+    failure = LAST_FAILURE.get(model)
     if keyed and failure:
-        voyage_note = f"unreachable or failing: {failure}"
+        note = f"unreachable or failing: {failure}"
+    return RerankerChoice(name, f"{vendor} {model}", keyed and not failure, note)
+
+
+def reranker_choices(settings: Settings) -> list[RerankerChoice]:
     return [
         RerankerChoice("none", "No reranking (first-stage order)", True, "RRF fusion of BM25, cosine and BFS"),
         RerankerChoice("local", "Local re-scorer (offline)", True, "bi-encoder + BM25 re-score, not a cross-encoder"),
-        RerankerChoice("voyage", f"Voyage {settings.rerank_model}", keyed and not failure, voyage_note),
+        _hosted_choice("voyage", "Voyage", settings.rerank_model, settings),
+        _hosted_choice("cohere", "Cohere", settings.cohere_rerank_model, settings),
     ]
 
 
@@ -105,6 +115,10 @@ def make_reranker(name: str, settings: Settings, model: str | None = None) -> La
         from pipeline.rerankers.voyage import VoyageReranker
 
         return VoyageReranker(settings, model)
+    if name == "cohere":
+        from pipeline.rerankers.cohere import CohereReranker
+
+        return CohereReranker(settings, model)
     raise InvalidInput(f"Unknown reranker {name!r}; choose one of: {', '.join(RERANKERS)}.")
 
 

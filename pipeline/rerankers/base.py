@@ -24,6 +24,7 @@ class RerankerFailed(RetrievalLabError):
 class RerankOutcome:
     scores: tuple[float, ...]  # one per passage, in input order; higher is better
     tokens: int = 0  # billed tokens (0 for local rerankers)
+    searches: int = 0  # billed search units (Cohere bills per search, not per token)
     model: str = ""
 
 

@@ -96,6 +96,7 @@ class Timings:
     rerank_tokens: int
     rerank_cost_usd: float | None
     over_budget: tuple[str, ...]
+    rerank_searches: int = 0  # billed search units (Cohere bills per search, Voyage per token)
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,7 @@ async def retrieve(
     )
 
     scores: list[float] | None = None
-    tokens, fallback, model = 0, None, ""
+    tokens, searches, fallback, model = 0, 0, None, ""
     if ranker is not None and candidates:
         model = getattr(ranker, "model", "") or ranker.name
         with timer.stage("rerank"):
@@ -130,6 +130,7 @@ async def retrieve(
                 uuids, facts = [c.uuid for c in candidates], [c.fact for c in candidates]
                 outcome = await score_pool(driver, ranker, query, uuids, facts, first.edges)
                 scores, tokens, model = list(outcome.scores), outcome.tokens, outcome.model or model
+                searches = outcome.searches
             except RerankerFailed as exc:
                 fallback = str(exc)
     if scores is not None:
@@ -156,7 +157,7 @@ async def retrieve(
         candidates=candidates,
         reranked=reranked,
         results=results,
-        timings=_timings(timer.ms, tokens, model, lab),
+        timings=_timings(timer.ms, tokens, model, lab, searches),
         rerank_used=scores is not None,
         fallback_reason=fallback,
         created_at=created_at,
@@ -212,11 +213,13 @@ async def without_reranking(lab: Lab, run: RetrievalRun) -> RetrievalRun:
     )
 
 
-def _timings(ms: dict[str, float], tokens: int, model: str, lab: Lab) -> Timings:
-    cost = estimate_cost(tokens, model, lab.settings) if tokens else None
+def _timings(ms: dict[str, float], tokens: int, model: str, lab: Lab, searches: int = 0) -> Timings:
+    cost = estimate_cost(tokens, model, lab.settings, searches) if tokens or searches else None
     over = tuple(
         f"{stage.replace('_', ' ')} took {ms[stage]:.0f} ms (budget {budget:.0f} ms)"
         for stage, budget in BUDGETS_MS.items()
         if ms.get(stage, 0.0) > budget
     )
-    return Timings(stages_ms=dict(ms), rerank_tokens=tokens, rerank_cost_usd=cost, over_budget=over)
+    return Timings(
+        stages_ms=dict(ms), rerank_tokens=tokens, rerank_cost_usd=cost, over_budget=over, rerank_searches=searches
+    )

@@ -23,6 +23,6 @@ def test_voyage_says_no_key_then_unreachable_after_a_failure(monkeypatch: pytest
 
 
 def test_unknown_reranker_is_rejected_with_the_valid_names() -> None:
-    with pytest.raises(InvalidInput, match="none, local, voyage"):
-        make_reranker("cohere", Settings())
+    with pytest.raises(InvalidInput, match="none, local, voyage, cohere"):
+        make_reranker("jina", Settings())
     assert make_reranker("none", Settings()) is None

@@ -8,7 +8,7 @@ answers, the error bodies.
 Faults are scripted per request: `server.script(["429", "ok"])` answers the next request with 429, the one
 after normally; once the script is used up every request is answered normally. Modes: `ok`, `hang`
 (answer nothing for `hang_s`; teardown releases it at once), `malformed` (200 with a body that is not
-JSON), `partial` (a normal answer with its last `data` item dropped), or any HTTP status as a string
+JSON), `partial` (a normal answer with its last list item dropped), or any HTTP status as a string
 (`"429"`, `"500"`, `"503"`, `"400"`, ...): the status with the API's error body.
 Every request is recorded (`server.requests`: path, parsed body, headers) whatever it was answered.
 """
@@ -51,6 +51,7 @@ class LoopbackHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.0"  # one request per connection: nothing lingers at teardown
     paths: ClassVar[frozenset[str]]  # the POST paths the API serves
     malformed: ClassVar[bytes]  # a 200 body cut off mid-JSON
+    list_field: ClassVar[str] = "data"  # the answer's list of items ("partial" drops its last one)
 
     def answer(self, body: Any) -> dict[str, Any] | None:
         """The API's answer to `body` at `self.path`, or None when it has sent an error itself."""
@@ -113,7 +114,7 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         if payload is None:
             return
         if mode == "partial":
-            payload["data"] = payload["data"][:-1]
+            payload[self.list_field] = payload[self.list_field][:-1]
         self._send(200, json.dumps(payload).encode())
 
     def _send(self, status: int, payload: bytes, extra_headers: dict[str, str] | None = None) -> None:
