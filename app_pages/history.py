@@ -3,6 +3,7 @@ import streamlit as st
 from dashboard.common.run_filters import any_runs, run_filter_controls
 from dashboard.common.sidebar import store_context
 from dashboard.common.text import OPTION_CHARS, plain
+from dashboard.common.url_state import publish_id, restore_id
 from dashboard.history.view import render_run_comparison, render_run_list, render_stored_run
 from pipeline.history.labels import run_label
 from pipeline.history.repo import count_runs, list_runs, load_run
@@ -19,8 +20,9 @@ if any_runs(lab.store):
     else:
         render_run_list(runs, count_runs(lab.store, flt))
         labels = {r.id: run_label(r) for r in runs}
-        for key in ("history.open", "history.compare"):  # a run the filters now hide is deselected
-            if st.session_state.get(key) not in (None, *labels):
+        for key in ("history.open", "history.compare"):
+            restore_id(key, labels)  # a link or a reload opens the same runs
+            if st.session_state.get(key) not in (None, *labels):  # a run the filters now hide is deselected
                 st.session_state[key] = None
         pick = st.columns(2)
         first = pick[0].selectbox(
@@ -35,6 +37,8 @@ if any_runs(lab.store):
             key="history.compare",
             format_func=lambda i: "Pick a second run…" if i is None else plain(labels[i], OPTION_CHARS),
         )
+        publish_id("history.open", first)
+        publish_id("history.compare", second)
         if first is not None and second is not None and first != second:
             render_run_comparison(load_run(lab.store, first), load_run(lab.store, second))
         elif first is not None:

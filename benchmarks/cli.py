@@ -4,6 +4,7 @@
     python -m benchmarks load --group demo --sessions 20 --queries 5
     python -m benchmarks latency-page --runs 10000    the Latency page over a throwaway store of synthetic runs
     python -m benchmarks compare-page                 server time of a query on the Compare page
+    python -m benchmarks first-query                  1st and 10th query on Compare after a cold start, warm-up off/on
     python -m benchmarks huge-passage --mb 50         import and query one enormous passage: peak memory, stages
     python -m benchmarks scale --facts 10000          a generated deal of that size (cached): stages per N, memory
     python -m benchmarks walk-parity --group demo     the first stage's graph walk against graphiti's BFS, list by list
@@ -129,6 +130,15 @@ def _compare_page(args: argparse.Namespace) -> dict[str, Any]:
     result = time_compare_page(args.queries, args.reranker)
     if not args.json:
         print(json.dumps(result))
+    return result
+
+
+def _first_query(args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.first_query import render, time_first_query
+
+    result = time_first_query(args.queries, args.rounds)
+    if not args.json:
+        print(render(result))
     return result
 
 
@@ -291,6 +301,11 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--reranker", default="local")
     compare.set_defaults(run=_compare_page, no_lab=True)
 
+    first = sub.add_parser("first-query", help="1st and 10th query on Compare after a cold start (real browser)")
+    first.add_argument("--queries", type=whole(2, 100), default=10)
+    first.add_argument("--rounds", type=whole(1, 20), default=1, help="cold starts per mode (medians reported)")
+    first.set_defaults(run=_first_query, no_lab=True)
+
     huge = sub.add_parser("huge-passage", help="import and query one enormous passage (throwaway data dir)")
     huge.add_argument("--mb", type=int, default=50, help="size of the passage in MB")
     huge.add_argument("--queries", type=int, default=3)
@@ -338,7 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
     speed.add_argument("--repeat", type=whole(1, 20), default=2, help="imports and embeddings, alternately")
     speed.set_defaults(run=_import_speed, no_lab=True)
 
-    add_json_flag(bench, load, page, compare, huge, sizes, parity, sweep, pages, speed)
+    add_json_flag(bench, load, page, compare, first, huge, sizes, parity, sweep, pages, speed)
 
     return parser
 

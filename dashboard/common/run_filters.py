@@ -34,14 +34,25 @@ def run_filter_controls(ns: str, store: Store, sidebar_deal: str | None, text_se
     elif st.session_state[f"{ns}.deal"] not in deals:
         st.session_state[f"{ns}.deal"] = ALL_DEALS
     cols = st.columns([2, 3, 2, 3] + ([3] if text_search else []))
-    deal = cols[0].selectbox("Deal", deals, key=f"{ns}.deal")
-    rerankers = cols[1].multiselect("Reranker", list(choices.rerankers), key=f"{ns}.rerankers", placeholder="all")
-    sources = cols[2].multiselect("Source", list(choices.sources), key=f"{ns}.sources", placeholder="all")
+    # every filter is bound to the URL: a reload or a link shows the same runs
+    deal = cols[0].selectbox("Deal", deals, key=f"{ns}.deal", bind="query-params")
+    rerankers = cols[1].multiselect(
+        "Reranker", list(choices.rerankers), key=f"{ns}.rerankers", placeholder="all", bind="query-params"
+    )
+    sources = cols[2].multiselect(
+        "Source", list(choices.sources), key=f"{ns}.sources", placeholder="all", bind="query-params"
+    )
     today = datetime.now(UTC).date()  # runs recorded later in this session are "today": keep them in range
     first, last = choices.first_day or today, max(choices.last_day or today, today)
-    picked = cols[3].date_input("Date range (UTC)", value=(first, last), key=f"{ns}.dates", format="YYYY-MM-DD")
+    picked = cols[3].date_input(
+        "Date range (UTC)", value=(first, last), key=f"{ns}.dates", format="YYYY-MM-DD", bind="query-params"
+    )
     dates = tuple(picked) if isinstance(picked, list | tuple) else (picked,)
-    text = cols[4].text_input("Query contains", key=f"{ns}.text", max_chars=200) if text_search else ""
+    text = (
+        cols[4].text_input("Query contains", key=f"{ns}.text", max_chars=200, bind="query-params")
+        if text_search
+        else ""
+    )
     return RunFilter(
         group_id=None if deal == ALL_DEALS else deal,
         rerankers=tuple(rerankers),

@@ -30,6 +30,9 @@ CHROMIUM_FLAGS = [
 ]
 
 
+SERVER_LOG = (ROOT / "artifacts" / "streamlit-browser-test.log").resolve()
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -39,16 +42,13 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def app_url(demo: str) -> Iterator[str]:
     port = _free_port()
-    log = (ROOT / "artifacts").resolve()
-    log.mkdir(exist_ok=True)
-    with (log / "streamlit-browser-test.log").open("wb") as out:
+    SERVER_LOG.parent.mkdir(exist_ok=True)
+    with SERVER_LOG.open("wb") as out:
         server = subprocess.Popen(
             [
                 sys.executable,
                 "-m",
-                "streamlit",
-                "run",
-                "streamlit_app.py",
+                "dashboard.serve",  # as scripts/run.sh serves: warmed up first
                 "--server.port",
                 str(port),
                 "--server.address",

@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import quote, urlparse
 
 import pytest
-from playwright.async_api import Page, Request, Route
+from playwright.async_api import Page
 
 from dashboard.common.navigation import all_pages
 from pipeline.cli import main as cli_main
@@ -26,10 +26,10 @@ from pipeline.lab import Lab
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueSpec
 from tests.browser.conftest import screenshot, wait_for_app
+from tests.support.outbound import watch
 
 GROUP = f"hostile_{uuid.uuid4().hex[:6]}"
 EVIL = "http://evil.example"
-LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 LONG_TOKEN = "L" * 200_000
 # markers: text the data carries inside markup; none may become an element of its own
 MARKERS = ("LINKMARK", "ANCHORMARK", "BOLDMARK", "REDMARK", "HEADMARK", "DOCB", "DOCLINK", "QLINK", "KATEXMARK")
@@ -102,26 +102,6 @@ def write_corpus(folder: Path) -> None:
     (folder / "corpus.jsonl").write_text("".join(json.dumps(p) + "\n" for p in PASSAGES), encoding="utf-8")
     (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUERIES), encoding="utf-8")
     (folder / "qrels.tsv").write_text(QRELS, encoding="utf-8")
-
-
-async def watch(page: Page, outbound: list[str]) -> None:
-    """Abort and record every request to a host that is not this machine."""
-
-    async def route(r: Route) -> None:
-        host = urlparse(r.request.url).hostname or ""
-        if r.request.url.startswith(("http:", "https:", "ws:", "wss:")) and host not in LOOPBACK:
-            outbound.append(r.request.url)
-            await r.abort()
-        else:
-            await r.continue_()
-
-    def seen(request: Request) -> None:  # requests routing cannot see (e.g. from a service worker)
-        host = urlparse(request.url).hostname or ""
-        if request.url.startswith(("http:", "https:")) and host not in LOOPBACK and request.url not in outbound:
-            outbound.append(request.url)
-
-    await page.route("**/*", route)
-    page.on("request", seen)
 
 
 async def check(page: Page, name: str, outbound: list[str]) -> None:

@@ -6,7 +6,7 @@ import pytest
 from playwright.async_api import Page
 
 from dashboard.common.navigation import all_pages
-from tests.browser.conftest import screenshot, wait_for_app
+from tests.browser.conftest import SERVER_LOG, screenshot, wait_for_app
 
 # every page of the app, straight from the navigation, so a new page cannot be left out
 PAGES = [(spec.url_path, spec.url_path or "home") for spec in all_pages()]
@@ -42,3 +42,13 @@ async def test_compare_runs_a_query_in_the_browser(app_url: str, page: Page) -> 
     classes = await page.eval_on_selector_all("[class*='st-key-compare']", "els => els.map(e => e.className)")
     print(classes[:5])
     assert "compare.q=" in page.url
+
+
+@pytest.mark.browser
+async def test_the_app_was_warmed_up_before_it_served(app_url: str) -> None:
+    # the fixture serves through `python -m dashboard.serve`, as scripts/run.sh does
+    log = SERVER_LOG.read_text(encoding="utf-8", errors="replace")
+    warmed, listening = log.find("retrieval-lab: warmed up in"), log.find("You can now view")
+    assert warmed != -1, log[-2000:]
+    assert listening == -1 or warmed < listening, log[-2000:]
+    assert "Traceback" not in log and "missing ScriptRunContext" not in log, log[-2000:]
