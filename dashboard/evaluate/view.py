@@ -95,7 +95,8 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         "Queries (0 = all)", min_value=0, max_value=100_000, value=0, step=10, key=f"{NS}.limit"
     )
     cache_note = "Cached first-stage candidates and reranker scores are reused (keyed by the graph's fingerprint)."
-    cols[2].caption(f"Baseline: no reranking, N=50, k=10 (always computed). {cache_note}")
+    job_note = "A sweep runs on the server as a job: it goes on if this tab closes and is saved as an experiment."
+    cols[2].caption(f"Baseline: no reranking, N=50, k=10 (always computed). {cache_note} {job_note}")
 
     spec = SweepSpec(
         group_id,
@@ -115,7 +116,6 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         disabled=running,
         on_click=on_run,
         args=(lab, spec),
-        help="Runs on the server as a job: it goes on if this tab closes, and is saved as an experiment when it ends.",
     )
     buttons[1].button(
         "Cancel",
