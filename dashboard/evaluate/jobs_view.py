@@ -101,8 +101,8 @@ def _jobs(lab: Lab, group_id: str) -> None:
         for job in (j for j in jobs if j.active):
             _active(lab, job)
         if jobs:
-            with st.expander(f"Sweep jobs of this deal ({len(jobs)} latest)", expanded=False):
-                st.dataframe(pd.DataFrame([_row(j) for j in jobs]), hide_index=True, key=f"{NS}.jobs_table")
+            st.caption(f"Sweep jobs of this deal (the {len(jobs)} latest)")
+            st.dataframe(pd.DataFrame([_row(j) for j in jobs]), hide_index=True, key=f"{NS}.jobs_table", height=150)
         else:
             st.caption("No sweep has run on this deal yet.")
 
