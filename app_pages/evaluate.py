@@ -1,9 +1,9 @@
 import streamlit as st
 
 from dashboard.common.sidebar import page_context
+from dashboard.evaluate.jobs_view import follow_jobs
 from dashboard.evaluate.view import (
     eval_sets,
-    follow_sweep,
     pick_result,
     render_comparison,
     render_query_sets,
@@ -20,7 +20,7 @@ if deal is not None:
     render_query_sets(sets)
     if sets:
         sweep_controls(lab, deal.group_id, sets)
-        follow_sweep()
+        follow_jobs(lab, deal.group_id)
         result, saved_as = pick_result(lab, deal.group_id)
         if result is not None and result.spec.group_id == deal.group_id:
             render_result(lab, result, saved_as)

@@ -1,52 +1,75 @@
-"""A sweep running in the background on the app's one event loop (`dashboard/common/runtime.py`).
+"""Sweeps as server-side jobs on the Evaluate page (issue 17): start one, list the deal's jobs with progress and ETA
+for every session, cancel from any session.
 
-The page script starts it, then polls its progress on each rerun. Cancel sets a `threading.Event` that
-`run_sweep` checks between queries.
+Where a job runs: on the app's one event loop (`dashboard/common/runtime.py`), scheduled and not awaited. That loop
+lives as long as the server process, not the browser tab, so closing the tab leaves the job running and listed; the
+graph drivers and the Lab are bound to that loop already (a worker thread would need a second Lab and a second set of
+connections); and the sweep is async, so while it waits on the graph server other sessions' calls run on the same
+loop. What a session sees is read from SQLite (`sweep_jobs`), never from session state, so every session of the deal
+sees the same list; a cancel is a row update the runner polls within each query. When the server stops, the next
+start marks its jobs interrupted (and an exit handler does so at a clean stop).
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
-import threading
+import logging
 from collections.abc import Coroutine
-from dataclasses import dataclass, field
 from typing import Any
 
+import streamlit as st
+
 from dashboard.common.runtime import run
-from pipeline.evaluation.records import SweepResult, SweepSpec
-from pipeline.evaluation.sweep import run_sweep
+from pipeline.errors import RetrievalLabError
+from pipeline.evaluation.jobs import create_job, recover_jobs, request_cancel, run_job
+from pipeline.evaluation.jobs.repo import get_job, list_jobs
+from pipeline.evaluation.jobs.runner import interrupt_own_jobs
+from pipeline.evaluation.records import SweepSpec
 from pipeline.lab import Lab
+from pipeline.store.db import Store
+
+log = logging.getLogger(__name__)
+
+# the futures of the jobs this process runs: a scheduled task is only weakly held by the loop
+_RUNNING: dict[int, concurrent.futures.Future[None]] = {}
 
 
-@dataclass
-class SweepJob:
-    spec: SweepSpec
-    future: concurrent.futures.Future[SweepResult]
-    cancel: threading.Event = field(default_factory=threading.Event)
-    done: int = 0
-    total: int = 0
-    message: str = ""
-
-    def progress(self, done: int, total: int, message: str) -> None:  # called on the event loop's thread
-        self.done, self.total, self.message = done, total, message
-
-
-async def _submit(coro: Coroutine[Any, Any, SweepResult]) -> concurrent.futures.Future[SweepResult]:
+async def _submit(coro: Coroutine[Any, Any, None]) -> concurrent.futures.Future[None]:
     """Schedule `coro` on the running (app) loop without waiting for it."""
     return asyncio.run_coroutine_threadsafe(coro, asyncio.get_running_loop())
 
 
-def start_sweep(lab: Lab, spec: SweepSpec) -> SweepJob:
-    spec = spec.validate()
-    holder: dict[str, SweepJob] = {}
-    cancel = threading.Event()
+async def _run(lab: Lab, job_id: int) -> None:
+    try:
+        await run_job(lab, job_id)
+    except RetrievalLabError as exc:  # cancelled or failed: the job's row says so, the page shows it
+        log.info("sweep job #%s ended: %s", job_id, exc)
+    except Exception:
+        log.exception("sweep job #%s failed", job_id)
 
-    def progress(done: int, total: int, message: str) -> None:
-        if "job" in holder:
-            holder["job"].progress(done, total, message)
 
-    future = run(_submit(run_sweep(lab, spec, progress=progress, cancel=cancel)))
-    job = SweepJob(spec, future, cancel)
-    holder["job"] = job
-    return job
+@st.cache_resource(show_spinner=False)
+def startup(_store: Store, path: str) -> int:
+    """Once per server process: jobs a previous server left running are marked interrupted (one line in the log and
+    on the page), and this process's own jobs will be at exit."""
+    count = recover_jobs(_store)
+    atexit.register(interrupt_own_jobs, _store)
+    return count
+
+
+def start(lab: Lab, spec: SweepSpec, created_by: str) -> int:
+    """A job for the sweep, running in the background on the app's loop; its id. Bad settings raise before."""
+    job_id = create_job(lab, spec, created_by)
+    future = run(_submit(_run(lab, job_id)))
+    _RUNNING[job_id] = future
+    future.add_done_callback(lambda _f: _RUNNING.pop(job_id, None))
+    return job_id
+
+
+def cancel(store: Store, job_id: int) -> bool:
+    return request_cancel(store, job_id)
+
+
+__all__ = ["cancel", "get_job", "list_jobs", "recover_jobs", "start", "startup"]

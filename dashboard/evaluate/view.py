@@ -1,12 +1,11 @@
-"""The Evaluate & tune page's widgets: query sets, the sweep (progress, cancel), results, experiments.
+"""The Evaluate & tune page's widgets: query sets, the sweep (started as a job), results, experiments.
 
-The sweep runs in the background (`dashboard/evaluate/sweep_job.py`); the script polls it and draws a
-progress bar. A cancelled sweep keeps nothing (experiments are only written by "Save as experiment").
+A sweep runs as a server-side job (`dashboard/evaluate/sweep_job.py`, listed by `jobs_view.py` for every session);
+a finished one is saved as an experiment on its own, and the result shown is always a saved experiment, named in
+the URL (`evaluate.experiment`), so a reload shows the same numbers. A cancelled sweep keeps nothing.
 """
 
 from __future__ import annotations
-
-import concurrent.futures
 
 import pandas as pd
 import streamlit as st
@@ -14,23 +13,22 @@ import streamlit as st
 from dashboard.common.runtime import run
 from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, label, md, plain
 from dashboard.evaluate.charts import heatmaps, pareto
-from dashboard.evaluate.sweep_job import SweepJob, start_sweep
-from pipeline.errors import RetrievalLabError
-from pipeline.evaluation.compare import compare_experiments, wins_and_losses
-from pipeline.evaluation.experiments import list_experiments, load_experiment, save_experiment
+from dashboard.evaluate.jobs_view import OPEN, PARAM, SYNCED, active_job, on_cancel, on_run, show_experiment
+from pipeline.errors import InvalidInput
+from pipeline.evaluation.compare import compare_experiments, data_warnings, wins_and_losses
+from pipeline.evaluation.experiments import list_experiments, load_experiment, rename_experiment
 from pipeline.evaluation.export import per_query_csv, settings_table, to_csv, to_json
+from pipeline.evaluation.fingerprint import describe_graph, describe_judgments
 from pipeline.evaluation.judgments import EvalSet, available_eval_sets
 from pipeline.evaluation.labels import experiment_label
-from pipeline.evaluation.records import METRIC_NAMES, SweepCancelled, SweepResult, SweepSpec
+from pipeline.evaluation.records import METRIC_NAMES, SweepResult, SweepSpec
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 
 NS = "evaluate"
-JOB, RESULT, NOTICE = f"{NS}.job", f"{NS}.result", f"{NS}.notice"
 CANDIDATE_OPTIONS = [5, 10, 25, 50, 75, 100, 150, 200]
 TOP_K_OPTIONS = [1, 3, 5, 10, 20]
-POLL_S = 0.25
-LATEST = 0  # "Show" option for this session's latest sweep (experiment ids start at 1)
+NONE = 0  # "Show" option for no experiment (experiment ids start at 1)
 
 
 # --- query sets --------------------------------------------------------------------------------
@@ -68,10 +66,10 @@ def render_query_sets(sets: list[EvalSet]) -> None:
 
 
 def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
-    """The sweep form; Run starts a background sweep (callback), Cancel sets its flag (callback)."""
+    """The sweep form; Run starts a sweep job (callback), Cancel asks the deal's running job to stop (callback)."""
     st.subheader("Sweep")
-    job: SweepJob | None = st.session_state.get(JOB)
-    running = job is not None and not job.future.done()
+    job = active_job(lab, group_id)
+    running = job is not None
     usable = {c.name: c for c in reranker_choices(lab.settings) if c.available}
     cols = st.columns([2, 2, 2, 2])
     ns = cols[0].multiselect("Candidates N", CANDIDATE_OPTIONS, default=[10, 25, 50, 100], key=f"{NS}.candidates")
@@ -97,7 +95,8 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         "Queries (0 = all)", min_value=0, max_value=100_000, value=0, step=10, key=f"{NS}.limit"
     )
     cache_note = "Cached first-stage candidates and reranker scores are reused (keyed by the graph's fingerprint)."
-    cols[2].caption(f"Baseline: no reranking, N=50, k=10 (always computed). {cache_note}")
+    job_note = "A sweep runs on the server as a job: it goes on if this tab closes and is saved as an experiment."
+    cols[2].caption(f"Baseline: no reranking, N=50, k=10 (always computed). {cache_note} {job_note}")
 
     spec = SweepSpec(
         group_id,
@@ -115,49 +114,17 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         type="primary",
         icon=":material/play_arrow:",
         disabled=running,
-        on_click=_on_run,
+        on_click=on_run,
         args=(lab, spec),
     )
-    buttons[1].button("Cancel", key=f"{NS}.cancel", icon=":material/stop:", disabled=not running, on_click=_on_cancel)
-
-
-def _on_run(lab: Lab, spec: SweepSpec) -> None:
-    st.session_state.pop(NOTICE, None)
-    try:
-        st.session_state[JOB] = start_sweep(lab, spec)
-    except RetrievalLabError as exc:
-        st.session_state[NOTICE] = ("error", str(exc))
-
-
-def _on_cancel() -> None:
-    job: SweepJob | None = st.session_state.get(JOB)
-    if job is not None:
-        job.cancel.set()
-
-
-def follow_sweep() -> None:
-    """While a sweep runs, draw its progress until it ends; then keep its result (or say why not)."""
-    job: SweepJob | None = st.session_state.get(JOB)
-    if job is not None:
-        bar = st.progress(0.0, text="Starting the sweep…")
-        while not job.future.done():
-            concurrent.futures.wait([job.future], timeout=POLL_S)
-            fraction = job.done / job.total if job.total else 0.0
-            note = " (cancelling…)" if job.cancel.is_set() else ""
-            bar.progress(min(fraction, 1.0), text=f"{job.done} of {job.total or '?'} queries{note}")
-        bar.empty()
-        st.session_state.pop(JOB, None)
-        try:
-            st.session_state[RESULT] = job.future.result()
-            st.session_state[f"{NS}.open"] = LATEST  # show the fresh sweep
-        except SweepCancelled as exc:
-            st.session_state[NOTICE] = ("info", str(exc))
-        except RetrievalLabError as exc:
-            st.session_state[NOTICE] = ("error", str(exc))
-        st.rerun()  # draw the page again with the sweep over: Run enabled, Cancel disabled, results below
-    notice = st.session_state.get(NOTICE)
-    if notice:
-        (st.info if notice[0] == "info" else st.error)(md(notice[1]))
+    buttons[1].button(
+        "Cancel",
+        key=f"{NS}.cancel",
+        icon=":material/stop:",
+        disabled=not running,
+        on_click=on_cancel,
+        args=(lab, job.id if job else 0),
+    )
 
 
 # --- results -----------------------------------------------------------------------------------
@@ -236,12 +203,6 @@ def _rank(rank: int | None) -> str:
 def render_exports(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     cols = st.columns([3, 1, 1, 1, 1])
     name = f"{result.spec.group_id}-sweep" if saved_as is None else saved_as
-    if saved_as is None:
-        with cols[0].form(f"{NS}.save_form", border=False):
-            title = st.text_input("Experiment name", key=f"{NS}.name", placeholder="e.g. demo baseline sweep")
-            if st.form_submit_button("Save as experiment", icon=":material/save:"):
-                exp_id = save_experiment(lab.store, result, title)
-                st.success(f"Saved as experiment #{exp_id}.")
     slug = "".join(ch if ch.isalnum() else "-" for ch in name)[:60]
     cols[1].download_button("Table CSV", to_csv(result).encode(), f"{slug}.csv", "text/csv", key=f"{NS}.csv")
     cols[2].download_button(
@@ -254,23 +215,63 @@ def render_exports(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
 
 
 def pick_result(lab: Lab, group_id: str) -> tuple[SweepResult | None, str | None]:
-    """The result to show: a saved experiment the user opened, else this session's latest sweep."""
+    """The saved experiment to show: the one in the URL (`evaluate.experiment`, set when this session's sweep
+    ended or an experiment is picked), so a reload shows the same result."""
     experiments = list_experiments(lab.store, group_id)
     labels = {e.id: experiment_label(e) for e in experiments}
-    if st.session_state.get(f"{NS}.open") not in (LATEST, *labels):
-        st.session_state[f"{NS}.open"] = LATEST
+    param = st.query_params.get(PARAM)
+    if param is not None and st.session_state.get(SYNCED) != param:
+        st.session_state[SYNCED] = param
+        wanted = int(param) if param.isdigit() else None
+        if wanted in labels:
+            st.session_state[OPEN] = wanted
+        else:
+            st.warning(f"No experiment {md(param)} on this deal: pick one below.")
+    if st.session_state.get(OPEN) not in (NONE, *labels):
+        st.session_state[OPEN] = NONE
     opened = st.selectbox(
         "Show",
-        [LATEST, *labels],
-        key=f"{NS}.open",
-        format_func=lambda i: (
-            "Latest sweep (this session)" if i == LATEST else plain(labels.get(i, f"#{i}"), OPTION_CHARS)
-        ),
+        [NONE, *labels],
+        key=OPEN,
+        on_change=_opened,
+        format_func=lambda i: "(pick a saved sweep)" if i == NONE else plain(labels.get(i, f"#{i}"), OPTION_CHARS),
+        help="Every finished sweep is saved as an experiment; the one shown is in the page's URL.",
     )
-    if opened != LATEST:
-        info, result = load_experiment(lab.store, opened)
-        return result, f"#{info.id} {info.name}"
-    return st.session_state.get(RESULT), None
+    if opened == NONE:
+        return None, None
+    info, result = load_experiment(lab.store, opened)
+    _fingerprint_line(result)
+    _rename_form(lab, info.id, group_id, info.name)
+    return result, f"#{info.id} {info.name}"
+
+
+def _opened() -> None:
+    opened = st.session_state.get(OPEN)
+    if opened:
+        show_experiment(opened)
+    else:
+        st.query_params.pop(PARAM, None)
+        st.session_state[SYNCED] = None
+
+
+def _fingerprint_line(result: SweepResult) -> None:
+    fp = result.fingerprint
+    if fp:
+        st.caption(f"Ran on {md(describe_graph(fp['graph']))}; judgments {md(describe_judgments(fp['judgments']))}.")
+    else:
+        st.caption("Saved before run fingerprints: the graph and judgment states it ran on were not recorded.")
+
+
+def _rename_form(lab: Lab, exp_id: int, group_id: str, name: str) -> None:
+    with st.popover("Rename", icon=":material/edit:"), st.form(f"{NS}.rename_form", border=False):
+        new = st.text_input("Experiment name", value=name, key=f"{NS}.name_{exp_id}")
+        if st.form_submit_button("Rename"):
+            try:
+                rename_experiment(lab.store, exp_id, group_id, new)
+            except InvalidInput as exc:
+                st.error(md(exc))
+            else:
+                st.rerun()
 
 
 def render_comparison(lab: Lab, group_id: str) -> None:
@@ -291,7 +292,10 @@ def render_comparison(lab: Lab, group_id: str) -> None:
     if a == b:
         st.caption("Pick two different experiments.")
         return
-    rows = compare_experiments(load_experiment(lab.store, a)[1], load_experiment(lab.store, b)[1], metric)
+    result_a, result_b = load_experiment(lab.store, a)[1], load_experiment(lab.store, b)[1]
+    for line in data_warnings(result_a, result_b):
+        st.warning(md(line), icon=":material/warning:")
+    rows = compare_experiments(result_a, result_b, metric)
     if not rows:
         st.info("The two experiments share no setting.")
         return

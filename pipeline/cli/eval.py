@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.cli.common import check_writable, parse_int_list
+from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
 from pipeline.utc import utc_now
 
@@ -46,9 +47,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from tqdm import tqdm
 
-    from pipeline.evaluation.experiments import save_experiment
+    from pipeline.evaluation.experiments import clean_experiment_name
     from pipeline.evaluation.export import render_table, settings_table, to_csv, to_json
+    from pipeline.evaluation.jobs import create_job, recover_jobs, run_job
     from pipeline.evaluation.records import SweepSpec
+    from pipeline.evaluation.repo import experiment_names
     from pipeline.evaluation.sweep import run_sweep
 
     for path in (args.export_csv, args.export_json):
@@ -65,30 +68,45 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         use_cache=not (args.no_cache or args.timing),
     ).validate()
 
-    async def sweep(use_cache: bool, label: str) -> Any:
-        bars: list[Any] = []  # the bar appears with the first progress report (bad input fails before it)
+    bars: list[Any] = []  # the bar appears with the first progress report (bad input fails before it)
 
+    def progress_bar(label: str) -> Any:
         def progress(done: int, total: int, _message: str) -> None:
             if not bars:
                 bars.append(tqdm(total=total, unit="q", desc=label, disable=args.json, file=sys.stderr))
             bars[0].n = done
             bars[0].refresh()
 
-        try:
-            return await run_sweep(lab, SweepSpec(**{**spec.__dict__, "use_cache": use_cache}), progress)
-        finally:
-            for bar in bars:
-                bar.close()
+        return progress
 
-    started = time.perf_counter()
-    result = await sweep(spec.use_cache, "sweep (cold, caches bypassed)" if args.timing else "sweep")
-    timing: dict[str, float] = {"first_s": round(time.perf_counter() - started, 2)}
-    if args.timing:
-        started = time.perf_counter()
-        await sweep(True, "repeated sweep")
-        timing["repeated_s"] = round(time.perf_counter() - started, 2)
+    def close_bars() -> None:
+        for bar in bars:
+            bar.close()
+        bars.clear()
+
+    recover_jobs(lab.store, lambda line: print(line, file=sys.stderr))
+    if args.name and not args.no_save and clean_experiment_name(args.name) in experiment_names(lab.store, args.group):
+        raise InvalidInput(
+            f"An experiment called {args.name!r} already exists on deal {args.group!r}; pick another name."
+        )
     name = args.name or f"{args.group} {utc_now().strftime('%Y-%m-%d %H:%M:%S')}"
-    exp_id = None if args.no_save else save_experiment(lab.store, result, name)
+    # the sweep is a job as on the Evaluate page: listed there with its progress, cancellable from the page
+    job_id = create_job(lab, spec, "cli")
+    started = time.perf_counter()
+    try:
+        label = "sweep (cold, caches bypassed)" if args.timing else "sweep"
+        outcome = await run_job(lab, job_id, progress_bar(label), name=name, save=not args.no_save)
+    finally:
+        close_bars()
+    result, exp_id, name = outcome.result, outcome.experiment_id, outcome.name or name
+    timing: dict[str, float] = {"first_s": round(time.perf_counter() - started, 2)}
+    if args.timing:  # the repeat only times the cache: it is not a job and is not saved
+        started = time.perf_counter()
+        try:
+            await run_sweep(lab, SweepSpec(**{**spec.__dict__, "use_cache": True}), progress_bar("repeated sweep"))
+        finally:
+            close_bars()
+        timing["repeated_s"] = round(time.perf_counter() - started, 2)
     if args.export_csv:
         Path(args.export_csv).write_text(to_csv(result), encoding="utf-8")
     if args.export_json:
@@ -114,4 +132,6 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         "recommendation": {"setting": rec.key, "rule": rec.rule},
         "stats": result.stats.__dict__,
         "timing": timing,
+        "job_id": job_id,
+        "fingerprint": result.fingerprint,
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.errors import InvalidInput
+from pipeline.evaluation.fingerprint import fingerprint_warnings
 from pipeline.evaluation.records import METRIC_NAMES, SweepResult
 from pipeline.evaluation.significance import paired_test
 
@@ -22,6 +23,11 @@ class ComparedSetting:
     @property
     def delta(self) -> float:
         return self.metric_b - self.metric_a
+
+
+def data_warnings(a: SweepResult, b: SweepResult) -> list[str]:
+    """One line per way the two runs' data differed: another graph state, other judgments (issue 17)."""
+    return fingerprint_warnings(a.fingerprint, b.fingerprint)
 
 
 def compare_experiments(a: SweepResult, b: SweepResult, metric: str = "ndcg@10") -> list[ComparedSetting]:

@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.records import QueryRow, SettingResult, SweepResult, SweepSpec, SweepStats
-from pipeline.evaluation.repo import experiment_heads, experiment_rows, insert_experiment
+from pipeline.evaluation.repo import (
+    experiment_heads,
+    experiment_names,
+    experiment_rows,
+    insert_experiment,
+    rename_experiment_row,
+)
 from pipeline.store.db import Store
 from pipeline.text import one_line
 
@@ -60,6 +66,7 @@ def experiment_columns(result: SweepResult, name: str) -> dict[str, Any]:
         "stats": asdict(result.stats),
         "baseline": result.baseline,
         "created_at": result.created_at,
+        "fingerprint": result.fingerprint,
     }
     return {
         "name": name,
@@ -162,17 +169,38 @@ def result_from_rows(head: sqlite3.Row, settings: Iterable[sqlite3.Row], queries
         facts=payload["facts"],
         stats=SweepStats(**payload["stats"]),
         baseline=payload["baseline"],
+        fingerprint=payload.get("fingerprint", {}),  # none on experiments saved before fingerprints
     )
 
 
 # --- saving and loading ------------------------------------------------------------------------
 
 
-def save_experiment(store: Store, result: SweepResult, name: str) -> int:
-    """Write the sweep in one transaction; its id. A name already used is refused."""
+def save_experiment(
+    store: Store, result: SweepResult, name: str, then: Callable[[sqlite3.Connection, int], None] | None = None
+) -> int:
+    """Write the sweep in one transaction (with `then(conn, id)` inside it); its id. A name already used is refused."""
     name = clean_experiment_name(name)
     settings = [setting_columns(s) for s in result.settings]
-    return insert_experiment(store, experiment_columns(result, name), settings, [query_columns(r) for r in result.rows])
+    rows = [query_columns(r) for r in result.rows]
+    return insert_experiment(store, experiment_columns(result, name), settings, rows, then)
+
+
+def unique_name(store: Store, group_id: str, name: str) -> str:
+    """`name`, or `name (2)`, `name (3)`, ... : the first not used on the deal."""
+    taken = experiment_names(store, group_id)
+    base, n = clean_experiment_name(name), 1
+    candidate = base
+    while candidate in taken:
+        n += 1
+        candidate = f"{base} ({n})"
+    return candidate
+
+
+def rename_experiment(store: Store, exp_id: int, group_id: str, name: str) -> str:
+    cleaned = clean_experiment_name(name)
+    rename_experiment_row(store, exp_id, group_id, cleaned)
+    return cleaned
 
 
 def list_experiments(store: Store, group_id: str | None = None) -> list[ExperimentInfo]:

@@ -138,6 +138,7 @@ class SweepResult:
     facts: dict[str, str]  # uuid -> fact text, for every uuid in a ranking or a judgment
     stats: SweepStats
     baseline: str = field(default=setting_key(*BASELINE))
+    fingerprint: dict[str, Any] = field(default_factory=dict)  # the run's graph, judgments and settings (issue 17)
 
     def setting(self, key: str) -> SettingResult:
         for s in self.settings:

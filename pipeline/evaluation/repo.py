@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pipeline.deals.access import access_of
@@ -33,21 +33,46 @@ VALUES (:experiment_id, :setting, :query_id, :metrics, :latency_ms, :ranking)
 
 
 def insert_experiment(
-    store: Store, head: Mapping[str, Any], settings: Sequence[Mapping[str, Any]], queries: Sequence[Mapping[str, Any]]
+    store: Store,
+    head: Mapping[str, Any],
+    settings: Sequence[Mapping[str, Any]],
+    queries: Sequence[Mapping[str, Any]],
+    then: Callable[[sqlite3.Connection, int], None] | None = None,
 ) -> int:
-    """The experiment row, its settings' and its queries' rows in one transaction; its id. A name already
-    used on the deal is refused."""
+    """The experiment row, its settings' and its queries' rows in one transaction (with `then(conn, id)`, e.g. the
+    sweep job's end, in the same one); its id. A name already used on the deal is refused."""
     access_of(store).require(str(head["group_id"]), "save an experiment")
     try:
         with store.transaction() as conn:
             exp_id = int(conn.execute(INSERT_EXPERIMENT, head).lastrowid or 0)
             conn.executemany(INSERT_SETTING, [{**row, "experiment_id": exp_id} for row in settings])
             conn.executemany(INSERT_QUERY, [{**row, "experiment_id": exp_id} for row in queries])
+            if then is not None:
+                then(conn, exp_id)
     except sqlite3.IntegrityError:
         raise InvalidInput(
             f"An experiment called {head['name']!r} already exists on deal {head['group_id']!r}; pick another name."
         ) from None
     return exp_id
+
+
+def experiment_names(store: Store, group_id: str) -> set[str]:
+    return {r["name"] for r in store.query("SELECT name FROM experiments WHERE group_id = ?", (group_id,))}
+
+
+def rename_experiment_row(store: Store, exp_id: int, group_id: str, name: str) -> None:
+    access_of(store).require(group_id, "rename an experiment")
+    try:
+        with store.transaction() as conn:
+            found = conn.execute(
+                "UPDATE experiments SET name = ? WHERE id = ? AND group_id = ?", (name, exp_id, group_id)
+            ).rowcount
+    except sqlite3.IntegrityError:
+        raise InvalidInput(
+            f"An experiment called {name!r} already exists on deal {group_id!r}; pick another name."
+        ) from None
+    if not found:
+        raise InvalidInput(f"No experiment #{exp_id}.")
 
 
 def experiment_heads(store: Store, group_id: str | None = None) -> list[sqlite3.Row]:
@@ -69,6 +94,12 @@ def experiment_rows(store: Store, exp_id: int) -> tuple[sqlite3.Row, list[sqlite
     settings = store.query("SELECT * FROM experiment_settings WHERE experiment_id = ?", (exp_id,))
     queries = store.query("SELECT * FROM experiment_queries WHERE experiment_id = ?", (exp_id,))
     return head[0], settings, queries
+
+
+def audit_entry_time(store: Store, audit_id: int) -> str | None:
+    """When an audit entry was written (a run's fingerprint names the deal's newest change by it)."""
+    rows = store.query("SELECT at FROM audit_log WHERE id = ?", (audit_id,))
+    return rows[0]["at"] if rows else None
 
 
 # --- first-stage cache ---------------------------------------------------------------------------

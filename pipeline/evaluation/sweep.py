@@ -29,10 +29,14 @@ order queries finish in (a test compares a concurrent sweep with one query at a 
 per setting). With more than one in flight, latencies are measured beside the other queries and read higher.
 
 Progress goes to a callback after each query; cancellation is a flag (anything with `is_set()`,
-e.g. `threading.Event`) checked before a query starts and after each one finishes (the queries in
-flight are let finish). A cancelled sweep raises
+e.g. `threading.Event`, or a job's row in SQLite: `jobs/runner.py`) checked before a query starts, after each
+one finishes, and inside each query before every first-stage search and every reranker call, so a cancel lands
+within the query in flight (64 s at N=150/200 when it waited for the query to end). A cancelled sweep raises
 `SweepCancelled` and returns nothing: experiments are only written by `save_experiment`, whole.
 Cached pools and scores computed before the cancel stay cached (each is a complete, correct row).
+
+The result carries its run's fingerprint (`fingerprint.py`): the graph state it started on, the version of
+its judgments and its settings.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from pipeline.audit.repo import last_audit_id
 from pipeline.errors import InvalidInput
 from pipeline.evaluation import metrics as m
 from pipeline.evaluation.cache import FirstStageCache, Pool, RerankCache, graph_fingerprint
+from pipeline.evaluation.fingerprint import run_fingerprint
 from pipeline.evaluation.judgments import EvalQuery, EvalSet, load_eval_set
 from pipeline.evaluation.phases import Phases
 from pipeline.evaluation.records import (
@@ -154,6 +159,12 @@ class _QueryRanker:
     search_filter: Any
     stats: _Counts
     phases: Phases
+    cancel: CancelFlag | None = None
+
+    def check_cancel(self) -> None:
+        """Called inside a query, between its searches and reranker calls: the query in flight stops there."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise SweepCancelled("Sweep cancelled; nothing was saved.")
 
 
 async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) -> _Ranked:
@@ -170,6 +181,7 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
         with phases.time("cache_read"):
             pool = pools_cache.get(depth, text) if spec.use_cache else None
         if pool is None:
+            r.check_cancel()
             if vector is None:
                 timer = StageTimer()
                 with phases.time("embed"), timer.stage("embed"):
@@ -194,6 +206,7 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
             ranker = rankers[name]
             order, rerank_ms, tokens, fallback = list(range(len(pool.uuids))), 0.0, 0.0, 0
             if ranker is not None and pool.uuids:
+                r.check_cancel()
                 outcome = await _scores(
                     driver,
                     ranker,
@@ -298,6 +311,8 @@ async def _rank_all(
             if not running:
                 break
             finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            if any(isinstance(t.exception(), SweepCancelled) for t in finished):
+                raise SweepCancelled(f"Sweep cancelled after {done} of {total} queries; nothing was saved.")
             for task in sorted(finished, key=lambda t: t.result()[0]):
                 i, ranked = task.result()
                 results[i] = ranked
@@ -306,8 +321,8 @@ async def _rank_all(
                     progress(done, total, queries[i].text)
                 check_cancel()
     finally:
-        if running:
-            await asyncio.wait(running)
+        if running:  # the queries in flight see the cancel at their next step; their outcome is not wanted
+            await asyncio.gather(*running, return_exceptions=True)
     assert all(x is not None for x in results)
     return [x for x in results if x is not None]
 
@@ -333,7 +348,7 @@ class _QueryVectors:
         return [self.loaded[u] for u in uuids]
 
 
-def _check_available(lab: Lab, rerankers: Sequence[str]) -> None:
+def check_available(lab: Lab, rerankers: Sequence[str]) -> None:
     """Refuse a reranker that cannot run at all (no API key); a failing one is tried, and its failures are
     counted per setting (`fallbacks`: first-stage order kept for that query)."""
     choices = {c.name: c for c in reranker_choices(lab.settings)}
@@ -352,7 +367,7 @@ async def run_sweep(
 ) -> SweepResult:
     """Run every setting of `spec` over the deal's judged queries; raises SweepCancelled if cancelled."""
     spec = spec.validate()
-    _check_available(lab, spec.rerankers)
+    check_available(lab, spec.rerankers)
     started = time.perf_counter()
     full = eval_set or await load_eval_set(lab, spec.group_id, spec.judgments)
     chosen = full.select(spec.split, spec.limit_queries)
@@ -383,10 +398,13 @@ async def run_sweep(
         search_filter,
         stats,
         phases,
+        cancel,
     )
     with phases.time("graph_state"):
         tracker = _StateTracker(lab, spec, filter_key, await graph_state(lab.backend, lab.store, spec.group_id))
         await tracker.start()
+    assert tracker.cache is not None
+    fingerprint = run_fingerprint(lab.store, spec, tracker.state, tracker.cache.key[1], full)
 
     total = len(chosen.queries)
     if progress:
@@ -433,6 +451,7 @@ async def run_sweep(
             time.perf_counter() - started,
             phases.rounded(),
         ),
+        fingerprint=fingerprint,
     )
 
 

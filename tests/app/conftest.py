@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline.admin.repo import clear_failures
+from pipeline.evaluation.jobs import SweepJob
+from pipeline.evaluation.jobs.repo import get_job, list_jobs
 from pipeline.settings import get_settings
 from pipeline.store import open_store
 
@@ -35,6 +38,21 @@ def open_page(app: AppTest, page: str, deal: str | None = None) -> AppTest:
         app.selectbox(key="sidebar.deal").set_value(deal).run()
     no_errors(app)
     return app
+
+
+def finish_sweep(app: AppTest, group_id: str, timeout: float = 120) -> SweepJob:
+    """After Run sweep: wait for the deal's newest job (it runs on the app's loop, beside the test; a quick one may
+    have ended already) to end, then run the page again, which opens the saved experiment; the job as it ended."""
+    store = open_store(get_settings().resolved_data_dir)
+    job_id = list_jobs(store, group_id, 1)[0].id
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = get_job(store, job_id)
+        if job is not None and not job.active:
+            app.run()
+            return job
+        time.sleep(0.1)
+    raise AssertionError(f"sweep job #{job_id} still running after {timeout} s")
 
 
 @pytest.fixture(autouse=True)

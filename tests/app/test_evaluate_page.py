@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
+
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from pipeline.evaluation.experiments import list_experiments, load_experiment
+from pipeline.evaluation.jobs.owner import this_process
+from pipeline.evaluation.jobs.repo import claim_job, end_job, get_job, insert_job, record_progress
+from pipeline.evaluation.records import SweepSpec
 from pipeline.lab import Lab
-from tests.app.conftest import no_errors, open_page
+from tests.app.conftest import finish_sweep, no_errors, open_page
 
 
 def frame(app: AppTest, column: str) -> pd.DataFrame:
@@ -29,42 +35,86 @@ def test_page_shows_the_query_set_and_the_sweep_controls(app: AppTest) -> None:
     assert not app.button(key="evaluate.run").disabled
 
 
-def test_run_a_small_sweep_see_results_and_save_it(app: AppTest, lab: Lab) -> None:
+def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab: Lab) -> None:
+    """A sweep is a job: it runs in the background, is saved as an experiment when it ends (no click), and the
+    page shows that experiment, named in the URL, so a reload shows the same numbers."""
     open_page(app, "app_pages/evaluate.py")
     app.multiselect(key="evaluate.candidates").set_value([10, 25])
     app.multiselect(key="evaluate.top_k").set_value([5, 10])
     app.number_input(key="evaluate.limit").set_value(4)
     app.run()
+    before = {e.id for e in list_experiments(lab.store, "demo")}
     app.button(key="evaluate.run").click()
     app.run()
     no_errors(app)
+    job = finish_sweep(app, "demo")
+    job_id = job.id
+    assert job.state == "done" and job.experiment_id is not None and job.experiment_id not in before
+    no_errors(app)
+    assert app.query_params["evaluate.experiment"] in (str(job.experiment_id), [str(job.experiment_id)])
+    assert app.selectbox(key="evaluate.open").value == job.experiment_id
     table = frame(app, "recommended")
     # 2 rerankers x 2 N x 2 k, plus the baseline (none, N=50, k=10) computed beside the grid
     assert len(table) == 9
     assert set(table["setting"]) >= {"none N=10 k=5", "local N=25 k=10", "none N=50 k=10"}
     assert table["recommended"].sum() == 1
     assert any("Recommended:" in s.value for s in app.success)
-    assert "4 queries" in " ".join(c.value for c in app.caption)
-    # once the sweep is over the page is drawn again: Run live, Cancel off
+    captions = " ".join(c.value for c in app.caption)
+    assert "4 queries" in captions and "Ran on " in captions and "judgments" in captions
+    # once the sweep is over: Run live, Cancel off; the job is listed as done with its experiment
     assert app.button(key="evaluate.cancel").disabled and not app.button(key="evaluate.run").disabled
+    jobs = frame(app, "experiment")
+    assert jobs.iloc[0]["job"] == job_id and jobs.iloc[0]["state"] == "done"
+    assert jobs.iloc[0]["experiment"] == f"#{job.experiment_id}"
     # per-setting inspection and exports are on the page
     assert app.selectbox(key="evaluate.inspect").value == table.loc[table["recommended"], "setting"].iloc[0]
     assert len(frame(app, "type")) >= 1
 
-    app.text_input(key="evaluate.name").input("apptest small sweep")
-    app.button(key="FormSubmitter:evaluate.save_form-Save as experiment").click()
-    app.run()
-    no_errors(app)
-    saved = [e for e in list_experiments(lab.store, "demo") if e.name == "apptest small sweep"]
-    assert len(saved) == 1 and saved[0].queries == 4
+    saved = [e for e in list_experiments(lab.store, "demo") if e.id == job.experiment_id]
+    assert len(saved) == 1 and saved[0].queries == 4 and saved[0].name.startswith("sweep 20")
     _, result = load_experiment(lab.store, saved[0].id)
     assert len(result.settings) == 9
 
-    # open the saved experiment: the same table comes back from the store
-    app.run()  # the list of experiments is drawn before the save button: the next run lists it
-    app.selectbox(key="evaluate.open").set_value(saved[0].id)
-    app.run()
-    no_errors(app)
-    again = frame(app, "recommended")
-    assert list(again["setting"]) == list(table["setting"])
-    assert list(again["ndcg@10"]) == list(table["ndcg@10"])
+    # a reload: a new session on the same URL shows the same table
+    again = AppTest.from_file(app._script_path, default_timeout=60)
+    again.query_params["evaluate.experiment"] = str(job.experiment_id)
+    open_page(again, "app_pages/evaluate.py")
+    again.query_params["evaluate.experiment"] = str(job.experiment_id)
+    again.run()
+    no_errors(again)
+    shown = frame(again, "recommended")
+    assert list(shown["setting"]) == list(table["setting"])
+    assert list(shown["ndcg@10"]) == list(table["ndcg@10"])
+
+    # the user may rename it
+    again.text_input(key=f"evaluate.name_{job.experiment_id}").input("apptest small sweep")
+    again.button(key="FormSubmitter:evaluate.rename_form-Rename").click()
+    again.run()
+    no_errors(again)
+    assert load_experiment(lab.store, job.experiment_id)[0].name == "apptest small sweep"
+
+
+def test_every_session_sees_a_running_job_and_may_cancel_it(app: AppTest, lab: Lab) -> None:
+    """A job started elsewhere (another session, the CLI) is listed with its progress and ETA, read from SQLite;
+    this session's Cancel asks it to stop."""
+    spec = SweepSpec("demo", candidates=(10,), top_ks=(3,), rerankers=("none",))
+    job_id = insert_job(lab.store, "demo", json.dumps(asdict(spec)), "someone else", this_process())
+    try:
+        assert claim_job(lab.store, job_id, this_process())
+        record_progress(lab.store, job_id, 5, 20, 10.0)  # 2 s a query: 15 queries left, about 30 s
+        open_page(app, "app_pages/evaluate.py")
+        bars = [b for b in app.get("progress") if f"Job #{job_id}" in b.proto.text]
+        assert len(bars) == 1
+        assert "5 of 20 queries" in bars[0].proto.text and "ETA " in bars[0].proto.text
+        assert "ETA -" not in bars[0].proto.text
+        assert any("started by someone else" in c.value for c in app.caption)
+        assert app.button(key="evaluate.run").disabled  # one job a deal at a time
+        assert not app.button(key="evaluate.cancel").disabled
+        app.button(key=f"evaluate.cancel_job_{job_id}").click()
+        app.run()
+        no_errors(app)
+        job = get_job(lab.store, job_id)
+        assert job is not None and job.state == "cancelling" and job.cancel_at_done == 5
+        assert app.button(key=f"evaluate.cancel_job_{job_id}").disabled
+    finally:
+        end_job(lab.store, job_id, "cancelled", "test over")

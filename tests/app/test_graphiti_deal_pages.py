@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from pipeline.cli import main
 from pipeline.lab import Lab
 from pipeline.query_sets.sets import delete_query_set
-from tests.app.conftest import APP, no_errors, open_page
+from tests.app.conftest import APP, finish_sweep, no_errors, open_page
 from tests.app.test_read_only_gate import WHOLE_GRAPH, _fresh_lab
 from tests.support.dump import dump_deal
 from tests.support.graphiti_deal import (
@@ -111,6 +111,8 @@ def walk_evaluate(group: str, queue: str) -> None:
     evaluate.run()
     evaluate.button(key="evaluate.run").click()
     evaluate.run()
+    no_errors(evaluate)
+    finish_sweep(evaluate, group)  # the sweep is a job: it ends in the background, saved, then shown
     no_errors(evaluate)
     assert len(frame_with(evaluate, "recommended")) >= 2
 

@@ -1,0 +1,150 @@
+"""The Evaluate page's sweep jobs: the deal's jobs with progress and ETA (read from SQLite, so every session sees
+them), refreshing while one runs; cancel from any session; a session's own finished sweep opened for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from dashboard.common.text import md
+from dashboard.evaluate import sweep_job
+from pipeline.errors import RetrievalLabError
+from pipeline.evaluation.experiments import spec_from_json
+from pipeline.evaluation.jobs import SweepJob
+from pipeline.evaluation.jobs.records import eta_text
+from pipeline.evaluation.records import SweepSpec
+from pipeline.lab import Lab
+
+NS = "evaluate"
+MINE, NOTICE, SEEN = f"{NS}.my_job", f"{NS}.notice", f"{NS}.jobs_seen"
+OPEN, PARAM, SYNCED = f"{NS}.open", "evaluate.experiment", f"{NS}.param_synced"
+RUNNING_REFRESH_S = 1.0  # while a job of the deal runs
+IDLE_REFRESH_S = 5.0  # otherwise: a job another session starts shows up within this
+SHOWN = 10  # jobs listed
+
+
+def active_job(lab: Lab, group_id: str) -> SweepJob | None:
+    return next((j for j in sweep_job.list_jobs(lab.store, group_id, SHOWN) if j.active), None)
+
+
+def who() -> str:
+    """Who started a job: the admin's name when given in the sidebar, else this browser session."""
+    name = str(st.session_state.get("admin.name") or "").strip()
+    if name:
+        return name
+    ctx = get_script_run_ctx()
+    return f"dashboard session {ctx.session_id[:8]}" if ctx else "dashboard"
+
+
+def on_run(lab: Lab, spec: SweepSpec) -> None:
+    st.session_state.pop(NOTICE, None)
+    running = active_job(lab, spec.group_id)
+    if running is not None:
+        st.session_state[NOTICE] = (
+            "warning",
+            f"Sweep job #{running.id} is still running on this deal: wait or cancel.",
+        )
+        return
+    try:
+        st.session_state[MINE] = sweep_job.start(lab, spec, who())
+    except RetrievalLabError as exc:
+        st.session_state[NOTICE] = ("error", str(exc))
+
+
+def on_cancel(lab: Lab, job_id: int) -> None:
+    if not sweep_job.cancel(lab.store, job_id):
+        st.session_state[NOTICE] = ("info", f"Sweep job #{job_id} had already ended.")
+
+
+def follow_jobs(lab: Lab, group_id: str) -> None:
+    """Startup recovery, this session's job once it ended (its experiment opened, or why not), the job list."""
+    interrupted = sweep_job.startup(lab.store, str(lab.store.path))
+    if interrupted:
+        st.caption(f"{interrupted} sweep job(s) left running by a stopped server were marked interrupted.")
+    mine = st.session_state.get(MINE)
+    if mine is not None:
+        job = sweep_job.get_job(lab.store, mine)
+        if job is None or not job.active:
+            st.session_state.pop(MINE, None)
+            if job is not None and job.state == "done" and job.experiment_id is not None:
+                show_experiment(job.experiment_id)
+            elif job is not None:
+                kind = "info" if job.state == "cancelled" else "error"
+                st.session_state[NOTICE] = (kind, job.error or f"Sweep job #{job.id} ended: {job.state}.")
+    jobs = sweep_job.list_jobs(lab.store, group_id, SHOWN)
+    every = RUNNING_REFRESH_S if any(j.active for j in jobs) else IDLE_REFRESH_S
+    st.fragment(run_every=every)(_jobs)(lab, group_id)
+    notice = st.session_state.get(NOTICE)
+    if notice:
+        {"info": st.info, "warning": st.warning}.get(notice[0], st.error)(md(notice[1]))
+
+
+def show_experiment(exp_id: int) -> None:
+    """Open the experiment in this session and put it in the URL (a reload shows the same result)."""
+    st.session_state[OPEN] = exp_id
+    st.query_params[PARAM] = str(exp_id)
+    st.session_state[SYNCED] = str(exp_id)
+
+
+def _jobs(lab: Lab, group_id: str) -> None:
+    jobs = sweep_job.list_jobs(lab.store, group_id, SHOWN)
+    seen = tuple((j.id, j.state) for j in jobs)
+    before = st.session_state.get(SEEN)
+    st.session_state[SEEN] = seen
+    if before is not None and before != seen:
+        st.rerun()  # a job started or ended (here or in another session): the whole page follows
+    with st.container(key=f"{NS}.jobs"):
+        for job in (j for j in jobs if j.active):
+            _active(lab, job)
+        if jobs:
+            st.caption(f"Sweep jobs of this deal (the {len(jobs)} latest)")
+            st.dataframe(pd.DataFrame([_row(j) for j in jobs]), hide_index=True, key=f"{NS}.jobs_table", height=150)
+        else:
+            st.caption("No sweep has run on this deal yet.")
+
+
+def _active(lab: Lab, job: SweepJob) -> None:
+    state = "cancelling…" if job.state == "cancelling" else job.state
+    cols = st.columns([6, 1.2])
+    text = f"Job #{job.id} · {job.done} of {job.total or '?'} queries · ETA {eta_text(job.eta_s())} · {state}"
+    cols[0].progress(job.fraction, text=text)
+    cols[0].caption(f"{md(_settings(job))} · started by {md(job.created_by)} at {job.created_at[:19]} UTC")
+    cols[1].button(
+        "Cancel job",
+        key=f"{NS}.cancel_job_{job.id}",
+        icon=":material/stop:",
+        disabled=job.state == "cancelling",
+        on_click=on_cancel,
+        args=(lab, job.id),
+    )
+
+
+def _settings(job: SweepJob) -> str:
+    try:
+        spec = spec_from_json(job.spec)
+    except (ValueError, TypeError, KeyError):
+        return "?"
+    queries = f", first {spec.limit_queries} queries" if spec.limit_queries else ""
+    return (
+        f"N {','.join(map(str, spec.candidates))} · k {','.join(map(str, spec.top_ks))} · "
+        f"{','.join(spec.rerankers)} · {spec.judgments}{queries}"
+    )
+
+
+def _row(job: SweepJob) -> dict[str, Any]:
+    return {
+        "job": job.id,
+        "state": job.state,
+        "progress": f"{job.done} / {job.total}",
+        "ETA": eta_text(job.eta_s()),
+        "settings": _settings(job),
+        "started by": job.created_by,
+        "started (UTC)": job.created_at[:19],
+        "ended (UTC)": (job.finished_at or "")[:19],
+        "experiment": f"#{job.experiment_id}" if job.experiment_id else "",
+        "note": job.error or "",
+    }

@@ -1,0 +1,94 @@
+"""Sweeps as server-side jobs, in two real browser contexts (two users, two sessions): a sweep started in one is seen
+with its progress in the other and cancelled from there; a finished sweep is saved without a click and shows the
+same result after a reload."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.async_api import Browser, Page
+
+from pipeline.evaluation.experiments import load_experiment
+from pipeline.evaluation.jobs.repo import get_job, list_jobs
+from pipeline.lab import Lab
+from pipeline.store.db import Store
+from tests.browser.conftest import screenshot, wait_for_app
+from tests.browser.test_pages import assert_no_error
+
+
+async def add_candidates(page: Page, *values: int) -> None:
+    """Pick more N values in the sweep form's multiselect (deeper pools: a sweep long enough to be cancelled)."""
+    box = page.locator(".st-key-evaluate-candidates input")
+    for value in values:
+        await box.click()
+        await box.fill(str(value))
+        await box.press("Enter")
+        await wait_for_app(page)
+    await page.locator("h1").first.click()  # close the dropdown
+    chosen = await page.locator(".st-key-evaluate-candidates").inner_text()
+    assert all(str(v) in chosen for v in values), chosen
+
+
+async def result_text(page: Page) -> list[str]:
+    """What the shown result says in words: the recommendation and the captions with its numbers."""
+    await page.get_by_text("Recommended:").wait_for(timeout=120_000)
+    recommended = await page.locator("[data-testid='stAlertContentSuccess']").all_inner_texts()
+    captions = await page.locator("[data-testid='stCaptionContainer']").all_inner_texts()
+    return [*recommended, *(c for c in captions if " queries · " in c or c.startswith("Ran on "))]
+
+
+@pytest.mark.browser
+async def test_a_sweep_job_seen_and_cancelled_from_another_session(
+    app_url: str, browser: Browser, lab: Lab, demo: str
+) -> None:
+    store = Store(lab.store.path)
+    first_ctx, second_ctx = await browser.new_context(), await browser.new_context()
+    try:
+        first = await first_ctx.new_page()
+        await first.set_viewport_size({"width": 1400, "height": 1000})
+        await first.goto(f"{app_url}/evaluate?sidebar.deal={demo}")
+        await wait_for_app(first)
+        await add_candidates(first, 150, 200)
+        before = {j.id for j in list_jobs(store, demo, 1000)}
+        await first.locator(".st-key-evaluate-run button").click()
+        await first.get_by_text(re.compile(r"Job #\d+ · \d+ of 54 queries")).wait_for(timeout=60_000)
+        job_id = next(j.id for j in list_jobs(store, demo, 5) if j.id not in before)
+
+        # the second user opens the page: the job is there, with its progress, and theirs to cancel
+        second = await second_ctx.new_page()
+        await second.set_viewport_size({"width": 1400, "height": 1000})
+        await second.goto(f"{app_url}/evaluate?sidebar.deal={demo}")
+        await second.get_by_text(re.compile(rf"Job #{job_id} · [1-9]\d* of 54 queries · ETA ")).wait_for(timeout=60_000)
+        await screenshot(second, "evaluate-job-seen-from-another-session")
+        await second.locator(f".st-key-evaluate-cancel_job_{job_id} button").click()
+
+        # the first user's page says so, within one query
+        await first.get_by_text(re.compile(r"Sweep cancelled after \d+ of 54 queries")).wait_for(timeout=60_000)
+        job = get_job(store, job_id)
+        assert job is not None and job.state == "cancelled" and job.experiment_id is None
+        assert job.cancel_at_done is not None and job.done <= job.cancel_at_done + 1
+        await assert_no_error(first)
+        await assert_no_error(second)
+
+        # a small sweep runs to its end: saved as an experiment without a click, named in the URL
+        await first.locator(".st-key-evaluate-limit input").fill("3")
+        await first.locator(".st-key-evaluate-limit input").press("Enter")
+        await wait_for_app(first)
+        await first.locator(".st-key-evaluate-run button").click()
+        shown = await result_text(first)
+        done = next(j for j in list_jobs(store, demo, 5) if j.id > job_id)
+        assert done.state == "done" and done.experiment_id is not None
+        assert f"evaluate.experiment={done.experiment_id}" in first.url
+        info, saved = load_experiment(store, done.experiment_id)
+        assert info.name.startswith("sweep 20") and saved.stats.queries == 3
+        assert any(f"{saved.stats.seconds:.1f} s" in line for line in shown), shown
+        await screenshot(first, "evaluate-job-saved")
+
+        # the same result after a reload
+        await first.reload()
+        assert await result_text(first) == shown
+        await assert_no_error(first)
+    finally:
+        await first_ctx.close()
+        await second_ctx.close()
