@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.errors import InvalidInput
-from pipeline.evaluation.records import METRIC_NAMES, SweepResult
+from pipeline.evaluation.records import DEFAULT_METRIC, SweepResult, check_metric
 from pipeline.evaluation.significance import paired_test
 
 
@@ -24,10 +24,9 @@ class ComparedSetting:
         return self.metric_b - self.metric_a
 
 
-def compare_experiments(a: SweepResult, b: SweepResult, metric: str = "ndcg@10") -> list[ComparedSetting]:
+def compare_experiments(a: SweepResult, b: SweepResult, metric: str = DEFAULT_METRIC) -> list[ComparedSetting]:
     """Settings both experiments ran, side by side; the p-value pairs the queries both scored."""
-    if metric not in METRIC_NAMES:
-        raise InvalidInput(f"Unknown metric {metric!r}; one of: {', '.join(METRIC_NAMES)}.")
+    check_metric(metric)
     b_keys = {s.key for s in b.settings}
     out = []
     for s in a.settings:
@@ -77,7 +76,7 @@ class QueryChange:
 
 
 def wins_and_losses(
-    result: SweepResult, key: str, metric: str = "ndcg@10", against: str | None = None
+    result: SweepResult, key: str, metric: str = DEFAULT_METRIC, against: str | None = None
 ) -> tuple[list[QueryChange], list[QueryChange]]:
     """Queries the setting helped (wins, biggest gain first) and hurt (losses, biggest loss first)."""
     against = against or result.baseline
