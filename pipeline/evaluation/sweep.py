@@ -19,8 +19,14 @@ What is computed once and reused:
 
 Metrics, per query and setting: `ndcg@10`, `recall@10`, `mrr@10` on the top 10 of the reranked list
 of N (the same for every k: k does not change the order), and `ndcg@k`, `recall@k`, `precision@k`,
-`hit@k` on the top k that the setting hands on. Latency per query = embedding + first stage at N +
-reranking (citations excluded: they do not depend on the setting), as measured when first computed.
+`hit@k` on the top k that the setting hands on, and `tokens@k`, the size of that top k. Latency per query =
+embedding + first stage at N + reranking (citations excluded: they do not depend on the setting), as measured when
+first computed.
+
+Time: `spec.as_of` retrieves the facts valid on that date (graphiti's date filters, as `retrieve(as_of=)`).
+`spec.stale_rate` ranks every query a second time without the superseded filter (pools cached as an
+include-superseded sweep caches them) and adds `stale@k`: the share of each top k that would be facts superseded
+(invalidated or expired) on or before the as-of date, or now: what the filter keeps out on this deal.
 
 Queries are independent, so `run_sweep(..., concurrency=n)` runs n of them at once (the graph server runs
 queries on a thread pool, and one query's Python work can overlap another's server time); the default,
@@ -394,12 +400,11 @@ async def run_sweep(
         await tracker.start()
 
     total = len(chosen.queries)
-    if progress:
-        progress(0, total, f"{total} queries x {len(depths)} depths x {len(rerankers)} rerankers")
-    unfiltered_pass = spec.stale_rate and not spec.include_superseded
-    ranked_by_query = await _rank_all(
-        ranker, tracker, chosen.queries, _share(progress, 0, 2 if unfiltered_pass else 1), cancel, max(1, concurrency)
-    )
+    unfiltered_pass = spec.stale_rate and not spec.include_superseded  # a second pass over the queries
+    first_pass = _share(progress, 0, 2 if unfiltered_pass else 1)
+    if first_pass:
+        first_pass(0, total, f"{total} queries x {len(depths)} depths x {len(rerankers)} rerankers")
+    ranked_by_query = await _rank_all(ranker, tracker, chosen.queries, first_pass, cancel, max(1, concurrency))
 
     # folded in query order, so the result is the same whatever order the queries finished in
     acc = {(r, n): _Acc(model=models[r]) for r, n in needed}

@@ -78,3 +78,19 @@ def test_as_of_is_validated_and_normalised() -> None:
             SweepSpec("g", as_of=bad).validate()
     with pytest.raises(InvalidInput):
         SweepSpec("g", as_of="2025-06-30", include_superseded=True).validate()
+
+
+def test_progress_of_two_passes_counts_both() -> None:
+    from pipeline.evaluation.sweep import _share
+
+    seen: list[tuple[int, int]] = []
+    first, second = (
+        _share(lambda d, t, _m: seen.append((d, t)), 0, 2),
+        _share(lambda d, t, _m: seen.append((d, t)), 1, 2),
+    )
+    assert first and second
+    first(0, 10, "")
+    first(10, 10, "")
+    second(5, 10, "")
+    assert seen == [(0, 20), (10, 20), (15, 20)]
+    assert _share(None, 0, 2) is None
