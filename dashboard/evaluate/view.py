@@ -324,7 +324,6 @@ def render_wins_losses(result: SweepResult, key: str, metric: str) -> None:
         for change in items[:15]:
             with col.expander(f"{change.delta:+.3f} · {label(change.query)}"):
                 st.caption(f"{md(change.type)} · baseline {change.baseline:.3f} → {change.setting:.3f}")
-                st.markdown(f"[Open in Compare]({compare_url(result.spec.group_id, change.query, a, b)})")
                 for j in change.judged:
                     where = f"rank {_rank(j.rank_baseline)} → {_rank(j.rank_setting)}"
                     st.markdown(f"- relevant (grade {j.grade}), {where}: {md(j.fact)}")
