@@ -400,7 +400,12 @@ async def run_sweep(
         await tracker.start()
 
     total = len(chosen.queries)
-    unfiltered_pass = spec.stale_rate and not spec.include_superseded  # a second pass over the queries
+    superseded: set[str] = set()
+    if spec.stale_rate:
+        with phases.time("stale"):
+            superseded = await _superseded(lab, spec)
+    # a second pass over the queries, unless nothing is superseded by then (every stale@k is 0 without it)
+    unfiltered_pass = spec.stale_rate and not spec.include_superseded and bool(superseded)
     first_pass = _share(progress, 0, 2 if unfiltered_pass else 1)
     if first_pass:
         first_pass(0, total, f"{total} queries x {len(depths)} depths x {len(rerankers)} rerankers")
@@ -427,8 +432,7 @@ async def run_sweep(
         if unfiltered_pass:
             two = _share(progress, 1, 2)
             unfiltered = await _unfiltered_rankings(ranker, tracker.state, chosen.queries, two, cancel, concurrency)
-        with phases.time("stale"):
-            stale = await _stale_flags(lab, spec, unfiltered, keep)
+        stale = _stale_flags(superseded, unfiltered, keep)
     with phases.time("metrics"):
         settings, rows = _score(lab, spec, chosen, acc, facts, stale)
     judged = {u for j in chosen.qrels.values() for u in j}
@@ -615,13 +619,16 @@ async def _unfiltered_rankings(
     return out
 
 
-async def _stale_flags(
-    lab: Lab, spec: SweepSpec, rankings: dict[tuple[str, int], dict[str, list[str]]], keep: int
-) -> dict[tuple[str, int], dict[str, tuple[bool, ...]]]:
-    """Per (reranker, N) and query: whether each of the first `keep` facts is superseded as of the sweep's date
-    (or now): invalidated or expired on or before it."""
+async def _superseded(lab: Lab, spec: SweepSpec) -> set[str]:
+    """The deal's facts superseded (invalidated or expired) on or before the sweep's as-of date, or now."""
     cutoff = spec.as_of_datetime() or utc_now()
-    superseded = {f.uuid for f in await load_facts(lab, spec.group_id) if _superseded_by(f, cutoff)}
+    return {f.uuid for f in await load_facts(lab, spec.group_id) if _superseded_by(f, cutoff)}
+
+
+def _stale_flags(
+    superseded: set[str], rankings: dict[tuple[str, int], dict[str, list[str]]], keep: int
+) -> dict[tuple[str, int], dict[str, tuple[bool, ...]]]:
+    """Per (reranker, N) and query: whether each of the first `keep` facts is superseded."""
     return {
         key: {qid: tuple(u in superseded for u in ranking[:keep]) for qid, ranking in by_query.items()}
         for key, by_query in rankings.items()

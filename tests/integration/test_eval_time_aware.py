@@ -31,7 +31,9 @@ def superseded_by(candidate, cutoff: datetime) -> bool:
 
 async def test_stale_fact_rate_is_what_the_unfiltered_top_k_holds(lab: Lab, demo: str) -> None:
     spec = SweepSpec(demo, (25,), (5, 10), ("none", "local"), limit_queries=QUERIES, stale_rate=True)
-    result = await run_sweep(lab, spec)
+    totals: set[int] = set()
+    result = await run_sweep(lab, spec, progress=lambda _d, total, _m: totals.add(total))
+    assert totals == {2 * QUERIES}  # a second pass over the queries, without the filter, counted in the progress
     chosen = (await judgments.load_eval_set(lab, demo)).select(None, QUERIES)
     now = datetime.now(UTC)
     checked = 0
@@ -70,9 +72,14 @@ async def test_stale_fact_rate_is_what_the_unfiltered_top_k_holds(lab: Lab, demo
 async def test_a_sweep_as_of_a_date_ranks_as_retrieve_does_then(lab: Lab, demo: str) -> None:
     day = "2025-06-30"
     spec = SweepSpec(demo, (25,), (10,), ("none",), limit_queries=6, as_of=day, stale_rate=True)
-    result = await run_sweep(lab, spec)
+    totals: set[int] = set()
+    result = await run_sweep(lab, spec, progress=lambda _d, total, _m: totals.add(total))
     assert result.spec.as_of == day
     when = datetime(2025, 6, 30, tzinfo=UTC)
+    facts = await lab.backend.cypher.facts(demo)
+    # the demo deal's supersessions all come later: nothing is superseded by then, so no second pass is run
+    assert not any(superseded_by(SimpleNamespace(**f), when) for f in facts)
+    assert totals == {6}
     chosen = (await judgments.load_eval_set(lab, demo)).select(None, 6)
     rows = {r.query_id: r for r in result.rows if r.setting == "none N=25 k=10"}
     for q in chosen.scorable:
