@@ -47,8 +47,9 @@ def heatmaps(result: SweepResult, metric: str) -> go.Figure:
             row=1,
             col=col,
         )
+    note = " (of the top k each setting hands on: columns differ by k)" if metric.endswith("@k") else ""
     fig.update_layout(
-        title=f"{metric} by candidates N and top-k, per reranker",
+        title=f"{metric} by candidates N and top-k, per reranker{note}",
         height=120 + 60 * len(ns),
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
     )

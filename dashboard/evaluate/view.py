@@ -7,9 +7,12 @@ the URL (`evaluate.experiment`), so a reload shows the same numbers. A cancelled
 
 from __future__ import annotations
 
+from datetime import date
+
 import pandas as pd
 import streamlit as st
 
+from dashboard.common.links import Side, compare_url
 from dashboard.common.runtime import run
 from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, label, md, plain
 from dashboard.evaluate.charts import heatmaps, pareto
@@ -21,7 +24,7 @@ from pipeline.evaluation.export import per_query_csv, settings_table, to_csv, to
 from pipeline.evaluation.fingerprint import describe_graph, describe_judgments
 from pipeline.evaluation.judgments import EvalSet, available_eval_sets
 from pipeline.evaluation.labels import experiment_label
-from pipeline.evaluation.records import METRIC_NAMES, SweepResult, SweepSpec
+from pipeline.evaluation.records import DEFAULT_METRIC, METRIC_NAMES, STALE, SweepResult, SweepSpec
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 
@@ -97,6 +100,7 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
     cache_note = "Cached first-stage candidates and reranker scores are reused (keyed by the graph's fingerprint)."
     job_note = "A sweep runs on the server as a job: it goes on if this tab closes and is saved as an experiment."
     cols[2].caption(f"Baseline: no reranking, N=50, k=10 (always computed). {cache_note} {job_note}")
+    as_of, include_superseded, stale_rate = _time_controls()
 
     spec = SweepSpec(
         group_id,
@@ -106,6 +110,9 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         judgments=source or "labelled",
         split=None if split == "all" else split,
         limit_queries=int(limit) or None,
+        include_superseded=include_superseded,
+        as_of=as_of,
+        stale_rate=stale_rate,
     )
     buttons = st.columns([1.4, 1.1, 5])
     buttons[0].button(
@@ -127,46 +134,84 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
     )
 
 
+def _time_controls() -> tuple[str | None, bool, bool]:
+    """As of a date, superseded facts in or out, and whether to measure what the superseded filter keeps out."""
+    cols = st.columns([2, 2, 4])
+    day = cols[0].date_input(
+        "As of (optional)",
+        value=None,
+        min_value=date(1900, 1, 1),
+        max_value=date(2199, 12, 31),
+        key=f"{NS}.as_of",
+        help="Retrieve the facts valid on this date (empty: today's facts).",
+    )
+    include = cols[1].checkbox(
+        "Include superseded facts", key=f"{NS}.include_superseded", help="Turn the superseded filter off."
+    )
+    stale = cols[2].checkbox(
+        "Measure the stale-fact rate",
+        key=f"{NS}.stale_rate",
+        help="Ranks every query again without the superseded filter: the share of each setting's top k that "
+        "would be superseded facts, i.e. what the filter is worth on this deal (a second pass, cached).",
+    )
+    return (day.isoformat() if isinstance(day, date) else None), include, stale
+
+
 # --- results -----------------------------------------------------------------------------------
 
 
 def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
-    stats = result.stats
+    stats, spec = result.stats, result.spec
     title = f"Experiment {label(saved_as)}" if saved_as else "Latest sweep"
     st.subheader(title)
+    when = f"as of {spec.as_of}" if spec.as_of else "today's facts"
+    if spec.include_superseded:
+        when = "superseded facts included"
     st.caption(
-        f"{stats.queries} queries · {len(result.grid)} settings · {stats.seconds:.1f} s · "
+        f"{stats.queries} queries · {len(result.grid)} settings · {when} · {stats.seconds:.1f} s · "
         f"{stats.pools_retrieved} pools retrieved, {stats.pools_cached} from cache · "
         f"{stats.rerank_calls} reranker calls, {stats.rerank_cached} from cache · types: "
         + md(", ".join(f"{t} {n}" for t, n in result.eval_set.get("type_mix", {}).items()))
     )
-    metric = st.selectbox("Metric", list(METRIC_NAMES), key=f"{NS}.metric")
+    metric = st.selectbox(
+        "Metric",
+        list(METRIC_NAMES),
+        key=f"{NS}.metric",
+        help="What the recommendation, the p-values and the charts use. @k: the top k the setting hands on.",
+    )
     rec = result.recommendation(metric)
-    st.success(f"**Recommended: {md(rec.key)}** — rule: {md(rec.rule)}.", icon=":material/recommend:")
+    (st.success if rec.beats_baseline else st.info)(
+        f"**Recommended: {md(rec.key)}** — {md(rec.sentence)}", icon=":material/recommend:"
+    )
+    st.caption(f"Rule: {md(rec.rule)}.")
+    _stale_note(result, rec.key if rec.beats_baseline else rec.best)
 
-    table = pd.DataFrame(settings_table(result))
-    table["recommended"] = table["setting"] == rec.key
     st.dataframe(
-        table,
+        results_frame(result, metric, rec.key),
         hide_index=True,
         key=f"{NS}.table",
         column_config={
-            "p_value": st.column_config.NumberColumn("p (randomization)", format="%.4f"),
-            "p_ttest": st.column_config.NumberColumn("p (t-test)", format="%.4f"),
+            "p_value": st.column_config.NumberColumn(f"p {metric} (randomization)", format="%.4f"),
+            "p_ttest": st.column_config.NumberColumn(f"p {metric} (t-test)", format="%.4f"),
             "cost_usd": st.column_config.NumberColumn("cost $", format="%.4f"),
+            "stale@k": st.column_config.NumberColumn("stale@k", format="percent"),
         },
     )
     st.caption(
-        "**@10** metrics: top 10 of the reranked list of N, the same for every k (k only cuts the list). "
-        "**@k**: the top k the setting hands on. Latency: embedding + first stage at N + reranking, as measured "
-        f"when first computed. p: paired test of ndcg@10 per query against the baseline ({result.baseline}); "
-        "in_grid false: the baseline, computed beside the grid."
+        "**@k**: the top k the setting hands on (**tokens@k**: its size, counted with the bundled MiniLM "
+        "tokenizer). **@10**: top 10 of the reranked list of N, the same for every k (k only cuts the list). "
+        "Latency: embedding + first stage at N + reranking, as measured when first computed. p: paired test of "
+        f"{metric} per query against the baseline ({result.baseline}); in_grid false: the baseline, computed beside "
+        "the grid. The recommended row comes first."
     )
     st.plotly_chart(heatmaps(result, metric), key=f"{NS}.heatmap")
     st.plotly_chart(pareto(result, metric, rec.key, result.pareto(metric)), key=f"{NS}.pareto")
 
     keys = [s.key for s in result.grid]
-    picked = st.selectbox("Setting to inspect", keys, index=keys.index(rec.key), key=f"{NS}.inspect")
+    shown = rec.key if rec.key in keys else rec.best  # nothing beat the baseline: the best of the rest
+    picked = st.selectbox(
+        "Setting to inspect", keys, index=keys.index(shown) if shown in keys else 0, key=f"{NS}.inspect"
+    )
     setting = result.setting(picked)
     st.markdown(f"**By query type** — {md(picked)}")
     st.dataframe(
@@ -175,7 +220,36 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
         key=f"{NS}.by_type",
     )
     render_wins_losses(result, picked, metric)
-    render_exports(lab, result, saved_as)
+    render_exports(lab, result, saved_as, metric)
+
+
+FIRST_COLUMNS = ("setting", "recommended", "p_value", "p_ttest", "tokens@k", "stale@k", "p50_ms", "cost_usd")
+
+
+def results_frame(result: SweepResult, metric: str, recommended: str) -> pd.DataFrame:
+    """The metric table with what decides first: the recommended row on top, the picked metric and its p-values
+    beside the setting, then the size of what it hands on and its latency."""
+    table = pd.DataFrame(settings_table(result, metric))
+    table["recommended"] = table["setting"] == recommended
+    table = table.drop(columns=["p_metric"])
+    if table["stale@k"].isna().all():
+        table = table.drop(columns=["stale@k"])
+    first = [c for c in (*FIRST_COLUMNS[:2], metric, *FIRST_COLUMNS[2:]) if c in table.columns]
+    table = table[[*first, *(c for c in table.columns if c not in first)]]
+    return table.sort_values("recommended", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _stale_note(result: SweepResult, key: str) -> None:
+    setting = result.setting(key)
+    if STALE not in setting.metrics:
+        return
+    rates = [s.metrics.get(STALE, 0.0) for s in result.grid]
+    when = f"on {result.spec.as_of}" if result.spec.as_of else "today"
+    st.caption(
+        f"Stale-fact rate: without the superseded filter, {setting.metrics[STALE]:.1%} of the top k of {md(key)} "
+        f"would be facts already superseded {when} ({min(rates):.1%}-{max(rates):.1%} across the settings): "
+        "what the filter keeps out on this deal."
+    )
 
 
 def render_wins_losses(result: SweepResult, key: str, metric: str) -> None:
@@ -183,10 +257,39 @@ def render_wins_losses(result: SweepResult, key: str, metric: str) -> None:
         return
     wins, losses = wins_and_losses(result, key, metric)
     st.markdown(f"**Per-query wins and losses** of {md(key)} against the baseline ({metric})")
+    base, mine = result.setting(result.baseline), result.setting(key)
+    a, b = Side(base.reranker, base.candidates, base.top_k), Side(mine.reranker, mine.candidates, mine.top_k)
+    changes = [*wins, *losses]
+    if changes:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "change": "helped" if c.delta > 0 else "hurt",
+                        "delta": round(c.delta, 4),
+                        "query": plain(c.query),
+                        "type": plain(c.type),
+                        "baseline": round(c.baseline, 4),
+                        "setting": round(c.setting, 4),
+                        "compare": compare_url(result.spec.group_id, c.query, a, b),
+                    }
+                    for c in changes
+                ]
+            ),
+            hide_index=True,
+            key=f"{NS}.wins_losses",
+            column_config={
+                "compare": st.column_config.LinkColumn(
+                    "Compare",
+                    display_text="open in Compare",
+                    help="This query, the baseline (A) beside the setting (B)",
+                )
+            },
+        )
     cols = st.columns(2)
-    for col, verb, changes in ((cols[0], "helped", wins), (cols[1], "hurt", losses)):
-        col.markdown(f"{len(changes)} queries {verb}")
-        for change in changes[:15]:
+    for col, verb, items in ((cols[0], "helped", wins), (cols[1], "hurt", losses)):
+        col.markdown(f"{len(items)} queries {verb}")
+        for change in items[:15]:
             with col.expander(f"{change.delta:+.3f} · {label(change.query)}"):
                 st.caption(f"{md(change.type)} · baseline {change.baseline:.3f} → {change.setting:.3f}")
                 for j in change.judged:
@@ -200,11 +303,11 @@ def _rank(rank: int | None) -> str:
     return str(rank) if rank is not None else "not in top"
 
 
-def render_exports(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
+def render_exports(lab: Lab, result: SweepResult, saved_as: str | None, metric: str = DEFAULT_METRIC) -> None:
     cols = st.columns([3, 1, 1, 1, 1])
     name = f"{result.spec.group_id}-sweep" if saved_as is None else saved_as
     slug = "".join(ch if ch.isalnum() else "-" for ch in name)[:60]
-    cols[1].download_button("Table CSV", to_csv(result).encode(), f"{slug}.csv", "text/csv", key=f"{NS}.csv")
+    cols[1].download_button("Table CSV", to_csv(result, metric).encode(), f"{slug}.csv", "text/csv", key=f"{NS}.csv")
     cols[2].download_button(
         "Per-query CSV", per_query_csv(result).encode(), f"{slug}-queries.csv", "text/csv", key=f"{NS}.qcsv"
     )

@@ -4,6 +4,9 @@ save the experiment.
     python -m pipeline eval --group demo --candidates 10,25,50,100 --top-k 3,5,10 --reranker none,local
     python -m pipeline eval --group demo --timing      # a cold sweep (caches bypassed), then a repeated one
     python -m pipeline eval --group tatqa --split test --candidates 50 --top-k 10 --reranker none,local
+    python -m pipeline eval --group demo --as-of 2025-06-30 --stale-rate   # as of a date; what the filter keeps out
+
+The last line printed is the recommendation in words, on --metric (default ndcg@k).
 """
 
 from __future__ import annotations
@@ -34,6 +37,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     ev.add_argument("--split", default=None, help="only the queries of this split (e.g. test)")
     ev.add_argument("--limit-queries", type=int, default=None, help="only the first N judged queries")
     ev.add_argument("--include-superseded", action="store_true")
+    ev.add_argument("--as-of", default=None, help="retrieve the facts valid on this date (YYYY-MM-DD)")
+    ev.add_argument(
+        "--stale-rate",
+        action="store_true",
+        help="also rank each query without the superseded filter: the share of each top k that would be stale",
+    )
+    ev.add_argument("--metric", default="ndcg@k", help="what the recommendation and p-values use (default ndcg@k)")
     ev.add_argument("--name", default=None, help="experiment name (default: deal and time)")
     ev.add_argument("--no-save", action="store_true", help="do not save the experiment")
     ev.add_argument("--no-cache", action="store_true", help="recompute first stage and reranker scores")
@@ -50,7 +60,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.evaluation.experiments import clean_experiment_name
     from pipeline.evaluation.export import render_table, settings_table, to_csv, to_json
     from pipeline.evaluation.jobs import create_job, recover_jobs, run_job
-    from pipeline.evaluation.records import SweepSpec
+    from pipeline.evaluation.records import SweepSpec, check_metric
     from pipeline.evaluation.repo import experiment_names
     from pipeline.evaluation.sweep import run_sweep
 
@@ -66,7 +76,10 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         limit_queries=args.limit_queries,
         include_superseded=args.include_superseded,
         use_cache=not (args.no_cache or args.timing),
+        as_of=args.as_of,
+        stale_rate=args.stale_rate,
     ).validate()
+    metric = check_metric(args.metric.strip().lower())
 
     bars: list[Any] = []  # the bar appears with the first progress report (bad input fails before it)
 
@@ -108,28 +121,36 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
             close_bars()
         timing["repeated_s"] = round(time.perf_counter() - started, 2)
     if args.export_csv:
-        Path(args.export_csv).write_text(to_csv(result), encoding="utf-8")
+        Path(args.export_csv).write_text(to_csv(result, metric), encoding="utf-8")
     if args.export_json:
         Path(args.export_json).write_text(to_json(result), encoding="utf-8")
     if not args.json:
-        print(render_table(result))
         if args.timing:
             print(
                 f"timing: first sweep {timing['first_s']:.1f} s (caches bypassed), "
                 f"repeated sweep {timing['repeated_s']:.1f} s (first stage and reranker scores from the cache)"
             )
+        print(render_table(result, metric))  # its last line: the recommendation in words
     if exp_id is not None:
         print(f"saved as experiment #{exp_id} {name!r} (Evaluate & tune page)", file=sys.stderr)
-    rec = result.recommendation()
+    rec = result.recommendation(metric)
     return {
         "experiment_id": exp_id,
         "name": name if exp_id is not None else None,
         "group": args.group,
         "eval_set": result.eval_set,
         "metric_note": "@10 metrics: top 10 of the reranked list of N, the same for every k; @k: the setting's top k",
+        "as_of": spec.as_of,
+        "include_superseded": spec.include_superseded,
+        "metric": metric,
         "baseline": result.baseline,
-        "rows": settings_table(result),
-        "recommendation": {"setting": rec.key, "rule": rec.rule},
+        "rows": settings_table(result, metric),
+        "recommendation": {
+            "setting": rec.key,
+            "beats_baseline": rec.beats_baseline,
+            "sentence": rec.sentence,
+            "rule": rec.rule,
+        },
         "stats": result.stats.__dict__,
         "timing": timing,
         "job_id": job_id,

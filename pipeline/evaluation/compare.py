@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.fingerprint import fingerprint_warnings
-from pipeline.evaluation.records import METRIC_NAMES, SweepResult
+from pipeline.evaluation.records import DEFAULT_METRIC, SweepResult, check_metric
 from pipeline.evaluation.significance import paired_test
 
 
@@ -30,10 +30,9 @@ def data_warnings(a: SweepResult, b: SweepResult) -> list[str]:
     return fingerprint_warnings(a.fingerprint, b.fingerprint)
 
 
-def compare_experiments(a: SweepResult, b: SweepResult, metric: str = "ndcg@10") -> list[ComparedSetting]:
+def compare_experiments(a: SweepResult, b: SweepResult, metric: str = DEFAULT_METRIC) -> list[ComparedSetting]:
     """Settings both experiments ran, side by side; the p-value pairs the queries both scored."""
-    if metric not in METRIC_NAMES:
-        raise InvalidInput(f"Unknown metric {metric!r}; one of: {', '.join(METRIC_NAMES)}.")
+    check_metric(metric)
     b_keys = {s.key for s in b.settings}
     out = []
     for s in a.settings:
@@ -83,7 +82,7 @@ class QueryChange:
 
 
 def wins_and_losses(
-    result: SweepResult, key: str, metric: str = "ndcg@10", against: str | None = None
+    result: SweepResult, key: str, metric: str = DEFAULT_METRIC, against: str | None = None
 ) -> tuple[list[QueryChange], list[QueryChange]]:
     """Queries the setting helped (wins, biggest gain first) and hurt (losses, biggest loss first)."""
     against = against or result.baseline

@@ -6,7 +6,15 @@ import json
 from typing import Any
 
 from pipeline.csv_cells import dicts_to_csv, rows_to_csv
-from pipeline.evaluation.records import METRIC_NAMES, SweepResult
+from pipeline.evaluation.records import (
+    DEFAULT_METRIC,
+    EXTRA_NAMES,
+    METRIC_NAMES,
+    STALE,
+    TOKENS,
+    SweepResult,
+    check_metric,
+)
 
 TABLE_COLUMNS = (
     "setting",
@@ -14,9 +22,11 @@ TABLE_COLUMNS = (
     "N",
     "k",
     *METRIC_NAMES,
+    *EXTRA_NAMES,
     "p50_ms",
     "p95_ms",
     "cost_usd",
+    "p_metric",
     "p_value",
     "p_ttest",
     "fallbacks",
@@ -24,29 +34,37 @@ TABLE_COLUMNS = (
 )
 
 
-def settings_table(result: SweepResult) -> list[dict[str, Any]]:
-    """One row per setting: the metric table of the CLI, the page and the CSV export."""
-    return [
-        {
-            "setting": s.key,
-            "reranker": s.reranker,
-            "N": s.candidates,
-            "k": s.top_k,
-            **{name: round(s.metrics[name], 4) for name in METRIC_NAMES},
-            "p50_ms": round(s.p50_ms, 1),
-            "p95_ms": round(s.p95_ms, 1),
-            "cost_usd": s.cost_usd,
-            "p_value": s.p_value,
-            "p_ttest": s.p_ttest,
-            "fallbacks": s.fallbacks,
-            "in_grid": s.in_grid,
-        }
-        for s in result.settings
-    ]
+def settings_table(result: SweepResult, metric: str = DEFAULT_METRIC) -> list[dict[str, Any]]:
+    """One row per setting: the metric table of the CLI, the page and the CSV export; p: the paired tests of
+    `metric` against the baseline. stale@k is None where the sweep did not measure it."""
+    tests = result.significance(check_metric(metric))
+    rows = []
+    for s in result.settings:
+        test = tests.get(s.key)
+        rows.append(
+            {
+                "setting": s.key,
+                "reranker": s.reranker,
+                "N": s.candidates,
+                "k": s.top_k,
+                **{name: round(s.metrics.get(name, 0.0), 4) for name in METRIC_NAMES},
+                TOKENS: round(s.metrics[TOKENS], 1) if TOKENS in s.metrics else None,
+                STALE: round(s.metrics[STALE], 4) if STALE in s.metrics else None,
+                "p50_ms": round(s.p50_ms, 1),
+                "p95_ms": round(s.p95_ms, 1),
+                "cost_usd": s.cost_usd,
+                "p_metric": metric,
+                "p_value": test.p_randomization if test else None,
+                "p_ttest": test.p_ttest if test else None,
+                "fallbacks": s.fallbacks,
+                "in_grid": s.in_grid,
+            }
+        )
+    return rows
 
 
-def to_csv(result: SweepResult) -> str:
-    return dicts_to_csv(settings_table(result), TABLE_COLUMNS)
+def to_csv(result: SweepResult, metric: str = DEFAULT_METRIC) -> str:
+    return dicts_to_csv(settings_table(result, metric), TABLE_COLUMNS)
 
 
 def per_query_csv(result: SweepResult) -> str:
@@ -54,34 +72,46 @@ def per_query_csv(result: SweepResult) -> str:
     rows = []
     for r in result.rows:
         text, qtype = result.queries[r.query_id]
-        metrics = (round(r.metrics[n], 4) for n in METRIC_NAMES)
-        rows.append([r.setting, r.query_id, qtype, text, *metrics, round(r.latency_ms, 1)])
-    return rows_to_csv(["setting", "query_id", "query_type", "query", *METRIC_NAMES, "latency_ms"], rows)
+        metrics = (round(r.metrics.get(n, 0.0), 4) for n in METRIC_NAMES)
+        extra = (round(r.metrics[n], 4) if n in r.metrics else None for n in EXTRA_NAMES)
+        rows.append([r.setting, r.query_id, qtype, text, *metrics, *extra, round(r.latency_ms, 1)])
+    header = ["setting", "query_id", "query_type", "query", *METRIC_NAMES, *EXTRA_NAMES, "latency_ms"]
+    return rows_to_csv(header, rows)
 
 
 def to_json(result: SweepResult) -> str:
     return json.dumps(result.to_dict(), default=str, indent=2)
 
 
-def render_table(result: SweepResult) -> str:
-    """The CLI's metric table: one row per setting."""
+def render_table(result: SweepResult, metric: str = DEFAULT_METRIC) -> str:
+    """The CLI's metric table: one row per setting, then the recommendation in words (the last line)."""
+    spec = result.spec
+    when = f"as of {spec.as_of}" if spec.as_of else ("superseded facts included" if spec.include_superseded else "now")
+    stale = any(STALE in s.metrics for s in result.settings)
     lines = [
-        f"{result.eval_set['scorable']} queries of deal {result.spec.group_id!r} ({result.spec.judgments}); "
+        f"{result.eval_set['scorable']} queries of deal {spec.group_id!r} ({spec.judgments}), {when}; "
         f"{result.stats.seconds:.1f} s ({result.stats.pools_retrieved} pools retrieved, {result.stats.pools_cached} "
         f"cached; {result.stats.rerank_calls} rerank calls, {result.stats.rerank_cached} cached)",
-        "@10: top 10 of the reranked list of N (the same for every k); @k: the top k the setting returns. "
-        f"p: Fisher randomization of ndcg@10 against the baseline ({result.baseline}).",
-        f"{'setting':<22} {'ndcg@10':>8} {'recall@10':>9} {'mrr@10':>7} {'ndcg@k':>7} {'recall@k':>8} "
-        f"{'P@k':>6} {'hit@k':>6} {'p50 ms':>8} {'p':>7}",
+        "@k: the top k the setting hands on (tokens@k: its size); @10: top 10 of the reranked list of N (the same "
+        f"for every k). p: Fisher randomization of {metric} against the baseline ({result.baseline})."
+        + (" stale@k: share of the top k that would be superseded facts without the filter." if stale else ""),
+        f"{'setting':<22} {'ndcg@k':>7} {'recall@k':>8} {'P@k':>6} {'hit@k':>6} {'tokens@k':>8} "
+        + (f"{'stale@k':>7} " if stale else "")
+        + f"{'ndcg@10':>8} {'recall@10':>9} {'mrr@10':>7} {'p50 ms':>8} {'p':>7}",
     ]
-    rec = result.recommendation()
+    rec = result.recommendation(metric)
+    tests = result.significance(metric)
     for s in result.settings:
         mark = " *" if s.key == rec.key else (" (baseline)" if s.key == result.baseline else "")
-        p = "-" if s.p_value is None else f"{s.p_value:.4f}"
+        test = tests.get(s.key)
+        p = "-" if test is None else f"{test.p_randomization:.4f}"
         mt = s.metrics
         lines.append(
-            f"{s.key:<22} {mt['ndcg@10']:>8.4f} {mt['recall@10']:>9.4f} {mt['mrr@10']:>7.4f} {mt['ndcg@k']:>7.4f} "
-            f"{mt['recall@k']:>8.4f} {mt['precision@k']:>6.4f} {mt['hit@k']:>6.4f} {s.p50_ms:>8.1f} {p:>7}{mark}"
+            f"{s.key:<22} {mt['ndcg@k']:>7.4f} {mt['recall@k']:>8.4f} {mt['precision@k']:>6.4f} {mt['hit@k']:>6.4f} "
+            f"{mt.get(TOKENS, 0.0):>8.1f} "
+            + (f"{mt.get(STALE, 0.0):>7.1%} " if stale else "")
+            + f"{mt['ndcg@10']:>8.4f} {mt['recall@10']:>9.4f} {mt['mrr@10']:>7.4f} {s.p50_ms:>8.1f} {p:>7}{mark}"
         )
-    lines.append(f"* recommended: {rec.key} ({rec.rule})")
+    lines.append(f"* recommended: {rec.key} (rule: {rec.rule})")
+    lines.append(f"Recommendation: {rec.sentence}")
     return "\n".join(lines)

@@ -18,12 +18,19 @@ grade >= 1 as relevant.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
 
 import ir_measures
 from ir_measures import RR, P, R, Success, nDCG
+from tokenizers import Tokenizer
 
 from pipeline.errors import InvalidInput
 
+# the context size handed on is counted with the bundled MiniLM WordPiece tokenizer (offline; an LLM's own BPE
+# tokenizer counts finance text within some 10-20% of it); a fact is counted up to this many characters
+TOKENIZER_FILE = Path(__file__).parents[1] / "embedders" / "assets" / "minilm_tokenizer.json"
+TOKEN_CHARS = 16_384
 KINDS = ("ndcg", "recall", "mrr", "precision", "hit")
 _MEASURES = {"ndcg": nDCG, "recall": R, "mrr": RR, "precision": P, "hit": Success}
 
@@ -68,3 +75,19 @@ def mean(rows: Iterable[Mapping[str, float]], names: Sequence[str]) -> dict[str,
     """The mean of each metric over the rows (0.0 for no rows)."""
     rows = list(rows)
     return {n: (sum(r[n] for r in rows) / len(rows) if rows else 0.0) for n in names}
+
+
+@lru_cache(maxsize=1)
+def _tokenizer() -> Tokenizer:
+    tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def token_counts(texts: Sequence[str]) -> list[int]:
+    """Tokens of each text (no special tokens), as the context an agent is handed would count them."""
+    if not texts:
+        return []
+    encodings = _tokenizer().encode_batch([t[:TOKEN_CHARS] for t in texts], add_special_tokens=False)
+    return [len(e.ids) for e in encodings]

@@ -18,6 +18,7 @@ PHASES = (
     "cache_write",
     "metrics",
     "fact_texts",
+    "stale",  # the superseded facts looked up for the stale-fact rate (only when measured)
 )
 
 

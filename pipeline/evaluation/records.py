@@ -6,11 +6,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
 from typing import Any, Protocol
 
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.evaluation.recommend import Recommendation, pareto_front, recommend
+from pipeline.evaluation.significance import PairedTest, paired_test_cached
+from pipeline.ingest.fields import DATE_RULE, date_field
 from pipeline.rerankers import (
     RERANKERS,
 )
@@ -18,9 +21,15 @@ from pipeline.retrieval.retrieve import MAX_CANDIDATES, MAX_TOP_K
 
 FIXED = ("ndcg@10", "recall@10", "mrr@10")  # on the top 10 of the reranked list, whatever k
 AT_K = ("ndcg", "recall", "precision", "hit")  # on the setting's top k: stored as "ndcg@k", ...
-METRIC_NAMES = (*FIXED, *(f"{kind}@k" for kind in AT_K))
+# quality metrics (higher is better), the ones a user can pick; the first, nDCG of what the setting hands on, is the
+# default of the page, the CLI and the recommendation
+METRIC_NAMES = (*(f"{kind}@k" for kind in AT_K), *FIXED)
+DEFAULT_METRIC = METRIC_NAMES[0]
+TOKENS = "tokens@k"  # the context the setting hands on: tokens of its top k facts, per query
+STALE = "stale@k"  # share of the top k that would be superseded facts without the filter (when measured)
+EXTRA_NAMES = (TOKENS, STALE)  # per query and setting beside the quality metrics; STALE only when measured
 BASELINE = ("none", 50, 10)  # reranker, N, k: what every setting is tested against
-SIGNIFICANCE_METRIC = "ndcg@10"
+SIGNIFICANCE_METRIC = DEFAULT_METRIC  # the p-value stored with each setting (the page tests the metric picked)
 
 
 class SweepCancelled(RetrievalLabError):
@@ -45,6 +54,8 @@ class SweepSpec:
     limit_queries: int | None = None
     include_superseded: bool = False
     use_cache: bool = True
+    as_of: str | None = None  # ISO date: retrieve the facts valid then (graphiti's date filters)
+    stale_rate: bool = False  # also rank every query without the superseded filter, to measure STALE
 
     def validate(self) -> SweepSpec:
         if not self.candidates or not self.top_ks or not self.rerankers:
@@ -60,17 +71,27 @@ class SweepSpec:
                 raise InvalidInput(f"Unknown reranker {name!r}; choose one of: {', '.join(RERANKERS)}.")
         if not any(k <= n for n in self.candidates for k in self.top_ks):
             raise InvalidInput("Every top-k is larger than every candidate count: no setting to run.")
-        return SweepSpec(
-            self.group_id,
-            tuple(sorted(set(self.candidates))),
-            tuple(sorted(set(self.top_ks))),
-            tuple(dict.fromkeys(self.rerankers)),
-            self.judgments,
-            self.split,
-            self.limit_queries,
-            self.include_superseded,
-            self.use_cache,
+        as_of = self.as_of_datetime().date().isoformat() if self.as_of else None
+        if as_of and self.include_superseded:
+            raise InvalidInput("As of a date and including superseded facts do not go together: pick one.")
+        return replace(
+            self,
+            candidates=tuple(sorted(set(self.candidates))),
+            top_ks=tuple(sorted(set(self.top_ks))),
+            rerankers=tuple(dict.fromkeys(self.rerankers)),
+            as_of=as_of,
         )
+
+    def as_of_datetime(self) -> datetime | None:
+        """The as-of date as an aware datetime (midnight UTC, as `query --as-of` reads it); None without one."""
+        if not self.as_of:
+            return None
+        try:
+            parsed = date_field(str(self.as_of), "as of")
+        except ValueError:
+            raise InvalidInput(f"As of {str(self.as_of)[:40]!r} is not a date; use {DATE_RULE}.") from None
+        assert parsed is not None
+        return parsed
 
     def grid(self) -> list[tuple[str, int, int]]:
         """(reranker, N, k) of every setting asked for; k > N is skipped (k cannot exceed N)."""
@@ -112,7 +133,7 @@ class SettingResult:
         return setting_key(self.reranker, self.candidates, self.top_k)
 
     def metric(self, name: str) -> float:
-        return self.metrics[name]
+        return self.metrics.get(name, 0.0)  # an experiment saved before a metric existed: 0
 
 
 @dataclass(frozen=True)
@@ -150,17 +171,38 @@ class SweepResult:
     def grid(self) -> tuple[SettingResult, ...]:
         return tuple(s for s in self.settings if s.in_grid)
 
-    def recommendation(self, metric: str = "ndcg@10") -> Recommendation:
-        return recommend(self.grid, metric)
+    def scores(self, metric: str) -> dict[str, list[float]]:
+        """Per-query values of `metric` for every setting, aligned on the baseline's queries (paired tests)."""
+        by_setting: dict[str, dict[str, float]] = {}
+        for r in self.rows:
+            by_setting.setdefault(r.setting, {})[r.query_id] = r.metrics.get(metric, 0.0)
+        order = sorted(by_setting.get(self.baseline, {}))
+        return {s.key: [by_setting.get(s.key, {}).get(q, 0.0) for q in order] for s in self.settings}
 
-    def pareto(self, metric: str = "ndcg@10") -> set[str]:
+    def significance(self, metric: str = DEFAULT_METRIC) -> dict[str, PairedTest]:
+        """Each setting but the baseline against the baseline on `metric`, query by query."""
+        scores = self.scores(metric)
+        base = scores[self.baseline]
+        return {key: paired_test_cached(base, values) for key, values in scores.items() if key != self.baseline}
+
+    def recommendation(self, metric: str = DEFAULT_METRIC) -> Recommendation:
+        check_metric(metric)
+        return recommend(self.grid, self.setting(self.baseline), self.scores(metric), metric, self.stats.queries)
+
+    def pareto(self, metric: str = DEFAULT_METRIC) -> set[str]:
         return pareto_front(self.grid, metric)
 
     def per_query(self, key: str, metric: str) -> dict[str, float]:
-        return {r.query_id: r.metrics[metric] for r in self.rows if r.setting == key}
+        return {r.query_id: r.metrics.get(metric, 0.0) for r in self.rows if r.setting == key}
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["settings"] = [{"key": s.key, **asdict(s)} for s in self.settings]
         data["recommendation"] = asdict(self.recommendation())
         return data
+
+
+def check_metric(metric: str) -> str:
+    if metric not in METRIC_NAMES:
+        raise InvalidInput(f"Unknown metric {metric!r}; one of: {', '.join(METRIC_NAMES)}.")
+    return metric

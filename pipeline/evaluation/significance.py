@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import stats
@@ -67,3 +68,14 @@ def paired_test(a: Sequence[float], b: Sequence[float], resamples: int = RESAMPL
     t = stats.ttest_rel(y, x)
     p_t = float(t.pvalue) if np.isfinite(t.pvalue) else 1.0
     return PairedTest(n, mean_a, mean_b, float(randomization.pvalue), p_t)
+
+
+@lru_cache(maxsize=8192)
+def _paired_cached(a: tuple[float, ...], b: tuple[float, ...]) -> PairedTest:
+    return paired_test(a, b)
+
+
+def paired_test_cached(a: Sequence[float], b: Sequence[float]) -> PairedTest:
+    """`paired_test`, remembered by its scores: the page asks for the same tests on every rerun, and a sweep's
+    settings often share a score list (an @10 metric is the same for every k)."""
+    return _paired_cached(tuple(float(x) for x in a), tuple(float(x) for x in b))

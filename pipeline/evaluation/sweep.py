@@ -19,8 +19,14 @@ What is computed once and reused:
 
 Metrics, per query and setting: `ndcg@10`, `recall@10`, `mrr@10` on the top 10 of the reranked list
 of N (the same for every k: k does not change the order), and `ndcg@k`, `recall@k`, `precision@k`,
-`hit@k` on the top k that the setting hands on. Latency per query = embedding + first stage at N +
-reranking (citations excluded: they do not depend on the setting), as measured when first computed.
+`hit@k` on the top k that the setting hands on, and `tokens@k`, the size of that top k. Latency per query =
+embedding + first stage at N + reranking (citations excluded: they do not depend on the setting), as measured when
+first computed.
+
+Time: `spec.as_of` retrieves the facts valid on that date (graphiti's date filters, as `retrieve(as_of=)`).
+`spec.stale_rate` ranks every query a second time without the superseded filter (pools cached as an
+include-superseded sweep caches them) and adds `stale@k`: the share of each top k that would be facts superseded
+(invalidated or expired) on or before the as-of date, or now: what the filter keeps out on this deal.
 
 Queries are independent, so `run_sweep(..., concurrency=n)` runs n of them at once (the graph server runs
 queries on a thread pool, and one query's Python work can overlap another's server time); the default,
@@ -44,7 +50,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -63,6 +70,8 @@ from pipeline.evaluation.records import (
     FIXED,
     METRIC_NAMES,
     SIGNIFICANCE_METRIC,
+    STALE,
+    TOKENS,
     CancelFlag,
     Progress,
     QueryRow,
@@ -73,7 +82,7 @@ from pipeline.evaluation.records import (
     SweepStats,
     setting_key,
 )
-from pipeline.evaluation.significance import PairedTest, paired_test
+from pipeline.evaluation.significance import paired_test_cached
 from pipeline.graph.backend import GraphBackend
 from pipeline.lab import Lab
 from pipeline.rerankers import (
@@ -90,8 +99,10 @@ from pipeline.retrieval.first_stage import hybrid_search
 from pipeline.retrieval.rerank import rank_order, score_pool
 from pipeline.retrieval.search import fact_vectors
 from pipeline.store.db import Store
+from pipeline.temporal.records import FactRow
+from pipeline.temporal.timeline import load_facts
 from pipeline.timing import StageTimer
-from pipeline.utc import now_iso
+from pipeline.utc import as_utc, now_iso, utc_now
 
 
 @dataclass
@@ -381,8 +392,8 @@ async def run_sweep(
     keep = max(10, *spec.top_ks)
 
     driver = lab.backend.driver(spec.group_id)
-    search_filter = temporal_filter(spec.include_superseded, None)
-    filter_key = "all" if spec.include_superseded else "current"
+    search_filter = temporal_filter(spec.include_superseded, spec.as_of_datetime())
+    filter_key = f"as_of:{spec.as_of}" if spec.as_of else ("all" if spec.include_superseded else "current")
     phases = Phases()
     stats = _Counts()
     ranker = _QueryRanker(
@@ -407,9 +418,16 @@ async def run_sweep(
     fingerprint = run_fingerprint(lab.store, spec, tracker.state, tracker.cache.key[1], full)
 
     total = len(chosen.queries)
-    if progress:
-        progress(0, total, f"{total} queries x {len(depths)} depths x {len(rerankers)} rerankers")
-    ranked_by_query = await _rank_all(ranker, tracker, chosen.queries, progress, cancel, max(1, concurrency))
+    superseded: set[str] = set()
+    if spec.stale_rate:
+        with phases.time("stale"):
+            superseded = await _superseded(lab, spec)
+    # a second pass over the queries, unless nothing is superseded by then (every stale@k is 0 without it)
+    unfiltered_pass = spec.stale_rate and not spec.include_superseded and bool(superseded)
+    first_pass = _share(progress, 0, 2 if unfiltered_pass else 1)
+    if first_pass:
+        first_pass(0, total, f"{total} queries x {len(depths)} depths x {len(rerankers)} rerankers")
+    ranked_by_query = await _rank_all(ranker, tracker, chosen.queries, first_pass, cancel, max(1, concurrency))
 
     # folded in query order, so the result is the same whatever order the queries finished in
     acc = {(r, n): _Acc(model=models[r]) for r, n in needed}
@@ -426,8 +444,15 @@ async def run_sweep(
             for i in order[:keep]:
                 facts[pool.uuids[i]] = pool.facts[i]
 
+    stale: dict[tuple[str, int], dict[str, tuple[bool, ...]]] | None = None
+    if spec.stale_rate:
+        unfiltered = {key: slot.rankings for key, slot in acc.items()}
+        if unfiltered_pass:
+            two = _share(progress, 1, 2)
+            unfiltered = await _unfiltered_rankings(ranker, tracker.state, chosen.queries, two, cancel, concurrency)
+        stale = _stale_flags(superseded, unfiltered, keep)
     with phases.time("metrics"):
-        settings, rows = _score(lab, spec, chosen, acc)
+        settings, rows = _score(lab, spec, chosen, acc, facts, stale)
     judged = {u for j in chosen.qrels.values() for u in j}
     missing = judged - facts.keys()
     if missing:
@@ -503,32 +528,45 @@ async def _scores(
 
 
 def _score(
-    lab: Lab, spec: SweepSpec, chosen: EvalSet, acc: dict[tuple[str, int], _Acc]
+    lab: Lab,
+    spec: SweepSpec,
+    chosen: EvalSet,
+    acc: dict[tuple[str, int], _Acc],
+    facts: dict[str, str] | None = None,
+    stale: dict[tuple[str, int], dict[str, tuple[bool, ...]]] | None = None,
 ) -> tuple[list[SettingResult], list[QueryRow]]:
+    """Per query and setting: the quality metrics, the tokens of the top k handed on, and (when measured) the
+    share of the top k that would be superseded facts without the filter; per setting their means, latency,
+    cost and the paired test of SIGNIFICANCE_METRIC against the baseline."""
     grid = spec.grid()
     wanted = [*grid, BASELINE] if BASELINE not in grid else grid
     types = {q.id: q.type for q in chosen.queries}
     names_at = {k: [f"{kind}@{k}" for kind in AT_K] for k in sorted({k for _, _, k in wanted})}
     all_names = [*FIXED, *(n for names in names_at.values() for n in names)]
     scored = {key: m.per_query(chosen.qrels, slot.rankings, all_names) for key, slot in acc.items()}
+    keep = max(10, *spec.top_ks)
+    tokens_of = _token_counts(facts or {}, acc, keep)
+    names = [*METRIC_NAMES, TOKENS, *([STALE] if stale is not None else [])]
 
     per_setting: dict[tuple[str, int, int], dict[str, dict[str, float]]] = {}
     rows: list[QueryRow] = []
-    keep = max(10, *spec.top_ks)
     for r, n, k in wanted:
         values = scored[(r, n)]
         per_query: dict[str, dict[str, float]] = {}
         for qid, row in values.items():
+            ranking = acc[(r, n)].rankings[qid]
             mine = {name: row[name] for name in FIXED}
             mine.update({f"{kind}@k": row[f"{kind}@{k}"] for kind in AT_K})
+            mine[TOKENS] = float(sum(tokens_of.get(u, 0) for u in ranking[:k]))
+            if stale is not None:
+                flags = stale[(r, n)].get(qid, ())[:k]
+                mine[STALE] = sum(flags) / len(flags) if flags else 0.0
             per_query[qid] = mine
-            ranking = tuple(acc[(r, n)].rankings[qid][:keep])
-            rows.append(QueryRow(setting_key(r, n, k), qid, mine, acc[(r, n)].latency[qid], ranking))
+            rows.append(QueryRow(setting_key(r, n, k), qid, mine, acc[(r, n)].latency[qid], tuple(ranking[:keep])))
         per_setting[(r, n, k)] = per_query
 
     base = per_setting[BASELINE]
     order = sorted(base)
-    tests: dict[tuple[float, ...], PairedTest] = {}  # the same scores give the same test (fixed seed)
     results = []
     for r, n, k in wanted:
         per_query = per_setting[(r, n, k)]
@@ -538,11 +576,9 @@ def _score(
         for qid, row in per_query.items():
             by_type.setdefault(types[qid], []).append(row)
         test = None
-        if (r, n, k) != BASELINE:
-            values = tuple(per_query[q][SIGNIFICANCE_METRIC] for q in order)
-            if values not in tests:  # an @10 metric is the same for every k: one test per (reranker, N)
-                tests[values] = paired_test([base[q][SIGNIFICANCE_METRIC] for q in order], values)
-            test = tests[values]
+        if (r, n, k) != BASELINE:  # the same scores give the same test (fixed seed): remembered by its scores
+            values = [per_query[q][SIGNIFICANCE_METRIC] for q in order]
+            test = paired_test_cached([base[q][SIGNIFICANCE_METRIC] for q in order], values)
         tokens = round(slot.tokens)
         # no tokens: free, unless the reranker is priced (then its cost is unknown)
         cost = estimate_cost(tokens, slot.model, lab.settings) if tokens else (None if traits(r).priced else 0.0)
@@ -553,8 +589,8 @@ def _score(
                 top_k=k,
                 reranker_model=slot.model,
                 in_grid=(r, n, k) in grid,
-                metrics=m.mean(per_query.values(), METRIC_NAMES),
-                by_type={t: m.mean(v, METRIC_NAMES) for t, v in sorted(by_type.items())},
+                metrics=m.mean(per_query.values(), names),
+                by_type={t: m.mean(v, names) for t, v in sorted(by_type.items())},
                 p50_ms=float(np.percentile(latencies, 50)),
                 p95_ms=float(np.percentile(latencies, 95)),
                 tokens=tokens,
@@ -565,6 +601,61 @@ def _score(
             )
         )
     return results, rows
+
+
+def _token_counts(facts: dict[str, str], acc: dict[tuple[str, int], _Acc], keep: int) -> dict[str, int]:
+    """Tokens of every fact in some setting's top `keep` (counted once per fact)."""
+    uuids = sorted({u for slot in acc.values() for ranking in slot.rankings.values() for u in ranking[:keep]})
+    uuids = [u for u in uuids if u in facts]
+    return dict(zip(uuids, m.token_counts([facts[u] for u in uuids]), strict=True))
+
+
+def _share(progress: Progress | None, part: int, parts: int) -> Progress | None:
+    """Progress of one of `parts` passes over the queries, reported as a share of all of them."""
+    if progress is None or parts == 1:
+        return progress
+    return lambda done, total, message: progress(part * total + done, parts * total, message)
+
+
+async def _unfiltered_rankings(
+    r: _QueryRanker,
+    state: tuple[object, ...],
+    queries: Sequence[EvalQuery],
+    progress: Progress | None,
+    cancel: CancelFlag | None,
+    concurrency: int,
+) -> dict[tuple[str, int], dict[str, list[str]]]:
+    """Every query ranked again as the sweep ranked it, but with superseded facts left in (no date filter): what
+    the superseded filter keeps out. Pools are cached as an include-superseded sweep caches them."""
+    unfiltered = replace(r, search_filter=temporal_filter(True, None), stats=_Counts())
+    tracker = _StateTracker(r.lab, r.spec, "all", state)
+    await tracker.start()
+    ranked = await _rank_all(unfiltered, tracker, queries, progress, cancel, max(1, concurrency))
+    out: dict[tuple[str, int], dict[str, list[str]]] = {}
+    for query, one in zip(queries, ranked, strict=True):
+        for (name, depth), (order, *_rest) in one.outcomes.items():
+            out.setdefault((name, depth), {})[query.id] = [one.pools[depth].uuids[i] for i in order]
+    return out
+
+
+async def _superseded(lab: Lab, spec: SweepSpec) -> set[str]:
+    """The deal's facts superseded (invalidated or expired) on or before the sweep's as-of date, or now."""
+    cutoff = spec.as_of_datetime() or utc_now()
+    return {f.uuid for f in await load_facts(lab, spec.group_id) if _superseded_by(f, cutoff)}
+
+
+def _stale_flags(
+    superseded: set[str], rankings: dict[tuple[str, int], dict[str, list[str]]], keep: int
+) -> dict[tuple[str, int], dict[str, tuple[bool, ...]]]:
+    """Per (reranker, N) and query: whether each of the first `keep` facts is superseded."""
+    return {
+        key: {qid: tuple(u in superseded for u in ranking[:keep]) for qid, ranking in by_query.items()}
+        for key, by_query in rankings.items()
+    }
+
+
+def _superseded_by(fact: FactRow, cutoff: datetime) -> bool:
+    return any(when is not None and as_utc(when) <= cutoff for when in (fact.invalid_at, fact.expired_at))
 
 
 async def _fact_texts(lab: Lab, group_id: str, uuids: list[str]) -> dict[str, str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from datetime import date
+from urllib.parse import parse_qs, urlparse
 
 import pandas as pd
 from streamlit.testing.v1 import AppTest
@@ -58,7 +60,8 @@ def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab:
     assert len(table) == 9
     assert set(table["setting"]) >= {"none N=10 k=5", "local N=25 k=10", "none N=50 k=10"}
     assert table["recommended"].sum() == 1
-    assert any("Recommended:" in s.value for s in app.success)
+    # the recommendation is said in words (a success when a setting beats the baseline, else a note)
+    assert any("Recommended:" in s.value for s in [*app.success, *app.info])
     captions = " ".join(c.value for c in app.caption)
     assert "4 queries" in captions and "Ran on " in captions and "judgments" in captions
     # once the sweep is over: Run live, Cancel off; the job is listed as done with its experiment
@@ -67,7 +70,10 @@ def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab:
     assert jobs.iloc[0]["job"] == job_id and jobs.iloc[0]["state"] == "done"
     assert jobs.iloc[0]["experiment"] == f"#{job.experiment_id}"
     # per-setting inspection and exports are on the page
-    assert app.selectbox(key="evaluate.inspect").value == table.loc[table["recommended"], "setting"].iloc[0]
+    # the recommended setting is inspected, or, when nothing beat the baseline, the best of the others (named in words)
+    recommended = table.loc[table["recommended"], "setting"].iloc[0]
+    inspected = app.selectbox(key="evaluate.inspect").value
+    assert inspected == recommended or (recommended == "none N=50 k=10" and inspected in set(table["setting"]))
     assert len(frame(app, "type")) >= 1
 
     saved = [e for e in list_experiments(lab.store, "demo") if e.id == job.experiment_id]
@@ -118,3 +124,66 @@ def test_every_session_sees_a_running_job_and_may_cancel_it(app: AppTest, lab: L
         assert app.button(key=f"evaluate.cancel_job_{job_id}").disabled
     finally:
         end_job(lab.store, job_id, "cancelled", "test over")
+
+
+def test_the_sentence_leads_the_results_and_each_win_or_loss_links_to_compare(app: AppTest) -> None:
+    open_page(app, "app_pages/evaluate.py")
+    app.multiselect(key="evaluate.candidates").set_value([25, 50])
+    app.multiselect(key="evaluate.top_k").set_value([5, 10])
+    app.number_input(key="evaluate.limit").set_value(20)
+    app.checkbox(key="evaluate.stale_rate").check()
+    app.run()
+    app.button(key="evaluate.run").click()
+    app.run()
+    no_errors(app)
+    finish_sweep(app, "demo")
+    no_errors(app)
+    assert app.selectbox(key="evaluate.metric").value == "ndcg@k"  # the default metric: what the setting hands on
+    # the recommendation in words is the first alert of the results, before the table
+    sentence = next(a.value for a in [*app.success, *app.info] if "Recommended:" in a.value)
+    sentence = sentence.replace("\u200b", "").replace("\\", "")  # md() keeps "@" from becoming a mail link
+    assert ("beats the baseline by" in sentence and "nDCG@k, p" in sentence and "ms p50" in sentence) or (
+        "No setting beats the baseline (none, N=50, k=10)" in sentence
+    )
+    table = frame(app, "recommended")
+    assert bool(table["recommended"].iloc[0])  # the recommended row on top
+    assert list(table.columns[:3]) == ["setting", "recommended", "ndcg@k"]
+    assert (table["tokens@k"] > 0).all() and table["stale@k"].between(0, 1).all()
+    # k matters: the heatmap's k columns differ for the same reranker and N
+    row = table.set_index("setting")
+    assert row.loc["local N=50 k=5", "ndcg@k"] != row.loc["local N=50 k=10", "ndcg@k"]
+    assert any("Stale-fact rate" in c.value for c in app.caption)
+
+    # a per-query win or loss links to Compare with that query and both settings
+    app.selectbox(key="evaluate.inspect").set_value("local N=25 k=5")
+    app.run()
+    no_errors(app)
+    changes = frame(app, "compare")
+    assert len(changes) >= 1
+    first = changes.iloc[0]
+    url = urlparse(first["compare"])
+    assert url.path == "compare"
+    params = {k: v[0] for k, v in parse_qs(url.query).items()}
+    assert params["compare.q"] == first["query"] and params["sidebar.deal"] == "demo"
+    assert (params["compare.a.reranker"], params["compare.a.n"], params["compare.a.k"]) == ("none", "50", "10")
+    assert (params["compare.b.reranker"], params["compare.b.n"], params["compare.b.k"]) == ("local", "25", "5")
+
+    # the p-values follow the metric picked
+    before = frame(app, "recommended").set_index("setting")["p_value"]
+    app.selectbox(key="evaluate.metric").set_value("recall@10")
+    app.run()
+    no_errors(app)
+    after = frame(app, "recommended")
+    assert list(after.columns[:3]) == ["setting", "recommended", "recall@10"]
+    assert not after.set_index("setting")["p_value"].equals(before)
+
+
+def test_as_of_and_superseded_options_are_on_the_page_and_refused_together(app: AppTest) -> None:
+    open_page(app, "app_pages/evaluate.py")
+    app.date_input(key="evaluate.as_of").set_value(date(2025, 6, 30))
+    app.checkbox(key="evaluate.include_superseded").check()
+    app.run()
+    app.button(key="evaluate.run").click()
+    app.run()
+    assert any("do not go together" in e.value for e in app.error)
+    assert not app.button(key="evaluate.run").disabled  # nothing started

@@ -13,7 +13,7 @@ from pipeline.evaluation.cache import RerankCache, graph_fingerprint
 from pipeline.evaluation.compare import compare_experiments, wins_and_losses
 from pipeline.evaluation.experiments import list_experiments, load_experiment, save_experiment
 from pipeline.evaluation.export import settings_table, to_csv
-from pipeline.evaluation.records import SweepCancelled, SweepSpec
+from pipeline.evaluation.records import METRIC_NAMES, SweepCancelled, SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
@@ -75,7 +75,8 @@ async def test_sweep_matches_the_live_pipeline_and_reuses_its_cache(lab: Lab, de
     row = next(r for r in cold.rows if r.setting == "local N=25 k=10" and cold.queries[r.query_id][0] == first)
     assert list(row.ranking) == [r.uuid for r in run.results]
     for s in cold.settings:
-        assert all(0.0 <= v <= 1.0 for v in s.metrics.values())
+        assert all(0.0 <= s.metrics[name] <= 1.0 for name in METRIC_NAMES)
+        assert s.metrics["tokens@k"] > 0  # the context handed on, in tokens (not a 0-1 metric)
     # k only cuts one ranking: @10 metrics are the same for k=3 and k=10, and ndcg@k at k=10 is ndcg@10
     a, b = cold.setting("local N=25 k=3"), cold.setting("local N=25 k=10")
     assert a.metrics["ndcg@10"] == b.metrics["ndcg@10"] and a.p50_ms == b.p50_ms
@@ -121,7 +122,7 @@ async def test_experiment_round_trip_compare_export_and_wins(lab: Lab, demo: str
     same = compare_experiments(result, loaded)
     assert len(same) == len(result.settings) and all(c.delta == 0 and c.p_value == 1.0 for c in same)
     csv_text = to_csv(loaded)
-    assert csv_text.splitlines()[0].startswith("setting,reranker,N,k,ndcg@10,recall@10,mrr@10,ndcg@k")
+    assert csv_text.splitlines()[0].startswith("setting,reranker,N,k,ndcg@k,recall@k,precision@k,hit@k,ndcg@10")
     assert len(csv_text.splitlines()) == 1 + len(result.settings)
     assert settings_table(loaded)[0]["setting"] == "none N=10 k=3"
 
@@ -218,6 +219,8 @@ async def test_a_concurrent_sweep_equals_each_setting_run_alone_through_retrieve
             assert [r.ranked.candidate.uuid for r in alone[qid].results] == ranking[:k]
             want = {name: expected[qid][name] for name in FIXED}
             want.update({f"{kind}@k": expected[qid][f"{kind}@{k}"] for kind in AT_K})
+            # the context handed on: tokens of the facts retrieve() returns as its top k
+            want["tokens@k"] = float(sum(m.token_counts([r.ranked.candidate.fact for r in alone[qid].results])))
             assert row.metrics == want, f"{key}, query {qid}: other metrics than retrieve()'s ranking gives"
             compared += 1
     assert compared == 6 * len(spec.grid()) == 6 * 12

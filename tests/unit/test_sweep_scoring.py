@@ -1,0 +1,96 @@
+"""A sweep's scoring on hand-made rankings: @k metrics of what each setting hands on, its context size in tokens,
+the stale-fact rate, and p-values on the metric asked for (no graph needed: `_score` folds rankings)."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import pytest
+
+from pipeline.evaluation import metrics as m
+from pipeline.evaluation.judgments import EvalQuery, EvalSet
+from pipeline.evaluation.records import SweepSpec
+from pipeline.evaluation.sweep import _Acc, _score
+
+# q1: a (grade 2) and b (grade 1) relevant; q2: c relevant
+QRELS = {"q1": {"a": 2, "b": 1}, "q2": {"c": 1}}
+FACTS = {"a": "alpha beta", "b": "gamma", "c": "one two three four", "x": "noise", "y": "more noise here"}
+
+
+def acc(rankings: dict[str, list[str]]) -> _Acc:
+    return _Acc(rankings=rankings, latency=dict.fromkeys(rankings, 10.0))
+
+
+def scored(stale: dict | None = None):
+    spec = SweepSpec("g", candidates=(50,), top_ks=(1, 2), rerankers=("none",)).validate()
+    chosen = EvalSet("labelled", "labelled", "g", (EvalQuery("q1", "Q1", "factual"), EvalQuery("q2", "Q2", "x")), QRELS)
+    slots = {("none", 50): acc({"q1": ["x", "a", "b"], "q2": ["c", "y"]})}
+    lab = SimpleNamespace(settings=None)
+    return _score(lab, spec, chosen, slots, FACTS, stale)  # type: ignore[arg-type]
+
+
+def test_at_k_metrics_tokens_and_stale_rate_per_setting() -> None:
+    # the stale flags of the unfiltered top: q1's 1st fact would be superseded, q2's 2nd
+    stale = {("none", 50): {"q1": (True, False, False), "q2": (False, True)}}
+    settings, rows = scored(stale)
+    by_key = {s.key: s for s in settings}
+    assert set(by_key) == {"none N=50 k=1", "none N=50 k=2", "none N=50 k=10"}  # the baseline beside the grid
+    row = {(r.setting, r.query_id): r.metrics for r in rows}
+    k1, k2 = row[("none N=50 k=1", "q1")], row[("none N=50 k=2", "q1")]
+    # q1 top 1 is x (not relevant): nDCG@1 = recall@1 = P@1 = hit@1 = 0
+    assert (k1["ndcg@k"], k1["recall@k"], k1["precision@k"], k1["hit@k"]) == (0.0, 0.0, 0.0, 0.0)
+    # q1 top 2 is x, a: DCG = 2/log2(3); IDCG = 2 + 1/log2(3)
+    assert k2["ndcg@k"] == pytest.approx((2 / math.log2(3)) / (2 + 1 / math.log2(3)))
+    assert (k2["recall@k"], k2["precision@k"], k2["hit@k"]) == (0.5, 0.5, 1.0)
+    # @10 metrics do not depend on k
+    assert k1["ndcg@10"] == k2["ndcg@10"]
+    # tokens of the facts handed on: the tokenizer's own counts of "noise" (k=1) and "noise" + "alpha beta" (k=2)
+    noise, alpha = m.token_counts(["noise", "alpha beta"])
+    assert (k1["tokens@k"], k2["tokens@k"]) == (noise, noise + alpha)
+    # stale: q1's top 1 is all stale, its top 2 half; q2's top 1 none, its top 2 half
+    assert (k1["stale@k"], k2["stale@k"]) == (1.0, 0.5)
+    assert row[("none N=50 k=2", "q2")]["stale@k"] == 0.5
+    assert by_key["none N=50 k=1"].metrics["stale@k"] == pytest.approx(0.5)  # mean of 1.0 and 0.0
+    assert by_key["none N=50 k=2"].metrics["tokens@k"] == pytest.approx(
+        (noise + alpha + sum(m.token_counts(["one two three four", "more noise here"]))) / 2
+    )
+
+
+def test_no_stale_rate_unless_measured() -> None:
+    settings, rows = scored(None)
+    assert all("stale@k" not in s.metrics for s in settings)
+    assert all("stale@k" not in r.metrics and "tokens@k" in r.metrics for r in rows)
+
+
+def test_token_counts_grow_with_the_text() -> None:
+    short, long = m.token_counts(["revenue", "revenue was $5.2M in FY2025, audited by the board"])
+    assert 1 <= short < long
+    assert m.token_counts([]) == []
+
+
+def test_as_of_is_validated_and_normalised() -> None:
+    from pipeline.errors import InvalidInput
+
+    assert SweepSpec("g", as_of="2025-06-30T12:00:00+00:00").validate().as_of == "2025-06-30"
+    for bad in ("2025-13-01", "yesterday", "1800-01-01"):
+        with pytest.raises(InvalidInput):
+            SweepSpec("g", as_of=bad).validate()
+    with pytest.raises(InvalidInput):
+        SweepSpec("g", as_of="2025-06-30", include_superseded=True).validate()
+
+
+def test_progress_of_two_passes_counts_both() -> None:
+    from pipeline.evaluation.sweep import _share
+
+    seen: list[tuple[int, int]] = []
+    first, second = (
+        _share(lambda d, t, _m: seen.append((d, t)), 0, 2),
+        _share(lambda d, t, _m: seen.append((d, t)), 1, 2),
+    )
+    assert first and second
+    first(0, 10, "")
+    first(10, 10, "")
+    second(5, 10, "")
+    assert seen == [(0, 20), (10, 20), (15, 20)]
+    assert _share(None, 0, 2) is None
