@@ -17,8 +17,14 @@ COLOURS = {
 }
 
 
+def _rate_label(row: RateRow) -> str:
+    low, high = row.supported.interval or (0.0, 1.0)
+    return f"{row.supported_rate:.0%} ({low:.0%}-{high:.0%})"
+
+
 def verdict_bars(rows: Sequence[RateRow], title: str) -> go.Figure:
-    """One horizontal stacked bar per channel / document: the share of each verdict, supported rate labelled."""
+    """One horizontal stacked bar per channel / document: the share of each verdict, the supported rate and its
+    95% Wilson interval labelled."""
     labels = [f"{chart(r.key.replace('_', ' '), TICK_CHARS)} (n={r.verdicts})" for r in rows]
     fig = go.Figure()
     for verdict, name in VERDICTS.items():
@@ -29,7 +35,7 @@ def verdict_bars(rows: Sequence[RateRow], title: str) -> go.Figure:
                 customdata=[r.counts.get(verdict, 0) for r in rows],
                 name=name,
                 orientation="h",
-                text=[f"{r.supported_rate:.0%}" if verdict == "supported" and r.counts[verdict] else "" for r in rows],
+                text=[_rate_label(r) if verdict == "supported" and r.counts.get(verdict) else "" for r in rows],
                 textposition="inside",
                 marker_color=COLOURS[verdict],
                 hovertemplate=f"{name}: %{{customdata}} (%{{x:.0%}})<extra></extra>",

@@ -1,24 +1,23 @@
-"""The Citation spot-check page: reviewer, queue picker, review card, summary, new-queue form.
+"""The Citation spot-check page: reviewer, queue picker, review card, summary, adjudication, new-queue form.
 
-Everything is computed in `pipeline/spotcheck`; this module lays it out. Verdict and build buttons act
-in `on_click` callbacks (before the script reruns), which record to the store at once and move the card
-on; a failure leaves a one-line message in session state that the page shows.
+Everything is computed in `pipeline/spotcheck`; this module lays out the review card and the page (the
+Summary and Adjudicate tabs have modules of their own). Answer and build buttons act in `on_click`
+callbacks (`actions.safely`), which record to the store at once and move the card on once each of its
+questions is answered.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
-from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
-from dashboard.spotcheck.charts import verdict_bars
+from dashboard.spotcheck.actions import NS, REVIEWER, safely, show_messages
+from dashboard.spotcheck.adjudication import grade_label, render_adjudication
+from dashboard.spotcheck.summary import render_summary
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
@@ -33,41 +32,26 @@ from pipeline.spotcheck.repo import (
     progress,
     queue_items,
     resume_position,
+    reviewer_relevance,
     reviewer_verdicts,
-    verdict_rows,
 )
 from pipeline.spotcheck.sampling import MAX_SIZE, PRIORITIES, SIGNALS, SOURCES
-from pipeline.spotcheck.verdicts import VERDICTS, disagreements, export_csv, record_verdict, summarise
+from pipeline.spotcheck.verdicts import (
+    QUESTIONS,
+    RELEVANCE,
+    RELEVANCE_MEANING,
+    VERDICTS,
+    record_relevance,
+    record_verdict,
+)
 
-log = logging.getLogger("retrieval_lab")
-NS = "spotcheck"
-REVIEWER = f"{NS}.reviewer"
 QUEUE = f"{NS}.queue"
 NOTE = f"{NS}.note"
 NOTE_FOR = f"{NS}.note_for"
 POSITIONS = f"{NS}.positions"
 EPISODE_CHARS = 20_000
-FLASH = f"{NS}.flash"
-ERROR = f"{NS}.error"
 SHORTCUTS = {"supported": "1", "partially_supported": "2", "not_supported": "3", "wrong_source": "4"}
-
-
-def _safely(action: Callable[[], str | None]) -> None:
-    """Run a callback action; its message (or its error, one line) is shown on the next run."""
-    try:
-        message = action()
-        if message:
-            flash(FLASH, message)
-    except RetrievalLabError as exc:
-        flash(ERROR, md(exc), "error")
-    except Exception as exc:  # the trace goes to the server log, the page shows one line
-        log.exception("spot-check action failed")
-        flash(ERROR, f"Something went wrong: {type(exc).__name__}: {md(exc)}", "error")
-
-
-def show_messages() -> None:
-    show_flash(ERROR)
-    show_flash(FLASH)
+GRADE_SHORTCUTS = {0: "a", 1: "s", 2: "d", 3: "f"}  # the digits are the support verdicts'; Streamlit keeps C and R
 
 
 def reviewer_input() -> str:
@@ -116,17 +100,32 @@ def _move(queue: Queue, reviewer: str, position: int) -> None:
     st.session_state.setdefault(POSITIONS, {})[_position_key(queue, reviewer)] = position
 
 
-def _record(lab: Lab, queue: Queue, item: QueueItem, reviewer: str, verdict: str) -> str:
-    saved = record_verdict(lab.store, item.id, reviewer, verdict, st.session_state.get(NOTE, ""))
+def _advance(lab: Lab, queue: Queue, item: QueueItem, reviewer: str) -> str:
+    """Move on once every question of the card is answered; else stay for the other one."""
+    answered_support = item.id in reviewer_verdicts(lab.store, queue.id, reviewer)
+    answered_relevance = not item.query or item.id in reviewer_relevance(lab.store, queue.id, reviewer)
+    if not (answered_support and answered_relevance):
+        return "Now the other question, or **Next**."
     following = next_open_position(lab.store, queue.id, reviewer, after=item.position)
     if following is None:
         _move(queue, reviewer, min(item.position + 1, queue.item_count))
-        done = "All items reviewed: see the summary."
-    else:
-        _move(queue, reviewer, following)
-        done = f"Next: item {following}."
+        return "All items reviewed: see the summary."
+    _move(queue, reviewer, following)
+    return f"Next: item {following}."
+
+
+def _record(lab: Lab, queue: Queue, item: QueueItem, reviewer: str, verdict: str) -> str:
+    saved = record_verdict(lab.store, item.id, reviewer, verdict, st.session_state.get(NOTE, ""))
     again = f" (revision {saved.revision})" if saved.revision > 1 else ""
+    done = _advance(lab, queue, item, reviewer)
     return f"Recorded **{VERDICTS[verdict].lower()}** for item {item.position}{again}. {done}"
+
+
+def _record_grade(lab: Lab, queue: Queue, item: QueueItem, reviewer: str, grade: int) -> str:
+    saved = record_relevance(lab.store, item.id, reviewer, grade, st.session_state.get(NOTE, ""))
+    again = f" (revision {saved.revision})" if saved.revision > 1 else ""
+    done = _advance(lab, queue, item, reviewer)
+    return f"Recorded relevance **{grade_label(grade)}** for item {item.position}{again}. {done}"
 
 
 def _episode_html(lab: Lab, queue: Queue, item: QueueItem) -> tuple[str, str]:
@@ -143,8 +142,9 @@ def _episode_html(lab: Lab, queue: Queue, item: QueueItem) -> tuple[str, str]:
     match = find_span(item.fact, content)
     how = {
         "exact": "Highlighted: the sentence holding the fact's figures / names (in bold; $4.9M = $4.9 million).",
-        "overlap": "No sentence holds the fact's figures or names: a weak match, the sentence sharing most words.",
-        "none": "No sentence of the episode matches the fact: nothing highlighted.",
+        "overlap": "No sentence matches well (none holds the fact's figures or names): a weak match, the sentence "
+        "sharing most words.",
+        "none": "No sentence matches well: none of the episode shares a word with the fact, nothing highlighted.",
     }[match.method]
     body = to_html(content, match)
     style = (
@@ -162,6 +162,7 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
     position = current_position(lab, queue, reviewer)
     item = items[position - 1]
     mine = reviewer_verdicts(lab.store, queue.id, reviewer) if reviewer else {}
+    my_grades = reviewer_relevance(lab.store, queue.id, reviewer) if reviewer else {}
     done = progress(lab.store, queue.id, reviewer) if reviewer else None
 
     top = st.columns([3, 1, 1])
@@ -203,19 +204,39 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
         st.caption(how)
 
     current = mine.get(item.id)
-    if current is not None:
-        st.caption(
-            f"Your verdict: **{VERDICTS[current.verdict]}** · revision {current.revision} · "
-            f"updated {current.updated_at[:19].replace('T', ' ')} UTC"
-        )
+    grade = my_grades.get(item.id)
+    yours = [
+        f"relevance **{grade_label(grade.grade)}** (revision {grade.revision})" if grade else "",
+        f"support **{VERDICTS[current.verdict]}** (revision {current.revision})" if current else "",
+    ]
+    if any(yours):
+        updated = max(a.updated_at for a in (grade, current) if a is not None)
+        st.caption(f"Your answers: {' · '.join(p for p in yours if p)} · updated {updated[:19].replace('T', ' ')} UTC")
     note_for = (queue.id, item.id, reviewer.casefold())
     if st.session_state.get(NOTE_FOR) != note_for:  # a new card: show this reviewer's note on it, if any
-        st.session_state[NOTE] = current.note if current else ""
+        st.session_state[NOTE] = (current.note if current else "") or (grade.note if grade else "")
         st.session_state[NOTE_FOR] = note_for
     st.text_input("Note (optional)", key=NOTE, max_chars=2000, placeholder="Why? e.g. the page says 2024, not 2025")
 
-    buttons = st.columns(4)
-    for column, (verdict, label) in zip(buttons, VERDICTS.items(), strict=True):
+    if item.query:
+        st.markdown(f"**1 · {QUESTIONS['relevance']}**")
+        st.caption(" · ".join(f"**{g}** {RELEVANCE[g].lower()}: {RELEVANCE_MEANING[g]}" for g in RELEVANCE))
+        for column, value in zip(st.columns(4), RELEVANCE, strict=True):
+            column.button(
+                f"{value} · {RELEVANCE[value]}",
+                key=f"{NS}.r.{value}",
+                shortcut=GRADE_SHORTCUTS[value],
+                help=f"{RELEVANCE[value]}: the fact {RELEVANCE_MEANING[value]}.",
+                disabled=not reviewer,
+                width="stretch",
+                type="primary" if grade is not None and grade.grade == value else "secondary",
+                on_click=safely,
+                args=(lambda g=value: _record_grade(lab, queue, item, reviewer, g),),
+            )
+    else:
+        st.caption("A fact sample has no query: only the support question applies.")
+    st.markdown(f"**{'2 · ' if item.query else ''}{QUESTIONS['support']}**")
+    for column, (verdict, label) in zip(st.columns(4), VERDICTS.items(), strict=True):
         column.button(
             label,
             key=f"{NS}.v.{verdict}",
@@ -223,7 +244,7 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
             disabled=not reviewer,
             width="stretch",
             type="primary" if current is not None and current.verdict == verdict else "secondary",
-            on_click=_safely,
+            on_click=safely,
             args=(lambda v=verdict: _record(lab, queue, item, reviewer, v),),
         )
     nav = st.columns([1, 1, 4])
@@ -246,85 +267,9 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
         args=(queue, reviewer, position + 1),
     )
     nav[2].caption(
-        "Keys: **1** supported · **2** partially · **3** not supported · **4** wrong source · "
+        ("Relevance keys: **A** 0 · **S** 1 · **D** 2 · **F** 3. " if item.query else "")
+        + "Support keys: **1** supported · **2** partially · **3** not supported · **4** wrong source · "
         "**Enter** next · **←** previous (not while typing in a field)."
-    )
-
-
-# --- summary ----------------------------------------------------------------------------------------
-
-
-def render_summary(lab: Lab, group_id: str, queue: Queue | None) -> None:
-    whole_deal = st.toggle("All queues of this deal", key=f"{NS}.summary_all", value=queue is None)
-    rows = verdict_rows(lab.store, group_id, None if whole_deal or queue is None else queue.id)
-    if not rows:
-        st.info("No verdicts recorded yet.")
-        return
-    summary = summarise(rows)
-    cols = st.columns(4)
-    cols[0].metric("Verdicts", f"{summary.verdicts:,}")
-    cols[1].metric("Items reviewed", f"{summary.items_reviewed:,}")
-    cols[2].metric("Reviewers", f"{summary.reviewers:,}")
-    cols[3].metric("Supported rate", f"{summary.overall.supported_rate:.0%}")
-    st.caption("Share of each verdict; the label on the green bar is the supported rate (supported / all verdicts).")
-    left, right = st.columns(2)
-    left.plotly_chart(verdict_bars(summary.by_channel, "By source channel"), key=f"{NS}.by_channel")
-    right.plotly_chart(verdict_bars(summary.by_document, "By document"), key=f"{NS}.by_document")
-
-    st.subheader("Reviewers disagree")
-    split = disagreements(rows)
-    if split:
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        "queue": d.queue_name,
-                        "item": d.position,
-                        "query": d.query or "fact sample",
-                        "fact": d.fact,
-                        "document": d.document_name,
-                        "verdicts": "; ".join(
-                            f"{r}: {VERDICTS[v].lower()}" + (f" ({n})" if n else "") for r, v, n in d.verdicts
-                        ),
-                    }
-                    for d in split
-                ]
-            ),
-            key=f"{NS}.disagreements",
-            hide_index=True,
-        )
-    else:
-        st.caption("No item has different verdicts from different reviewers.")
-
-    st.subheader("All verdicts")
-    frame = pd.DataFrame([r.__dict__ for r in rows])
-    st.dataframe(
-        frame[
-            [
-                "queue_name",
-                "position",
-                "query",
-                "fact",
-                "document_name",
-                "channel",
-                "reviewer",
-                "verdict",
-                "note",
-                "updated_at",
-                "revision",
-            ]
-        ],
-        key=f"{NS}.verdicts",
-        hide_index=True,
-    )
-    scope = group_id if whole_deal or queue is None else f"{group_id}-queue{queue.id}"
-    st.download_button(
-        "Export CSV (one row per verdict)",
-        export_csv(rows).encode(),
-        file_name=f"spotcheck-{scope}.csv",
-        mime="text/csv",
-        key=f"{NS}.export",
-        icon=":material/download:",
     )
 
 
@@ -400,7 +345,7 @@ def render_new_queue(lab: Lab, group_id: str) -> None:
             key=f"{NS}.new.build",
             type="primary",
             icon=":material/playlist_add:",
-            on_click=_safely,
+            on_click=safely,
             args=(lambda: _build(lab, group_id),),
         )
 
@@ -410,7 +355,7 @@ def render_spotcheck_page(lab: Lab, group_id: str) -> None:
     show_messages()
     queues = list_queues(lab.store, group_id)
     queue = queue_picker(queues)
-    review, summary, new = st.tabs(["Review", "Summary", "New queue"])
+    review, summary, adjudicate, new = st.tabs(["Review", "Summary", "Adjudicate", "New queue"])
     with review:
         if queue is None:
             st.info("No review queue on this deal yet: build one in **New queue**.")
@@ -424,5 +369,7 @@ def render_spotcheck_page(lab: Lab, group_id: str) -> None:
             render_card(lab, queue, reviewer)
     with summary:
         render_summary(lab, group_id, queue)
+    with adjudicate:
+        render_adjudication(lab, group_id, reviewer)
     with new:
         render_new_queue(lab, group_id)

@@ -8,7 +8,8 @@ A source is any `async (lab, group_id) -> EvalSet | None` registered under a nam
 - `set:NAME`: any stored set of the deal by name (imported sets, verdicts frozen into a set); each set other
   than the default is listed as one by `available_eval_sets`.
 
-- `verdicts`: analysts' citation spot-check verdicts (pipeline/spotcheck), graded by `verdict_judgments`.
+- `verdicts`: analysts' spot-check relevance grades (pipeline/spotcheck, "does the fact answer the query?",
+  0-3), as `verdict_judgments` reads them (the adjudicated grade, else the reviewers' lower median).
 
 Any other source registers with `register_judgment_source(name, label, fn)`; the sweep, the CLI
 (`--judgments NAME`) and the page pick it up as is.
@@ -171,7 +172,7 @@ async def _labelled(lab: Lab, group_id: str) -> EvalSet | None:
 
 
 async def _verdicts(lab: Lab, group_id: str) -> EvalSet | None:
-    """Analysts' spot-check verdicts as graded judgments (supported 2, partially 1, otherwise 0)."""
+    """Analysts' spot-check relevance grades (0-3) as judgments; support verdicts never count here."""
     judged = verdict_judgments(lab.store, group_id)
     if not judged:
         return None

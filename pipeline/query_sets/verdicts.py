@@ -1,9 +1,10 @@
 """Analysts' spot-check verdicts frozen into a labelled set, so they can be evaluated and exported like any other
 set (the live `verdicts` judgments source changes with every new verdict; a frozen set does not).
 
-The grades are `verdict_judgments`' (supported 2, partially 1, otherwise 0; the lowest of several reviewers,
-the highest of several citations). A query keeps its labelled id, text, type and split when it came from the
-deal's default set, else it is keyed by its text with the type "spot-check".
+The grades are `verdict_judgments`': the analysts' relevance grades (0-3; the adjudicated grade, else the lower
+median of several reviewers); support verdicts are no relevance judgments. A query keeps its labelled id,
+text, type and split when it came from the deal's default set, else it is keyed by its text with the type
+"spot-check".
 """
 
 from __future__ import annotations

@@ -163,8 +163,49 @@ class Progress:
 
 
 @dataclass(frozen=True)
+class RelevanceRecord:
+    """One reviewer's answer to "does the fact answer the query?" (grade 0-3) on one item."""
+
+    id: int
+    item_id: int
+    reviewer: str
+    grade: int
+    note: str
+    created_at: str
+    updated_at: str
+    revision: int
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> RelevanceRecord:
+        return cls(**dict(row))
+
+
+@dataclass(frozen=True)
+class AdjudicationRecord:
+    """The final answer to one question on one item, recorded where reviewers disagree."""
+
+    id: int
+    item_id: int
+    question: str  # "relevance" | "support"
+    answer: str  # a grade "0"-"3" or a support verdict
+    adjudicator: str
+    note: str
+    created_at: str
+    updated_at: str
+    revision: int
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> AdjudicationRecord:
+        return cls(**dict(row))
+
+
+def _grade(value: object) -> int | None:
+    return None if value is None or value == "" else int(value)  # type: ignore[call-overload]
+
+
+@dataclass(frozen=True)
 class VerdictRow:
-    """One verdict with its item: one CSV row."""
+    """One reviewer's answers on one item (relevance and / or support), with the item: one CSV row."""
 
     queue_id: int
     queue_name: str
@@ -181,12 +222,20 @@ class VerdictRow:
     document_name: str
     channel: str
     reviewer: str
-    verdict: str
-    note: str
+    relevance: int | None  # 0-3; None: not answered (always None on a fact sample)
+    support: str | None  # a support verdict; None: not answered
+    note: str  # the reviewer's notes on the item (relevance, then support when they differ)
+    relevance_revision: int | None
+    support_revision: int | None
     created_at: str
     updated_at: str
-    revision: int
+    final_relevance: int | None  # the adjudicated grade, when one is recorded
+    final_support: str | None  # the adjudicated support verdict, when one is recorded
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> VerdictRow:
-        return cls(**dict(row))
+        values = dict(row)
+        notes = [n for n in (values.pop("relevance_note"), values.pop("support_note")) if n]
+        values["note"] = " · ".join(dict.fromkeys(notes))
+        values["final_relevance"] = _grade(values["final_relevance"])
+        return cls(**values)

@@ -1,5 +1,6 @@
 """Spot-check SQL: queues with their items (each queue written whole with its audit entry, or not at
-all) and reviewers' verdicts (upserted, every revision also kept in the history table)."""
+all), reviewers' answers to both questions (support verdicts and relevance grades: upserted, every revision
+also kept in a history table) and adjudications (upserted with an audit entry each)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,16 @@ from collections.abc import Sequence
 from pipeline.audit import record_audit
 from pipeline.deals.access import access_of
 from pipeline.errors import InvalidInput
-from pipeline.spotcheck.records import Progress, Queue, QueueItem, QueueSpec, VerdictRecord, VerdictRow
+from pipeline.spotcheck.records import (
+    AdjudicationRecord,
+    Progress,
+    Queue,
+    QueueItem,
+    QueueSpec,
+    RelevanceRecord,
+    VerdictRecord,
+    VerdictRow,
+)
 from pipeline.spotcheck.sampling import ItemDraft
 from pipeline.store.db import Store, utc_now
 
@@ -115,14 +125,24 @@ def queue_items(store: Store, queue_id: int) -> list[QueueItem]:
 # --- verdicts -------------------------------------------------------------------------------------
 
 
+def _require_item(store: Store, conn: sqlite3.Connection, item_id: int) -> sqlite3.Row:
+    """The item's row (with its queue's deal), refused like a missing one when the deployment may not show it."""
+    item = conn.execute(
+        "SELECT i.*, q.group_id FROM spotcheck_items i JOIN spotcheck_queues q ON q.id = i.queue_id WHERE i.id = ?",
+        (item_id,),
+    ).fetchone()
+    if not item:
+        raise InvalidInput(f"No spot-check item #{item_id}: the queue may have been removed.")
+    _require_queue(store, int(item["queue_id"]))
+    return item
+
+
 def save_verdict(store: Store, item_id: int, reviewer: str, verdict: str, note: str) -> VerdictRecord:
-    """Insert or update this reviewer's verdict on the item, and append it to the history: one transaction."""
+    """Insert or update this reviewer's support verdict on the item, and append it to the history: one
+    transaction."""
     now = utc_now()
     with store.transaction() as conn:
-        item = conn.execute("SELECT queue_id FROM spotcheck_items WHERE id = ?", (item_id,)).fetchone()
-        if not item:
-            raise InvalidInput(f"No spot-check item #{item_id}: the queue may have been removed.")
-        _require_queue(store, int(item[0]))
+        _require_item(store, conn, item_id)
         conn.execute(
             """
             INSERT INTO spotcheck_verdicts (item_id, reviewer, verdict, note, created_at, updated_at, revision)
@@ -146,8 +166,123 @@ def save_verdict(store: Store, item_id: int, reviewer: str, verdict: str, note: 
     return VerdictRecord.from_row(row)
 
 
+def save_relevance(store: Store, item_id: int, reviewer: str, grade: int, note: str) -> RelevanceRecord:
+    """Insert or update this reviewer's relevance grade on the item, and append it to the history: one
+    transaction. Fact-sample items (no query) have no relevance question."""
+    now = utc_now()
+    with store.transaction() as conn:
+        item = _require_item(store, conn, item_id)
+        if not item["query"]:
+            raise InvalidInput("A fact-sample item has no query: only the support question applies to it.")
+        conn.execute(
+            """
+            INSERT INTO spotcheck_relevance (item_id, reviewer, grade, note, created_at, updated_at, revision)
+            VALUES (?, ?, ?, ?, ?, ?, 1)
+            ON CONFLICT (item_id, reviewer) DO UPDATE SET
+                grade = excluded.grade, note = excluded.note, updated_at = excluded.updated_at,
+                revision = spotcheck_relevance.revision + 1
+            """,
+            (item_id, reviewer, grade, note, now, now),
+        )
+        row = conn.execute(
+            "SELECT * FROM spotcheck_relevance WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
+        ).fetchone()
+        conn.execute(
+            """
+            INSERT INTO spotcheck_relevance_history (relevance_id, revision, grade, note, recorded_at)
+            VALUES (?, ?, ?, ?, ?)
+            """,
+            (row["id"], row["revision"], grade, note, now),
+        )
+    return RelevanceRecord.from_row(row)
+
+
+def save_adjudication(
+    store: Store, item_id: int, question: str, answer: str, adjudicator: str, note: str
+) -> AdjudicationRecord:
+    """Record (or revise) the final answer to one question on the item, with its audit entry: one transaction."""
+    now = utc_now()
+    with store.transaction() as conn:
+        item = _require_item(store, conn, item_id)
+        access_of(store).require(item["group_id"], "adjudicate a spot-check item")
+        before = conn.execute(
+            "SELECT answer FROM spotcheck_adjudications WHERE item_id = ? AND question = ?", (item_id, question)
+        ).fetchone()
+        conn.execute(
+            """
+            INSERT INTO spotcheck_adjudications
+                (item_id, question, answer, adjudicator, note, created_at, updated_at, revision)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 1)
+            ON CONFLICT (item_id, question) DO UPDATE SET
+                answer = excluded.answer, adjudicator = excluded.adjudicator, note = excluded.note,
+                updated_at = excluded.updated_at, revision = spotcheck_adjudications.revision + 1
+            """,
+            (item_id, question, answer, adjudicator, note, now, now),
+        )
+        row = conn.execute(
+            "SELECT * FROM spotcheck_adjudications WHERE item_id = ? AND question = ?", (item_id, question)
+        ).fetchone()
+        details = {
+            "queue_id": item["queue_id"],
+            "item_id": item_id,
+            "position": item["position"],
+            "question": question,
+            "answer": answer,
+            "previous": before["answer"] if before else None,
+            "revision": row["revision"],
+            "note": note,
+        }
+        target = f"item {item['position']} of queue #{item['queue_id']}"
+        record_audit(store, adjudicator, "spotcheck.adjudicated", item["group_id"], target, details, conn=conn)
+    return AdjudicationRecord.from_row(row)
+
+
+def adjudications(
+    store: Store, group_id: str, queue_id: int | None = None
+) -> dict[tuple[int, str], AdjudicationRecord]:
+    """(item id, question) -> the final answer, for the deal (or one of its queues)."""
+    access_of(store).require(group_id)
+    rows = store.query(
+        """
+        SELECT a.* FROM spotcheck_adjudications a
+        JOIN spotcheck_items i ON i.id = a.item_id JOIN spotcheck_queues q ON q.id = i.queue_id
+        WHERE q.group_id = :g AND (:q IS NULL OR q.id = :q)
+        """,
+        {"g": group_id, "q": queue_id},
+    )
+    return {(r["item_id"], r["question"]): AdjudicationRecord.from_row(r) for r in rows}
+
+
+def reviewer_relevance(store: Store, queue_id: int, reviewer: str) -> dict[int, RelevanceRecord]:
+    """item id -> this reviewer's relevance grade, for one queue."""
+    _require_queue(store, queue_id)
+    rows = store.query(
+        """
+        SELECT r.* FROM spotcheck_relevance r JOIN spotcheck_items i ON i.id = r.item_id
+        WHERE i.queue_id = ? AND r.reviewer = ?
+        """,
+        (queue_id, reviewer.strip()),
+    )
+    return {r["item_id"]: RelevanceRecord.from_row(r) for r in rows}
+
+
+def relevance_history(store: Store, relevance_id: int) -> list[tuple[int, int, str, str]]:
+    """(revision, grade, note, recorded_at), oldest first."""
+    rows = store.query(
+        "SELECT revision, grade, note, recorded_at FROM spotcheck_relevance_history WHERE relevance_id = ? ORDER BY id",
+        (relevance_id,),
+    )
+    return [tuple(r) for r in rows]  # type: ignore[misc]
+
+
+# an item this reviewer has answered (either question): what progress and resuming count
+ANSWERED = """(
+    EXISTS (SELECT 1 FROM spotcheck_verdicts v WHERE v.item_id = i.id AND v.reviewer = :r)
+    OR EXISTS (SELECT 1 FROM spotcheck_relevance r WHERE r.item_id = i.id AND r.reviewer = :r))"""
+
+
 def reviewer_verdicts(store: Store, queue_id: int, reviewer: str) -> dict[int, VerdictRecord]:
-    """item id -> this reviewer's verdict, for one queue."""
+    """item id -> this reviewer's support verdict, for one queue."""
     _require_queue(store, queue_id)
     rows = store.query(
         """
@@ -160,43 +295,31 @@ def reviewer_verdicts(store: Store, queue_id: int, reviewer: str) -> dict[int, V
 
 
 def progress(store: Store, queue_id: int, reviewer: str) -> Progress:
+    """Items the reviewer has answered (one question or both) out of the queue's items."""
     _require_queue(store, queue_id)
     row = store.query(
-        """
-        SELECT COUNT(*) AS total, COUNT(v.id) AS done
-        FROM spotcheck_items i LEFT JOIN spotcheck_verdicts v ON v.item_id = i.id AND v.reviewer = ?
-        WHERE i.queue_id = ?
-        """,
-        (reviewer.strip(), queue_id),
+        f"SELECT COUNT(*) AS total, COALESCE(SUM({ANSWERED}), 0) AS done FROM spotcheck_items i WHERE i.queue_id = :q",
+        {"r": reviewer.strip(), "q": queue_id},
     )[0]
     return Progress(int(row["done"]), int(row["total"]))
 
 
 def resume_position(store: Store, queue_id: int, reviewer: str) -> int | None:
-    """1-based position of the reviewer's first item without a verdict; None when all are done."""
+    """1-based position of the reviewer's first item without an answer; None when all are done."""
     _require_queue(store, queue_id)
     row = store.query(
-        """
-        SELECT MIN(i.position) FROM spotcheck_items i
-        WHERE i.queue_id = ? AND NOT EXISTS (
-            SELECT 1 FROM spotcheck_verdicts v WHERE v.item_id = i.id AND v.reviewer = ?)
-        """,
-        (queue_id, reviewer.strip()),
+        f"SELECT MIN(i.position) FROM spotcheck_items i WHERE i.queue_id = :q AND NOT {ANSWERED}",
+        {"q": queue_id, "r": reviewer.strip()},
     )[0]
     return None if row[0] is None else int(row[0])
 
 
 def next_open_position(store: Store, queue_id: int, reviewer: str, after: int) -> int | None:
-    """The first position after `after` without the reviewer's verdict, wrapping round; None when all are done."""
+    """The first position after `after` without the reviewer's answer, wrapping round; None when all are done."""
     _require_queue(store, queue_id)
     rows = store.query(
-        """
-        SELECT i.position FROM spotcheck_items i
-        WHERE i.queue_id = ? AND NOT EXISTS (
-            SELECT 1 FROM spotcheck_verdicts v WHERE v.item_id = i.id AND v.reviewer = ?)
-        ORDER BY i.position
-        """,
-        (queue_id, reviewer.strip()),
+        f"SELECT i.position FROM spotcheck_items i WHERE i.queue_id = :q AND NOT {ANSWERED} ORDER BY i.position",
+        {"q": queue_id, "r": reviewer.strip()},
     )
     open_positions = [int(r[0]) for r in rows]
     later = [p for p in open_positions if p > after]
@@ -213,18 +336,33 @@ def verdict_history(store: Store, verdict_id: int) -> list[tuple[int, str, str, 
 
 
 def verdict_rows(store: Store, group_id: str, queue_id: int | None = None) -> list[VerdictRow]:
-    """Every verdict on the deal (or on one of its queues), by queue, position, reviewer."""
+    """Every reviewer's answers on the deal (or on one of its queues): one row per (item, reviewer) with a
+    support verdict and / or a relevance grade, and the item's adjudicated answers; by queue, position, reviewer."""
     access_of(store).require(group_id)
     rows = store.query(
         """
+        WITH answered AS (
+            SELECT item_id, reviewer FROM spotcheck_verdicts
+            UNION
+            SELECT item_id, reviewer FROM spotcheck_relevance
+        )
         SELECT q.id AS queue_id, q.name AS queue_name, q.group_id, i.position, i.id AS item_id, i.query_id, i.query,
                i.fact_uuid, i.fact, i.rank, i.score, i.episode_uuid, i.document_name, i.channel,
-               v.reviewer, v.verdict, v.note, v.created_at, v.updated_at, v.revision
-        FROM spotcheck_verdicts v
-        JOIN spotcheck_items i ON i.id = v.item_id
+               COALESCE(r.reviewer, v.reviewer) AS reviewer, r.grade AS relevance, v.verdict AS support,
+               r.note AS relevance_note, v.note AS support_note,
+               r.revision AS relevance_revision, v.revision AS support_revision,
+               MIN(COALESCE(r.created_at, v.created_at), COALESCE(v.created_at, r.created_at)) AS created_at,
+               MAX(COALESCE(r.updated_at, v.updated_at), COALESCE(v.updated_at, r.updated_at)) AS updated_at,
+               ar.answer AS final_relevance, av.answer AS final_support
+        FROM answered a
+        JOIN spotcheck_items i ON i.id = a.item_id
         JOIN spotcheck_queues q ON q.id = i.queue_id
+        LEFT JOIN spotcheck_relevance r ON r.item_id = a.item_id AND r.reviewer = a.reviewer COLLATE NOCASE
+        LEFT JOIN spotcheck_verdicts v ON v.item_id = a.item_id AND v.reviewer = a.reviewer COLLATE NOCASE
+        LEFT JOIN spotcheck_adjudications ar ON ar.item_id = a.item_id AND ar.question = 'relevance'
+        LEFT JOIN spotcheck_adjudications av ON av.item_id = a.item_id AND av.question = 'support'
         WHERE q.group_id = :g AND (:q IS NULL OR q.id = :q)
-        ORDER BY q.id, i.position, v.reviewer
+        ORDER BY q.id, i.position, reviewer COLLATE NOCASE
         """,
         {"g": group_id, "q": queue_id},
     )

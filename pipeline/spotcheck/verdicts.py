@@ -1,27 +1,40 @@
-"""Reviewers' verdicts on queue items: record (one transaction each), summarise, export, judge.
+"""Reviewers' answers on queue items: record (one transaction each), summarise, agree, adjudicate, export, judge.
 
-One verdict per (item, reviewer), reviewer names compared case-insensitively. A second verdict by the
-same reviewer updates theirs (revision + 1, `updated_at`); every recorded verdict is also appended to
-`spotcheck_verdict_history`. Two reviewers never overwrite each other.
+Each card asks two questions:
+- relevance, "Does the fact answer the query?": a grade 0-3 (`RELEVANCE`), the judgment Evaluate uses;
+- support, "Does the cited source support the fact?": a verdict (`VERDICTS`), the faithfulness figure.
+Fact-sample items (no query) ask only the support question. A reviewer may answer one or both.
 
-Verdicts as relevance judgments (`verdict_judgments`): supported = 2, partially supported = 1,
-not supported = 0, wrong source = 0. Several reviewers of one citation: the lowest grade counts
-(a disputed citation is not trusted). Several citations of one fact for one query: the highest grade
-counts (one supporting source is enough). Queries are keyed by their labelled id ("q01") when the item
-came from the labelled query set, else by the query text. Fact samples (no query) give no judgment.
+One answer per (item, reviewer, question), reviewer names compared case-insensitively. A second answer by
+the same reviewer updates theirs (revision + 1, `updated_at`); every recorded answer is also appended to its
+history table. Two reviewers never overwrite each other. Verdicts recorded before migration 0012 are
+support verdicts (they always were): they count as support, never as relevance.
+
+Adjudication: where reviewers disagree (relevance grades 2 or more apart, or different support verdicts)
+an adjudicator records the final answer (audited); from then on it is the item's only answer to that
+question in the rates and the judgments.
+
+Relevance judgments (`verdict_judgments`): per (query, fact), the adjudicated grade when one was recorded,
+else the lower median of the reviewers' grades (`statistics.median_low`: one 3 and one 1 give 1; 3, 2, 0
+give 2; a split between two reviewers is read the cautious way). A fact cited by several items of the
+same query pools them. Queries are keyed by their labelled id ("q01") when the item came from the labelled
+query set, else by the query text. Support verdicts and fact samples give no judgment.
 """
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
 from pipeline.csv_cells import dicts_to_csv
 from pipeline.errors import InvalidInput
-from pipeline.spotcheck.records import VerdictRecord, VerdictRow, clean_name
-from pipeline.spotcheck.repo import save_verdict, verdict_rows
+from pipeline.spotcheck.agreement import Agreement, agreement
+from pipeline.spotcheck.rates import Rate
+from pipeline.spotcheck.records import AdjudicationRecord, RelevanceRecord, VerdictRecord, VerdictRow, clean_name
+from pipeline.spotcheck.repo import save_adjudication, save_relevance, save_verdict, verdict_rows
 from pipeline.store.db import Store
 
 Verdict = Literal["supported", "partially_supported", "not_supported", "wrong_source"]
@@ -31,7 +44,15 @@ VERDICTS: dict[str, str] = {
     "not_supported": "Not supported",
     "wrong_source": "Wrong source",
 }
-GRADES: dict[str, int] = {"supported": 2, "partially_supported": 1, "not_supported": 0, "wrong_source": 0}
+RELEVANCE: dict[int, str] = {0: "Not relevant", 1: "Related", 2: "Relevant", 3: "Answers it"}
+RELEVANCE_MEANING: dict[int, str] = {
+    0: "has nothing to do with the query",
+    1: "on the query's topic, but does not help answer it",
+    2: "helps answer the query, but not on its own",
+    3: "answers the query on its own",
+}
+RELEVANT_GRADE = 2  # grade >= 2 counts as relevant in the rates (the judgments keep the grade)
+QUESTIONS = {"relevance": "Does the fact answer the query?", "support": "Does the cited source support the fact?"}
 MAX_NOTE = 2000
 MAX_REVIEWER = 80
 
@@ -40,112 +61,257 @@ def clean_reviewer(name: str) -> str:
     return clean_name(name, "reviewer name", MAX_REVIEWER)
 
 
-def record_verdict(store: Store, item_id: int, reviewer: str, verdict: str, note: str = "") -> VerdictRecord:
-    """Insert or update this reviewer's verdict on the item, and append it to the history: one transaction."""
-    reviewer = clean_reviewer(reviewer)
-    if verdict not in VERDICTS:
-        raise InvalidInput(f"Unknown verdict {verdict!r}; one of: {', '.join(VERDICTS)}.")
+def _clean_note(note: str) -> str:
     note = (note or "").strip()
     if len(note) > MAX_NOTE:
         raise InvalidInput(f"The note is {len(note):,} characters long; the limit is {MAX_NOTE:,}.")
-    return save_verdict(store, item_id, reviewer, verdict, note)
+    return note
 
 
-# --- summaries, exports and judgments ----------------------------------------------------------
+def _check_grade(grade: object) -> int:
+    if isinstance(grade, bool) or not isinstance(grade, int) or grade not in RELEVANCE:
+        raise InvalidInput(f"Unknown relevance grade {grade!r}; one of: 0, 1, 2, 3.")
+    return grade
+
+
+def _check_verdict(verdict: str) -> str:
+    if verdict not in VERDICTS:
+        raise InvalidInput(f"Unknown verdict {verdict!r}; one of: {', '.join(VERDICTS)}.")
+    return verdict
+
+
+def record_verdict(store: Store, item_id: int, reviewer: str, verdict: str, note: str = "") -> VerdictRecord:
+    """Insert or update this reviewer's support verdict on the item (with its history): one transaction."""
+    reviewer = clean_reviewer(reviewer)
+    return save_verdict(store, item_id, reviewer, _check_verdict(verdict), _clean_note(note))
+
+
+def record_relevance(store: Store, item_id: int, reviewer: str, grade: int, note: str = "") -> RelevanceRecord:
+    """Insert or update this reviewer's relevance grade (0-3) on the item (with its history): one transaction."""
+    reviewer = clean_reviewer(reviewer)
+    return save_relevance(store, item_id, reviewer, _check_grade(grade), _clean_note(note))
+
+
+def adjudicate(
+    store: Store, item_id: int, question: str, answer: int | str, adjudicator: str, note: str = ""
+) -> AdjudicationRecord:
+    """Record the final answer to `question` on the item (audited as `spotcheck.adjudicated`)."""
+    adjudicator = clean_name(adjudicator, "adjudicator name", MAX_REVIEWER)
+    if question == "relevance":
+        value = str(_check_grade(answer))
+    elif question == "support":
+        value = _check_verdict(str(answer))
+    else:
+        raise InvalidInput(f"Unknown question {question!r}; one of: relevance, support.")
+    return save_adjudication(store, item_id, question, value, adjudicator, _clean_note(note))
+
+
+# --- what counts: each item's answers to one question -------------------------------------------------
+
+
+def _by_item(rows: Sequence[VerdictRow]) -> dict[int, list[VerdictRow]]:
+    by_item: dict[int, list[VerdictRow]] = defaultdict(list)
+    for row in rows:
+        by_item[row.item_id].append(row)
+    return by_item
+
+
+def counted_support(item_rows: Sequence[VerdictRow]) -> list[str]:
+    """The item's support answers that count: the adjudicated one alone, else each reviewer's."""
+    final = item_rows[0].final_support
+    return [final] if final else [r.support for r in item_rows if r.support]
+
+
+def counted_relevance(item_rows: Sequence[VerdictRow]) -> list[int]:
+    """The item's relevance grades that count: the adjudicated one alone, else each reviewer's."""
+    final = item_rows[0].final_relevance
+    return [final] if final is not None else [r.relevance for r in item_rows if r.relevance is not None]
+
+
+# --- summaries -----------------------------------------------------------------------------------------
+
 
 CSV_COLUMNS = tuple(VerdictRow.__dataclass_fields__)
 
 
 def export_csv(rows: Iterable[VerdictRow]) -> str:
-    """One CSV row per verdict, with a header (cells made safe for spreadsheets)."""
+    """One CSV row per (item, reviewer), both answers as columns, with a header (cells made safe for
+    spreadsheets)."""
     return dicts_to_csv((asdict(row) for row in rows), CSV_COLUMNS)
 
 
 @dataclass(frozen=True)
 class RateRow:
-    key: str  # channel or document
+    """Support verdicts of one channel / document (or all)."""
+
+    key: str
     verdicts: int
     counts: dict[str, int]  # verdict -> count
 
     @property
+    def supported(self) -> Rate:
+        return Rate(self.counts.get("supported", 0), self.verdicts)
+
+    @property
     def supported_rate(self) -> float:
-        return self.counts.get("supported", 0) / self.verdicts if self.verdicts else 0.0
+        return self.supported.value
+
+
+@dataclass(frozen=True)
+class RelevanceRow:
+    """Relevance grades of one scope."""
+
+    key: str
+    answers: int
+    counts: dict[int, int]  # grade -> count
+
+    @property
+    def relevant(self) -> Rate:
+        """Grade 2 or 3 (relevant or answers it)."""
+        return Rate(sum(n for g, n in self.counts.items() if g >= RELEVANT_GRADE), self.answers)
+
+    @property
+    def answering(self) -> Rate:
+        """Grade 3 (answers it)."""
+        return Rate(self.counts.get(3, 0), self.answers)
 
 
 @dataclass(frozen=True)
 class Summary:
-    verdicts: int
+    rows: int  # (item, reviewer) pairs with an answer
     reviewers: int
     items_reviewed: int
-    overall: RateRow
+    adjudicated: int  # items with at least one adjudicated answer
+    overall: RateRow  # support
     by_channel: tuple[RateRow, ...]
     by_document: tuple[RateRow, ...]
+    relevance: RelevanceRow
+    relevance_agreement: Agreement
+    support_agreement: Agreement
 
 
-def _rates(rows: Sequence[VerdictRow], key: str) -> RateRow:
-    counts = {v: sum(1 for r in rows if r.verdict == v) for v in VERDICTS}
-    return RateRow(key, len(rows), counts)
+def _support_rates(groups: Sequence[Sequence[VerdictRow]], key: str) -> RateRow:
+    answers = [v for item_rows in groups for v in counted_support(item_rows)]
+    return RateRow(key, len(answers), {v: answers.count(v) for v in VERDICTS})
 
 
 def summarise(rows: Sequence[VerdictRow]) -> Summary:
-    """Supported rate = supported verdicts / all verdicts (each reviewer's verdict counts once)."""
-    by_channel: dict[str, list[VerdictRow]] = defaultdict(list)
-    by_document: dict[str, list[VerdictRow]] = defaultdict(list)
-    for row in rows:
-        by_channel[row.channel].append(row)
-        by_document[row.document_name or "(no document)"].append(row)
+    """Supported rate = supported / support answers counted (each reviewer's verdict once, or the adjudicated
+    one alone); relevant rate likewise over relevance grades. Each with its 95% Wilson interval."""
+    by_item = _by_item(rows)
+    by_channel: dict[str, list[list[VerdictRow]]] = defaultdict(list)
+    by_document: dict[str, list[list[VerdictRow]]] = defaultdict(list)
+    for item_rows in by_item.values():
+        by_channel[item_rows[0].channel].append(item_rows)
+        by_document[item_rows[0].document_name or "(no document)"].append(item_rows)
+    grades = [g for item_rows in by_item.values() for g in counted_relevance(item_rows)]
     return Summary(
-        verdicts=len(rows),
+        rows=len(rows),
         reviewers=len({r.reviewer.casefold() for r in rows}),
-        items_reviewed=len({r.item_id for r in rows}),
-        overall=_rates(rows, "all"),
-        by_channel=tuple(_rates(v, k) for k, v in sorted(by_channel.items())),
-        by_document=tuple(_rates(v, k) for k, v in sorted(by_document.items())),
+        items_reviewed=len(by_item),
+        adjudicated=sum(1 for r in by_item.values() if r[0].final_relevance is not None or r[0].final_support),
+        overall=_support_rates(list(by_item.values()), "all"),
+        by_channel=tuple(
+            _support_rates(v, k) for k, v in sorted(by_channel.items()) if any(counted_support(i) for i in v)
+        ),
+        by_document=tuple(
+            _support_rates(v, k) for k, v in sorted(by_document.items()) if any(counted_support(i) for i in v)
+        ),
+        relevance=RelevanceRow("all", len(grades), {g: grades.count(g) for g in RELEVANCE}),
+        relevance_agreement=reviewer_agreement(rows, "relevance"),
+        support_agreement=reviewer_agreement(rows, "support"),
     )
+
+
+def reviewer_agreement(rows: Sequence[VerdictRow], question: Literal["relevance", "support"]) -> Agreement:
+    """Agreement between the reviewers' own answers (before adjudication) to one question."""
+    order = list(RELEVANCE) if question == "relevance" else list(range(len(VERDICTS)))
+    index = {v: i for i, v in enumerate(VERDICTS)}
+    value: Callable[[VerdictRow], int | None] = (
+        (lambda r: r.relevance) if question == "relevance" else (lambda r: index.get(r.support or ""))
+    )
+    answers: dict[int, dict[str, int]] = defaultdict(dict)
+    names: dict[str, str] = {}
+    for row in rows:
+        answer = value(row)
+        if answer is not None:
+            answers[row.item_id][row.reviewer.casefold()] = answer
+            names.setdefault(row.reviewer.casefold(), row.reviewer)
+    return agreement(answers, question, order, names)
+
+
+# --- the adjudication queue ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Disagreement:
+    item_id: int
     queue_name: str
     position: int
     query: str
     fact: str
     document_name: str
-    verdicts: tuple[tuple[str, str, str], ...]  # (reviewer, verdict, note)
+    answers: tuple[tuple[str, int | None, str | None, str], ...]  # (reviewer, grade, verdict, note)
+    relevance_split: bool  # grades 2 or more apart
+    support_split: bool  # different verdicts
+    final_relevance: int | None
+    final_support: str | None
+
+    @property
+    def settled(self) -> bool:
+        """Every split question has its adjudicated answer."""
+        return (not self.relevance_split or self.final_relevance is not None) and (
+            not self.support_split or self.final_support is not None
+        )
 
 
 def disagreements(rows: Sequence[VerdictRow]) -> list[Disagreement]:
-    """Items on which reviewers gave different verdicts."""
-    by_item: dict[int, list[VerdictRow]] = defaultdict(list)
-    for row in rows:
-        by_item[row.item_id].append(row)
+    """Items on which reviewers disagree: relevance grades 2 or more apart, or different support verdicts;
+    open ones (a split question without its final answer) first, then by queue and position."""
     out = []
-    for item_rows in by_item.values():
-        if len({r.verdict for r in item_rows}) > 1:
+    for item_rows in _by_item(rows).values():
+        grades = [r.relevance for r in item_rows if r.relevance is not None]
+        relevance_split = len(grades) > 1 and max(grades) - min(grades) >= 2
+        support_split = len({r.support for r in item_rows if r.support}) > 1
+        if relevance_split or support_split:
             first = item_rows[0]
             out.append(
                 Disagreement(
+                    first.item_id,
                     first.queue_name,
                     first.position,
                     first.query,
                     first.fact,
                     first.document_name,
-                    tuple((r.reviewer, r.verdict, r.note) for r in item_rows),
+                    tuple((r.reviewer, r.relevance, r.support, r.note) for r in item_rows),
+                    relevance_split,
+                    support_split,
+                    first.final_relevance,
+                    first.final_support,
                 )
             )
-    return sorted(out, key=lambda d: (d.queue_name, d.position))
+    return sorted(out, key=lambda d: (d.settled, d.queue_name, d.position))
+
+
+# --- relevance judgments -------------------------------------------------------------------------------
 
 
 def verdict_judgments(store: Store, group_id: str) -> dict[str, dict[str, int]]:
-    """query id (labelled set) or query text -> {fact uuid: grade}; see the module doc for the rules."""
-    per_citation: dict[tuple[str, str, str], int] = {}
-    for row in verdict_rows(store, group_id):
-        if not row.query:
+    """query id (labelled set) or query text -> {fact uuid: grade}, from relevance answers only; see the
+    module doc for the rules."""
+    reviewers: dict[tuple[str, str], list[int]] = defaultdict(list)
+    adjudicated: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for item_rows in _by_item(verdict_rows(store, group_id)).values():
+        first = item_rows[0]
+        if not first.query:
             continue
-        key = (row.query_id or row.query, row.fact_uuid, row.episode_uuid)
-        grade = GRADES[row.verdict]
-        per_citation[key] = min(grade, per_citation.get(key, grade))
+        key = (first.query_id or first.query, first.fact_uuid)
+        if first.final_relevance is not None:
+            adjudicated[key].append(first.final_relevance)
+        reviewers[key] += [r.relevance for r in item_rows if r.relevance is not None]
     judgments: dict[str, dict[str, int]] = defaultdict(dict)
-    for (query, fact_uuid, _), grade in sorted(per_citation.items()):
-        judgments[query][fact_uuid] = max(grade, judgments[query].get(fact_uuid, grade))
+    for key in sorted(set(reviewers) | set(adjudicated)):
+        grades = adjudicated.get(key) or reviewers[key]
+        if grades:
+            judgments[key[0]][key[1]] = int(statistics.median_low(grades))
     return dict(judgments)

@@ -5,7 +5,14 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from pipeline.lab import Lab
-from pipeline.spotcheck.repo import list_queues, queue_items, reviewer_verdicts, verdict_history
+from pipeline.spotcheck.repo import (
+    list_queues,
+    queue_items,
+    reviewer_relevance,
+    reviewer_verdicts,
+    verdict_history,
+)
+from pipeline.spotcheck.verdicts import record_relevance, record_verdict, verdict_judgments
 from tests.app.conftest import no_errors, open_page
 
 PAGE = "app_pages/spotcheck.py"
@@ -44,35 +51,51 @@ def test_build_a_queue_review_and_see_progress(app: AppTest, lab: Lab, demo: str
     [episode] = app.get("html")
     assert '<div class="spotcheck-episode"' in episode.proto.body
 
+    captions = " ".join(c.value for c in app.caption)
+    assert "**3** answers it: answers the query on its own" in captions  # each grade said in words
     app.text_input(key="spotcheck.note").input("checked page 2")
+    app.button(key="spotcheck.r.3").click().run()  # relevance first: the card stays for the support question
+    no_errors(app)
+    assert metric(app, "Your progress") == "1 / 4"
+    assert metric(app, "Item") == "1 / 4"
+    assert any("Now the other question" in s.value for s in app.success)
     app.button(key="spotcheck.v.supported").click().run()
     no_errors(app)
     assert metric(app, "Your progress") == "1 / 4"
-    assert metric(app, "Item") == "2 / 4"  # one click to the next
+    assert metric(app, "Item") == "2 / 4"  # both answered: on to the next
     assert app.text_input(key="spotcheck.note").value == ""  # the note belongs to the previous card
     mine = reviewer_verdicts(lab.store, queue.id, "Ana AppTest")
     assert [(v.verdict, v.note) for v in mine.values()] == [("supported", "checked page 2")]
     assert next(iter(mine)) == items[0].id
+    grades = reviewer_relevance(lab.store, queue.id, "Ana AppTest")
+    assert [(g.item_id, g.grade, g.note) for g in grades.values()] == [(items[0].id, 3, "checked page 2")]
 
-    app.button(key="spotcheck.v.wrong_source").click().run()
+    app.button(key="spotcheck.v.wrong_source").click().run()  # one question is enough to count as reviewed
     assert metric(app, "Your progress") == "2 / 4"
-    # back to the first card: its verdict and note are shown, a re-verdict updates it
-    app.button(key="spotcheck.prev").click().run()
+    assert metric(app, "Item") == "2 / 4"
+    # back to the first card: its answers and note are shown, a re-verdict updates it
     app.button(key="spotcheck.prev").click().run()
     assert metric(app, "Item") == "1 / 4"
     assert app.text_input(key="spotcheck.note").value == "checked page 2"
-    assert any("Your verdict: **Supported**" in c.value for c in app.caption)
+    assert any("Your answers: relevance **3 · answers it**" in c.value for c in app.caption)
+    assert any("support **Supported**" in c.value for c in app.caption)
     app.button(key="spotcheck.v.not_supported").click().run()
     no_errors(app)
     assert metric(app, "Your progress") == "2 / 4"
-    assert metric(app, "Item") == "3 / 4"  # the first item still open
+    assert metric(app, "Item") == "3 / 4"  # the first open item after it
     updated = reviewer_verdicts(lab.store, queue.id, "Ana AppTest")[items[0].id]
     assert (updated.verdict, updated.revision) == ("not_supported", 2)
     assert len(verdict_history(lab.store, updated.id)) == 2
 
-    # summary: rates, charts, export
-    assert metric(app, "Verdicts") == "2"
+    # summary: rates with their intervals, agreement (one reviewer: not enough), charts, export
+    assert metric(app, "Items reviewed") == "2"
     assert metric(app, "Supported rate") == "0%"
+    assert metric(app, "Relevant rate") == "100%"
+    assert metric(app, "Relevance agreement") == "—"
+    captions = " ".join(c.value for c in app.caption)
+    assert "Supported (the source supports the fact): 0% (95% CI 0%-66%, n=2)" in captions
+    assert "relevant (grade 2-3): 100% (95% CI 21%-100%, n=1)" in captions
+    assert "Not enough overlap: agreement needs two reviewers." in captions
     assert len(app.get("plotly_chart")) == 2
     assert app.get("download_button")
 
@@ -89,3 +112,81 @@ def test_a_second_session_resumes_where_the_reviewer_left(app: AppTest, lab: Lab
     app.text_input(key="spotcheck.reviewer").input("Ben AppTest").run()  # another reviewer starts at the top
     assert metric(app, "Your progress") == "0 / 4"
     assert metric(app, "Item") == "1 / 4"
+
+
+HOW = ("Highlighted: the sentence holding", "No sentence matches well")
+
+
+def build(app: AppTest, name: str, source: str, size: int) -> None:
+    app.text_input(key="spotcheck.new.name").input(name)
+    app.selectbox(key="spotcheck.new.source").set_value(source)
+    app.number_input(key="spotcheck.new.size").set_value(size)
+    app.number_input(key="spotcheck.new.queries").set_value(2)
+    app.selectbox(key="spotcheck.new.reranker").set_value("none")
+    app.button(key="spotcheck.new.build").click().run()
+    no_errors(app)
+
+
+def test_two_reviewers_answer_both_questions_see_kappa_and_adjudicate(app: AppTest, lab: Lab, demo: str) -> None:
+    open_page(app, PAGE)
+    app.text_input(key="spotcheck.reviewer").input("Ana Two").run()
+    build(app, "two reviewers", "query_set", 3)
+    queue = next(q for q in list_queues(lab.store, demo) if q.name == "two reviewers")
+    items = queue_items(lab.store, queue.id)
+    assert len(items) == 3 and all(i.query for i in items)
+    ben = [(3, "supported"), (0, "not_supported"), (2, "supported")]
+    for item, (grade, verdict) in zip(items, ben, strict=True):
+        record_relevance(lab.store, item.id, "Ben Two", grade)
+        record_verdict(lab.store, item.id, "Ben Two", verdict)
+
+    for position, grade in enumerate([3, 2, 2], start=1):  # Ana: both questions on every card, in the page
+        assert metric(app, "Item") == f"{position} / 3"
+        [episode] = app.get("html")  # the highlighted source on a card with both questions
+        assert '<div class="spotcheck-episode"' in episode.proto.body
+        assert any(c.value.startswith(HOW) for c in app.caption)
+        app.button(key=f"spotcheck.r.{grade}").click().run()
+        app.button(key="spotcheck.v.supported").click().run()
+        no_errors(app)
+    assert metric(app, "Your progress") == "3 / 3"
+
+    # quadratic kappa by hand: Ana 3 2 2, Ben 3 0 2: observed (2-0)^2 / 3 = 4/3, chance 20/9, 1 - 0.6 = 0.40;
+    # support: Ana always "supported", so po = pe = 2/3 and kappa = 0
+    assert metric(app, "Relevance agreement") == "0.40"
+    assert metric(app, "Support agreement") == "0.00"
+    captions = " ".join(c.value for c in app.caption)
+    assert "Cohen's kappa (quadratic weights) = 0.40 (Ana Two and Ben Two, 3 shared items)" in captions
+    assert "Cohen's kappa = 0.00 (Ana Two and Ben Two, 3 shared items)" in captions
+
+    # the second item is split on both questions: adjudicate it
+    app.selectbox(key="spotcheck.adj.item").set_value(items[1].id).run()
+    no_errors(app)
+    assert any("**Ben Two**: relevance 0 · not relevant · support not supported" in m.value for m in app.markdown)
+    app.selectbox(key=f"spotcheck.adj.relevance.{items[1].id}").set_value(1)
+    app.selectbox(key=f"spotcheck.adj.support.{items[1].id}").set_value("partially_supported")
+    app.text_input(key=f"spotcheck.adj.note.{items[1].id}").input("prior year figure")
+    app.button(key="spotcheck.adj.save").click().run()
+    no_errors(app)
+    assert any("Recorded the final answer for item 2" in s.value for s in app.success)
+    judged = verdict_judgments(lab.store, demo)
+    assert judged[items[1].query_id][items[1].fact_uuid] == 1
+    [entry] = lab.store.query(
+        "SELECT actor, details FROM audit_log WHERE action = 'spotcheck.adjudicated' AND target = ?",
+        (f"item 2 of queue #{queue.id}",),
+    )[-1:]
+    assert entry["actor"] == "Ana Two" and "prior year figure" in entry["details"]
+    assert metric(app, "Supported rate") == "80%"  # 4 "supported" of 5 counted: item 2 now counts once
+
+
+def test_a_fact_sample_card_asks_only_the_support_question(app: AppTest, lab: Lab, demo: str) -> None:
+    open_page(app, PAGE)
+    app.text_input(key="spotcheck.reviewer").input("Fay Facts").run()
+    build(app, "fact sample card", "fact_sample", 2)
+    assert not [b for b in app.button if str(b.key).startswith("spotcheck.r.")]
+    captions = " ".join(c.value for c in app.caption)
+    assert "A fact sample has no query: only the support question applies." in captions
+    [episode] = app.get("html")
+    assert '<div class="spotcheck-episode"' in episode.proto.body
+    assert any(c.value.startswith(HOW) for c in app.caption)
+    app.button(key="spotcheck.v.supported").click().run()  # the only question: on to the next card
+    no_errors(app)
+    assert metric(app, "Item") == "2 / 2"

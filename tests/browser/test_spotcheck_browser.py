@@ -1,4 +1,5 @@
-"""Give spot-check verdicts from a real browser (a click, then a keyboard shortcut) and find them in the store."""
+"""Give spot-check answers from a real browser (clicks and keyboard shortcuts) and find them in the store; two
+reviewers' agreement shown on the Summary tab."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from playwright.async_api import Page
 from pipeline.lab import Lab
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueSpec
-from pipeline.spotcheck.repo import queue_items, reviewer_verdicts
+from pipeline.spotcheck.repo import queue_items, reviewer_relevance, reviewer_verdicts
+from pipeline.spotcheck.verdicts import record_relevance, record_verdict
 from pipeline.store.db import Store
 from tests.browser.conftest import screenshot, wait_for_app
 from tests.browser.test_pages import assert_no_error
@@ -56,3 +58,61 @@ async def test_a_verdict_given_in_the_browser_is_recorded(app_url: str, page: Pa
         items[0].id: "supported",
         items[1].id: "not_supported",
     }
+
+
+@pytest.mark.browser
+async def test_two_reviewers_answer_both_questions_and_the_kappa_is_shown(
+    app_url: str, page: Page, lab: Lab, demo: str
+) -> None:
+    name = f"two questions {uuid.uuid4().hex[:8]}"
+    spec = QueueSpec(name, demo, "query_set", 3, 5, "random", "Ben Browser", top_k=2, query_limit=2, reranker="none")
+    queue = await build_queue(lab, spec)
+    items = queue_items(lab.store, queue.id)
+    assert len(items) == 3
+    for item, (grade, verdict) in zip(items, [(3, "supported"), (0, "not_supported"), (2, "supported")], strict=True):
+        record_relevance(lab.store, item.id, "Ben Browser", grade)  # the first reviewer, already done
+        record_verdict(lab.store, item.id, "Ben Browser", verdict)
+
+    await page.goto(f"{app_url}/spotcheck")
+    await wait_for_app(page)
+    box = page.get_by_role("textbox", name="Your name (reviewer)")
+    await box.fill("Cy Browser")
+    await box.press("Enter")
+    await page.get_by_text("0 / 3 reviewed by Cy Browser").wait_for(timeout=60_000)
+    assert name in await page.locator(".st-key-spotcheck-queue input").input_value()
+    await page.get_by_text("1 · Does the fact answer the query?").wait_for(timeout=10_000)
+    await page.get_by_text("2 · Does the cited source support the fact?").wait_for(timeout=10_000)
+    assert await page.locator(".spotcheck-episode").count() == 1  # the source, highlighted, under both questions
+
+    for position, grade in enumerate([3, 2, 2], start=1):
+        if position == 1:  # a key for the relevance grade (F = 3), then a click for the support verdict
+            await page.locator("h1").first.click()
+            await page.keyboard.press("f")
+        else:
+            await page.locator(f".st-key-spotcheck-r-{grade} button").first.click()
+        await page.get_by_text(f"for item {position}. Now the other question").wait_for(timeout=60_000)
+        await wait_for_app(page)
+        await page.locator(".st-key-spotcheck-v-supported button").click()
+        await page.get_by_text(f"Recorded supported for item {position}").wait_for(timeout=60_000)
+        await wait_for_app(page)
+        if position == 1:
+            await screenshot(page, "spotcheck-two-questions")
+    await page.get_by_text("3 / 3 reviewed by Cy Browser").wait_for(timeout=10_000)
+
+    await page.get_by_role("tab", name="Summary").click()
+    # by hand: Ana 3 2 2 against Ben 3 0 2, quadratic weights: 1 - (4/3) / (20/9) = 0.40
+    kappa = "Cohen's kappa (quadratic weights) = 0.40 (Ben Browser and Cy Browser, 3 shared items)"
+    await page.get_by_text(kappa).wait_for(timeout=30_000)
+    await page.get_by_text("Cohen's kappa = 0.00 (Ben Browser and Cy Browser, 3 shared items)").wait_for()
+    await page.locator(".st-key-spotcheck-by_channel .js-plotly-plot").wait_for(timeout=30_000)
+    await page.get_by_text("Agreement between reviewers").scroll_into_view_if_needed()
+    await screenshot(page, "spotcheck-agreement")
+    await assert_no_error(page)
+
+    store = Store(lab.store.path)
+    assert {i: g.grade for i, g in reviewer_relevance(store, queue.id, "Cy Browser").items()} == {
+        items[0].id: 3,
+        items[1].id: 2,
+        items[2].id: 2,
+    }
+    assert {v.verdict for v in reviewer_verdicts(store, queue.id, "Cy Browser").values()} == {"supported"}

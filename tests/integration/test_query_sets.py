@@ -23,7 +23,7 @@ from pipeline.spotcheck import verdict_judgments
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueSpec
 from pipeline.spotcheck.repo import queue_items
-from pipeline.spotcheck.verdicts import record_verdict
+from pipeline.spotcheck.verdicts import record_relevance
 from tests.support.graphiti_deal import (
     ARR,
     RESTATED_REVENUE,
@@ -220,8 +220,8 @@ async def test_verdicts_freeze_into_a_set_that_evaluates_like_any_other(
     )
     items = queue_items(lab.store, (await build_queue(lab, spec)).id)
     assert len(items) == 4
-    for item, verdict in zip(items, ["supported", "partially_supported", "not_supported", "supported"], strict=True):
-        record_verdict(lab.store, item.id, "Ana", verdict)
+    for item, grade in zip(items, [2, 1, 0, 2], strict=True):  # relevance grades (support verdicts are not)
+        record_relevance(lab.store, item.id, "Ana", grade)
     judged = verdict_judgments(lab.store, group)
 
     saved = save_verdicts_as_query_set(lab.store, group, "frozen verdicts")
@@ -235,7 +235,7 @@ async def test_verdicts_freeze_into_a_set_that_evaluates_like_any_other(
 
     assert await cli(["import-queries", "--from-verdicts", "--group", group, "--name", "frozen verdicts"]) == 0
     assert "unchanged, nothing to do" in capsys.readouterr().err
-    record_verdict(lab.store, items[0].id, "Ben", "wrong_source")  # today's verdicts move on; the frozen set not
+    record_relevance(lab.store, items[0].id, "Ben", 0)  # today's verdicts move on; the frozen set not
     assert verdict_judgments(lab.store, group) != judged
     assert load_query_set(lab.store, group, "frozen verdicts") == frozen
     assert await cli(["import-queries", "--from-verdicts", "--group", group, "--name", "frozen verdicts"]) == 2
@@ -245,7 +245,7 @@ async def test_verdicts_freeze_into_a_set_that_evaluates_like_any_other(
     assert eval_set.qrels == {q: j for q, j in judged.items() if q in eval_set.qrels} and eval_set.label.endswith(
         "(verdicts)"
     )
-    assert items[0].query_id in {q.id for q in eval_set.scorable}  # its supported verdict makes it scorable
+    assert items[0].query_id in {q.id for q in eval_set.scorable}  # its relevant grade makes it scorable
     result = await run_sweep(lab, SweepSpec(group, (10,), (5,), ("none",), judgments="set:frozen verdicts"))
     assert set(result.queries) == {q.id for q in eval_set.scorable}
     assert all(0.0 <= result.setting("none N=10 k=5").metrics[n] <= 1.0 for n in METRIC_NAMES)

@@ -14,7 +14,7 @@ from pipeline.history.repo import save_run
 from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
 from pipeline.retrieval.retrieve import retrieve
-from pipeline.spotcheck import GRADES, verdict_judgments
+from pipeline.spotcheck import verdict_judgments
 from pipeline.spotcheck.queue import build_queue, collect_drafts, item_keys, save_queue
 from pipeline.spotcheck.records import QueueSpec
 from pipeline.spotcheck.repo import (
@@ -28,7 +28,15 @@ from pipeline.spotcheck.repo import (
     verdict_rows,
 )
 from pipeline.spotcheck.sampling import sample_items
-from pipeline.spotcheck.verdicts import CSV_COLUMNS, disagreements, export_csv, record_verdict, summarise
+from pipeline.spotcheck.verdicts import (
+    CSV_COLUMNS,
+    adjudicate,
+    disagreements,
+    export_csv,
+    record_relevance,
+    record_verdict,
+    summarise,
+)
 from pipeline.store.db import Store
 
 _names = itertools.count()
@@ -134,9 +142,9 @@ async def test_verdicts_survive_a_restart_and_two_reviewers_keep_theirs(lab: Lab
         (2, "partially_supported", "only half"),
     ]
     rows = verdict_rows(reopened, demo, queue.id)
-    assert sorted((r.reviewer, r.verdict) for r in rows) == [("Ana", "partially_supported"), ("Ben", "wrong_source")]
+    assert sorted((r.reviewer, r.support) for r in rows) == [("Ana", "partially_supported"), ("Ben", "wrong_source")]
     [split] = disagreements(rows)
-    assert split.position == 1 and {r for r, _, _ in split.verdicts} == {"Ana", "Ben"}
+    assert split.position == 1 and {r for r, _, _, _ in split.answers} == {"Ana", "Ben"}
 
 
 async def test_resuming_continues_at_the_first_item_without_a_verdict(lab: Lab, demo: str) -> None:
@@ -165,30 +173,100 @@ async def test_export_summary_and_judgments(lab: Lab, demo: str) -> None:
     assert get_queue(lab.store, queue.id).item_count == 4
     items = queue_items(lab.store, queue.id)
     record_verdict(lab.store, items[0].id, "Ana", "supported")
-    record_verdict(lab.store, items[0].id, "Ben", "partially_supported")  # lowest grade of a disputed citation: 1
-    record_verdict(lab.store, items[1].id, "Ana", "wrong_source", 'said "no", really')
-    record_verdict(lab.store, items[2].id, "Ana", "supported")
-    record_verdict(lab.store, items[3].id, "Ana", "supported")  # fact sample: no query, no judgment
+    record_relevance(lab.store, items[0].id, "Ana", 3, "answers it outright")
+    record_verdict(lab.store, items[0].id, "Ben", "partially_supported")
+    record_relevance(lab.store, items[0].id, "Ben", 1)  # two reviewers 3 and 1: the lower median, 1
+    record_verdict(lab.store, items[1].id, "Ana", "wrong_source", 'said "no", really')  # support only
+    record_relevance(lab.store, items[2].id, "Ana", 2)  # relevance only
+    record_verdict(lab.store, items[3].id, "Ana", "supported")  # fact sample: no query, no relevance
+    with pytest.raises(InvalidInput, match="only the support question"):
+        record_relevance(lab.store, items[3].id, "Ana", 3)
 
     rows = verdict_rows(lab.store, group)
     parsed = list(csv.DictReader(io.StringIO(export_csv(rows))))
-    assert len(parsed) == 5 == len(rows)  # one row per verdict
+    assert len(parsed) == 5 == len(rows)  # one row per (item, reviewer), both answers as columns
     assert tuple(parsed[0]) == CSV_COLUMNS
-    assert {p["note"] for p in parsed} >= {'said "no", really'}
+    assert [(p["reviewer"], p["relevance"], p["support"]) for p in parsed] == [
+        ("Ana", "3", "supported"),
+        ("Ben", "1", "partially_supported"),
+        ("Ana", "", "wrong_source"),
+        ("Ana", "2", ""),
+        ("Ana", "", "supported"),
+    ]
+    assert {p["note"] for p in parsed} >= {'said "no", really', "answers it outright"}
 
     summary = summarise(rows)
-    assert (summary.verdicts, summary.items_reviewed, summary.reviewers) == (5, 4, 2)
-    assert summary.overall.supported_rate == pytest.approx(3 / 5)
-    assert sum(r.verdicts for r in summary.by_channel) == 5 == sum(r.verdicts for r in summary.by_document)
+    assert (summary.rows, summary.items_reviewed, summary.reviewers) == (5, 4, 2)
+    assert summary.overall.verdicts == 4 and summary.overall.supported_rate == pytest.approx(2 / 4)
+    assert sum(r.verdicts for r in summary.by_channel) == 4 == sum(r.verdicts for r in summary.by_document)
+    assert summary.relevance.counts == {0: 0, 1: 1, 2: 1, 3: 1} and summary.relevance.relevant.hits == 2
+
+    def key(i: int) -> str:
+        return items[i].query_id
 
     expected: dict[str, dict[str, int]] = {}
-    per_citation = {
-        items[0]: 1,  # min(2, 1)
-        items[1]: GRADES["wrong_source"],
-        items[2]: 2,
-    }
-    for item, grade in per_citation.items():
-        facts = expected.setdefault(item.query_id, {})
-        facts[item.fact_uuid] = max(grade, facts.get(item.fact_uuid, grade))
+    for i, grade in ((0, 1), (2, 2)):
+        facts = expected.setdefault(key(i), {})
+        facts[items[i].fact_uuid] = grade
+    if (key(0), items[0].fact_uuid) == (key(2), items[2].fact_uuid):  # one fact of one query: grades pooled
+        expected = {key(0): {items[0].fact_uuid: 2}}  # the lower median of 3, 1, 2
     assert verdict_judgments(lab.store, group) == expected
     assert all(i.query_id for i in items[:3]) and items[3].query == ""
+
+
+async def test_two_questions_agreement_and_adjudication(lab: Lab, demo: str) -> None:
+    """Two reviewers answer both questions; the disagreements are adjudicated (audited) and then count."""
+    group = "spotcheck_adjudication"
+    drafts = await collect_drafts(lab, spec(demo, source="query_set", top_k=3, query_limit=3, reranker="none"))
+    queue = save_queue(lab.store, spec(group, source="query_set", size=4), sample_items(drafts, 4, 2, "random"))
+    items = queue_items(lab.store, queue.id)
+    answers = {  # item -> (Ana's grade, Ben's grade, Ana's verdict, Ben's verdict)
+        0: (3, 3, "supported", "supported"),
+        1: (0, 2, "supported", "not_supported"),  # both questions split
+        2: (2, 3, "partially_supported", "partially_supported"),  # one grade apart: no dispute
+        3: (1, 1, "not_supported", "wrong_source"),  # support split only
+    }
+    for i, (ga, gb, va, vb) in answers.items():
+        record_relevance(lab.store, items[i].id, "Ana", ga)
+        record_relevance(lab.store, items[i].id, "Ben", gb)
+        record_verdict(lab.store, items[i].id, "Ana", va)
+        record_verdict(lab.store, items[i].id, "Ben", vb)
+    assert progress(lab.store, queue.id, "Ben").done == 4
+
+    rows = verdict_rows(lab.store, group)
+    summary = summarise(rows)
+    assert summary.relevance_agreement.statistic == "Cohen's kappa (quadratic weights)"
+    assert summary.relevance_agreement.items == 4 and summary.relevance_agreement.value is not None
+    assert summary.support_agreement.statistic == "Cohen's kappa" and summary.support_agreement.items == 4
+    split = disagreements(rows)
+    assert [(d.position, d.relevance_split, d.support_split, d.settled) for d in split] == [
+        (2, True, True, False),
+        (4, False, True, False),
+    ]
+
+    adjudicate(lab.store, items[1].id, "relevance", 1, "Cleo", "the fact is about the prior year")
+    adjudicate(lab.store, items[1].id, "support", "partially_supported", "Cleo")
+    adjudicate(lab.store, items[3].id, "support", "wrong_source", "Cleo")
+    with pytest.raises(InvalidInput, match="Unknown relevance grade"):
+        adjudicate(lab.store, items[3].id, "relevance", 7, "Cleo")
+    audited = lab.store.query(
+        "SELECT actor, target, details FROM audit_log WHERE action = 'spotcheck.adjudicated' AND group_id = ?", (group,)
+    )
+    assert [(a["actor"], a["target"]) for a in audited] == [
+        ("Cleo", f"item 2 of queue #{queue.id}"),
+        ("Cleo", f"item 2 of queue #{queue.id}"),
+        ("Cleo", f"item 4 of queue #{queue.id}"),
+    ]
+    assert '"answer": "1"' in audited[0]["details"] and '"previous": null' in audited[0]["details"]
+
+    rows = verdict_rows(lab.store, group)
+    assert all(d.settled for d in disagreements(rows))
+    after = summarise(rows)
+    # support counted: item 1 two "supported", item 2 one adjudicated "partially", item 3 two "partially",
+    # item 4 one adjudicated "wrong source": 2 supported of 6
+    assert (after.overall.verdicts, after.overall.counts["supported"], after.adjudicated) == (6, 2, 2)
+    assert summary.relevance_agreement == after.relevance_agreement  # agreement is the reviewers' own answers
+    assert len({(i.query_id, i.fact_uuid) for i in items}) == 4  # four (query, fact) pairs: nothing pooled
+    judged = verdict_judgments(lab.store, group)
+    assert judged[items[1].query_id][items[1].fact_uuid] == 1  # adjudicated, where the reviewers said 0 and 2
+    assert judged[items[2].query_id][items[2].fact_uuid] == 2  # not disputed: the lower median of 2 and 3

@@ -1,4 +1,5 @@
-"""Analysts' spot-check verdicts become a judgments source the evaluation can score with."""
+"""Analysts' spot-check relevance grades become a judgments source the evaluation can score with; their
+support verdicts never do."""
 
 from pipeline.evaluation.judgments import judgment_sources, load_eval_set
 from pipeline.lab import Lab
@@ -6,10 +7,10 @@ from pipeline.spotcheck import verdict_judgments
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueSpec
 from pipeline.spotcheck.repo import queue_items
-from pipeline.spotcheck.verdicts import record_verdict
+from pipeline.spotcheck.verdicts import adjudicate, record_relevance, record_verdict
 
 
-async def test_verdicts_are_graded_judgments_of_the_labelled_queries(lab: Lab, demo: str) -> None:
+async def test_relevance_grades_are_the_judgments_of_the_labelled_queries(lab: Lab, demo: str) -> None:
     assert judgment_sources()["verdicts"] == "Analyst verdicts"
     queue = await build_queue(
         lab,
@@ -27,15 +28,24 @@ async def test_verdicts_are_graded_judgments_of_the_labelled_queries(lab: Lab, d
         ),
     )
     items = queue_items(lab.store, queue.id)
-    verdicts = ["supported", "partially_supported", "not_supported"]
-    for item, verdict in zip(items, verdicts, strict=True):
-        record_verdict(lab.store, item.id, "Ana", verdict)
+    assert len({(i.query_id, i.fact_uuid) for i in items}) == 3
+    before = verdict_judgments(lab.store, demo)
+    for item in items:  # support verdicts alone: no judgment, however well supported
+        record_verdict(lab.store, item.id, "Ana", "supported")
+    assert verdict_judgments(lab.store, demo) == before
 
+    for item, ana, ben in zip(items, [3, 2, 0], [1, 2, 3], strict=True):
+        record_relevance(lab.store, item.id, "Ana", ana)
+        record_relevance(lab.store, item.id, "Ben", ben)
     graded = await load_eval_set(lab, demo, "verdicts")
     assert graded.qrels == verdict_judgments(lab.store, demo)
+    # several reviewers: the lower median (3 and 1 -> 1; 2 and 2 -> 2; 0 and 3 -> 0) ...
+    assert [graded.qrels[i.query_id][i.fact_uuid] for i in items] == [1, 2, 0]
+    adjudicate(lab.store, items[2].id, "relevance", 3, "Cleo")  # ... or the adjudicated grade when there is one
+    assert verdict_judgments(lab.store, demo)[items[2].query_id][items[2].fact_uuid] == 3
+
     labelled = {q.id: q for q in (await load_eval_set(lab, demo, "labelled")).queries}
     for item in items:
-        assert item.fact_uuid in graded.qrels[item.query_id]
         query = next(q for q in graded.queries if q.id == item.query_id)
         assert (query.text, query.type) == (labelled[item.query_id].text, labelled[item.query_id].type)
-    assert {q.id for q in graded.scorable} >= {items[0].query_id}  # a supported citation makes it scorable
+    assert {q.id for q in graded.scorable} >= {items[1].query_id}  # a relevant grade makes it scorable
