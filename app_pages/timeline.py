@@ -3,7 +3,14 @@ import streamlit as st
 from dashboard.common.admin import admin_actor
 from dashboard.common.deal_state import deal_state
 from dashboard.common.sidebar import page_context
-from dashboard.timeline.admin import FIX_TAB, TAB_KEY, render_correction, show_last_outcome, take_linked_correction
+from dashboard.timeline.admin import (
+    FIX_TAB,
+    TAB_KEY,
+    render_correction,
+    restore_selection,
+    show_last_outcome,
+    take_linked_correction,
+)
 from dashboard.timeline.view import render_as_of, render_supersessions, render_timeline, selection_controls
 
 st.title("Timeline")
@@ -13,6 +20,7 @@ lab, deal = page_context()
 actor = admin_actor(lab.settings)
 if deal is not None:
     show_last_outcome()
+    restore_selection()  # after "Correct" or "Undo": the same relation or entity, the same tab
     take_linked_correction()  # opened from the audit log on a correction: its undo is picked
     state = deal_state(lab, deal)  # the page's graph reads are cached per deal state
     selection = selection_controls(lab, deal.group_id, state)

@@ -47,8 +47,21 @@ def show_last_outcome() -> None:
     show_flash(FLASH)
 
 
+SELECTION_KEYS = ("timeline.mode", "timeline.relation", "timeline.entity_search", "timeline.entity", "timeline.query")
+KEPT = f"{NS}.kept_selection"
+
+
+def restore_selection() -> None:
+    """After an admin action, set the selection widgets to what they showed before it. Their option labels
+    carry fact counts the action changed; set from the server, the browser takes the new label, where it would
+    otherwise send back the old one at the next click and lose the selection."""
+    for key, value in st.session_state.pop(KEPT, {}).items():
+        st.session_state[key] = value
+
+
 def _done(message: str) -> None:
     flash(FLASH, message)
+    st.session_state[KEPT] = {k: st.session_state[k] for k in SELECTION_KEYS if st.session_state.get(k) is not None}
     data.clear()
     for key in (f"{NS}.statement", f"{NS}.source", f"{NS}.author"):
         st.session_state.pop(key, None)
