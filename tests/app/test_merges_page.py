@@ -100,6 +100,10 @@ async def test_admin_merge_reject_and_undo(app: AppTest, lab: Lab, own_deal: str
     canonical = app.selectbox(key="merges.canonical")
     assert canonical.index is not None and canonical.options[canonical.index].startswith("Greyfield Ventures (")
     app.button(key="merges.merge").click().run()
+    assert not any(r.merged_by == "Ana" for r in await read_merge_records(lab.backend, own_deal))  # asked first
+    assert [w.value for w in app.main.warning] == [
+        "Merge 'Greyfield Venture Partners' into 'Greyfield Ventures': 2 facts move to 'Greyfield Ventures'."
+    ]
     app.button(key="merges.merge.confirm").click().run()
     no_errors(app)
     assert any("Merged 'Greyfield Venture Partners' into 'Greyfield Ventures'" in s.value for s in app.success)
