@@ -8,6 +8,7 @@ the entry script, which bypasses this navigation.
 
 import streamlit as st
 
+from dashboard.common.admin import draw_admin_box
 from dashboard.common.guard import page_guard
 from dashboard.common.navigation import navigation
 from dashboard.common.sidebar import draw_sidebar
@@ -16,5 +17,6 @@ from dashboard.common.sidebar import draw_sidebar
 st.set_page_config(page_title="Retrieval Lab", page_icon="🔎", layout="wide")
 page = navigation()
 draw_sidebar()
+draw_admin_box()  # on every page: unlocked once, admin actions stay on across pages until sign-out or idle
 with page_guard():
     page.run()

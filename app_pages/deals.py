@@ -1,8 +1,9 @@
 import streamlit as st
 
-from dashboard.common.admin import admin_actor, read_only_notice
+from dashboard.common.admin import admin_actor, ask, confirmed, read_only_notice
 from dashboard.common.runtime import run
 from dashboard.common.sidebar import page_context
+from pipeline.corrections.actions import list_corrections
 from pipeline.deals.summary import deal_summaries
 from pipeline.ingest.demo.seed import DEMO_GROUP, reset_demo
 
@@ -42,7 +43,17 @@ if not lab.access.permits(DEMO_GROUP):
     st.info("This deployment does not include the demo deal (RETRIEVAL_LAB_ALLOWED_DEALS).", icon=":material/lock:")
 elif actor is None:
     read_only_notice()
-elif st.button("Reset demo deal", key="deals.reset", type="primary", icon=":material/restart_alt:"):
-    with st.spinner("Rebuilding the demo deal…"):
-        result = run(reset_demo(lab, actor))
-    st.success(f"Demo deal reset: {result.facts} facts, {result.entities} entities, {result.merges} merges.")
+else:
+    demo = next((s for s in summaries if s.deal.group_id == DEMO_GROUP), None)
+    open_corrections = sum(not c.undone for c in list_corrections(lab.store, DEMO_GROUP))
+    summary = (
+        f"Reset the demo deal: its {demo.counts.facts if demo else 0:,} facts and {demo.counts.merges if demo else 0} "
+        f"merges are rebuilt from the bundled data; {open_corrections} open correction(s) and every merge made by "
+        "an admin are dropped (audited)."
+    )
+    if st.button("Reset demo deal…", key="deals.reset", icon=":material/restart_alt:"):
+        ask("deals.reset", summary)
+    if confirmed("deals.reset", summary):
+        with st.spinner("Rebuilding the demo deal…"):
+            result = run(reset_demo(lab, actor))
+        st.success(f"Demo deal reset: {result.facts} facts, {result.entities} entities, {result.merges} merges.")

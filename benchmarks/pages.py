@@ -83,6 +83,7 @@ PAGES = (
     PageRun("History", "app_pages/history.py", _history, lambda at: len(at.dataframe) >= 1),
     PageRun("Merges", "app_pages/merges.py", _nothing, lambda at: len(at.dataframe) >= 1),
     PageRun("Deals", "app_pages/deals.py", _nothing, lambda at: len(at.dataframe) >= 1),
+    PageRun("Audit", "app_pages/audit.py", _nothing, lambda at: len(at.dataframe) + len(at.main.info) >= 1),
 )
 
 

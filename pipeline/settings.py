@@ -89,6 +89,8 @@ class Settings(BaseSettings):
 
     # admin actions (correct a fact, merge, undo, reset demo) are off unless this is set and entered
     admin_secret: SecretStr | None = None
+    # an unlocked admin session ends after this many minutes without a page run (then the secret is asked again)
+    admin_idle_minutes: float = Field(30.0, gt=0, le=24 * 60, allow_inf_nan=False)
     # deals this deployment may show and write ("demo,tatqa"); unset = all deals; blank is an error
     allowed_deals: Annotated[list[str] | None, NoDecode] = None
 

@@ -1,14 +1,24 @@
 """The admin gate: actions that change the graph are off unless a secret is configured and entered, and
 always off on a graph attached read-only (RETRIEVAL_LAB_READ_ONLY, or the deal's read-only setting).
 
-Wrong secrets are throttled per data directory (pipeline/admin/unlock.py). The secret stays in its box
-across reruns, so each entered value is checked once: a session remembers the digest of the value that
-unlocked it and of the last wrong one, and only a new value reaches the throttle.
+The secret is entered once per browser session, on any page: the entry script draws the admin box on every
+page (`draw_admin_box`). Once it unlocks, the session keeps the admin's name, the digest of the secret and
+an idle deadline under `SESSION_KEY`, outside any widget key (Streamlit drops a widget's state when a page
+that does not draw it runs), and the box shows "Admin: <name> · Sign out" instead of the inputs, so the
+secret itself leaves the session at the next run. The session ends on "Sign out", after
+`RETRIEVAL_LAB_ADMIN_IDLE_MINUTES` without a run, or when the configured secret changes.
+
+Wrong secrets are throttled per data directory (pipeline/admin/unlock.py). A wrong secret stays in its box
+across reruns, so each entered value is checked once: a session remembers the digest of the last wrong one
+(and of the right one while the name is missing), and only a new value reaches the throttle.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
+import time
+from dataclasses import dataclass, replace
 
 import streamlit as st
 
@@ -20,6 +30,24 @@ from pipeline.store import open_store
 
 NAME_KEY, SECRET_KEY = "admin.name", "admin.secret"
 UNLOCKED_KEY, FAILED_KEY = "admin.unlocked_digest", "admin.failed"  # digest; (digest, UnlockResult)
+SESSION_KEY = "admin.session"  # an AdminSession: not a widget key, so it survives page changes
+ENDED_KEY = "admin.ended"  # why the last session ended, shown once in the box
+SIGN_OUT_KEY = "admin.sign_out"
+
+
+@dataclass(frozen=True)
+class AdminSession:
+    name: str
+    digest: str  # sha256 of the secret that unlocked it: a changed configured secret ends the session
+    expires_at: float  # epoch seconds; every run of any page pushes it back by the idle timeout
+
+
+def _now() -> float:
+    return time.time()
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 def _attached_read_only(settings: Settings | None = None) -> str | None:
@@ -37,34 +65,98 @@ def _read_only_text(reason: str) -> str:
     return f"Read-only: this graph is attached read-only ({reason}); admin actions are off."
 
 
-def admin_actor(settings: Settings) -> str | None:
-    """Draw the sidebar admin box; the admin's name when admin actions are unlocked, else None."""
+def _live_session(settings: Settings) -> AdminSession | None:
+    """This browser session's unlocked admin session, or None (ended by the idle timeout or a changed secret:
+    then it is dropped, and why is kept for the box)."""
+    session = st.session_state.get(SESSION_KEY)
+    if not isinstance(session, AdminSession):
+        return None
     configured = settings.admin_secret.get_secret_value() if settings.admin_secret else ""
-    with st.sidebar.expander("Admin", icon=":material/admin_panel_settings:"):
-        if reason := _attached_read_only(settings):
+    if not configured or not hmac.compare_digest(session.digest, _digest(configured)):
+        why = "the admin secret was changed" if configured else "admin actions were switched off"
+    elif _now() > session.expires_at:
+        why = f"{settings.admin_idle_minutes:g} min without activity"
+    else:
+        return session
+    st.session_state.pop(SESSION_KEY, None)
+    st.session_state[ENDED_KEY] = f"Admin session ended ({why}): enter the secret again."
+    return None
+
+
+def admin_actor(settings: Settings) -> str | None:
+    """The admin's name when admin actions are unlocked in this browser session (and the graph and the
+    sidebar's deal are writable), else None. The box itself is drawn by the entry script on every page."""
+    if _attached_read_only(settings):
+        return None
+    session = _live_session(settings)
+    return session.name if session else None
+
+
+def draw_admin_box() -> None:
+    """The sidebar's admin box, on every page after the sidebar: "Admin: <name> · Sign out" while unlocked
+    (each run pushes the idle deadline back), else the name and secret inputs. Nothing while the graph
+    backend is down: the page says so, and no admin action can run."""
+    drawn = st.session_state.get(DRAWN_KEY)
+    if not (isinstance(drawn, tuple) and len(drawn) == 2):
+        return
+    settings: Settings = drawn[0].settings
+    if reason := _attached_read_only(settings):
+        with st.sidebar.expander("Admin", icon=":material/admin_panel_settings:"):
             st.caption(_read_only_text(reason))
-            return None
+        return
+    session = _live_session(settings)
+    if session is None:
+        box = st.sidebar.empty()
+        with box.container():
+            session = _unlock_form(settings)
+        if session is None:
+            return
+        box.empty()  # the inputs are not drawn again: the secret leaves the session's widget state
+        st.sidebar.success(f"Admin actions on for {md(session.name)}.")
+    session = replace(session, expires_at=_now() + 60 * settings.admin_idle_minutes)
+    st.session_state[SESSION_KEY] = session
+    left, right = st.sidebar.columns([3, 2], vertical_alignment="center")
+    left.markdown(f":material/admin_panel_settings: Admin: **{md(session.name)}**")
+    right.button("Sign out", key=SIGN_OUT_KEY, type="tertiary", on_click=sign_out)
+
+
+def sign_out() -> None:
+    """End the admin session (the name stays in its box for the next unlock)."""
+    session = st.session_state.pop(SESSION_KEY, None)
+    for key in (UNLOCKED_KEY, FAILED_KEY, SECRET_KEY):
+        st.session_state.pop(key, None)
+    if isinstance(session, AdminSession):
+        st.session_state[NAME_KEY] = session.name
+
+
+def _unlock_form(settings: Settings) -> AdminSession | None:
+    """Name and secret inputs; a new AdminSession when they unlock admin actions."""
+    configured = settings.admin_secret.get_secret_value() if settings.admin_secret else ""
+    ended = st.session_state.pop(ENDED_KEY, None)
+    with st.expander("Admin", icon=":material/admin_panel_settings:", expanded=bool(ended)):
         if not configured:
             st.caption("Read-only: admin actions are off. Set `RETRIEVAL_LAB_ADMIN_SECRET` to enable them.")
             return None
+        if ended:
+            st.warning(ended, icon=":material/timer_off:")
         name = st.text_input("Your name (kept in the audit log)", key=NAME_KEY).strip()
         secret = st.text_input("Admin secret", type="password", key=SECRET_KEY)
         if not secret:
-            st.caption("Enter the admin secret to unlock corrections, merges and undo.")
+            st.caption("Enter the admin secret once: it unlocks corrections, merges and undo on every page.")
             return None
         if not _unlocked(settings, secret, configured, name):
             return None
         if not name:
             st.warning("Enter your name: every admin action is audited.")
             return None
-        st.success(f"Admin actions on for {md(name)}.")
-        return name
+    st.session_state.pop(UNLOCKED_KEY, None)
+    return AdminSession(name, _digest(secret), 0.0)
 
 
 def _unlocked(settings: Settings, secret: str, configured: str, name: str) -> bool:
     """Whether `secret` unlocks admin actions; a value not seen before in this session goes through the
     throttle (counted and audited when wrong), and the one-line reason is shown when it does not."""
-    digest = hashlib.sha256(secret.encode()).hexdigest()
+    digest = _digest(secret)
     if st.session_state.get(UNLOCKED_KEY) == digest and secrets_match(secret, configured):
         return True
     failed = st.session_state.get(FAILED_KEY)
@@ -95,3 +187,31 @@ def read_only_notice() -> None:
             "Read-only: admin actions are off in this deployment (set `RETRIEVAL_LAB_ADMIN_SECRET` to enable them).",
             icon=":material/lock:",
         )
+
+
+# --- a confirmation step for actions that change the graph ----------------------------------------------
+
+
+def confirmed(key: str, summary: str) -> bool:
+    """The second step of a two-step action: once the action's button has called `ask(key, summary)`, name
+    what will change with Confirm / Cancel; True (once) on Confirm. A pending confirmation whose summary no
+    longer matches (the selection changed since) is dropped: Confirm only ever applies what it named."""
+    pending = f"{key}.pending"
+    if st.session_state.get(pending) is None:
+        return False
+    if st.session_state[pending] != summary:
+        st.session_state.pop(pending, None)
+        return False
+    with st.container(border=True):
+        st.warning(summary, icon=":material/help:")
+        yes, no, _ = st.columns([1, 1, 4])
+        if yes.button("Confirm", key=f"{key}.confirm", type="primary", icon=":material/check:"):
+            st.session_state.pop(pending, None)
+            return True
+        no.button("Cancel", key=f"{key}.cancel", on_click=st.session_state.pop, args=(pending, None))
+    return False
+
+
+def ask(key: str, summary: str) -> None:
+    """The first step: keep `summary` (already escaped text) for `confirmed` to show."""
+    st.session_state[f"{key}.pending"] = summary

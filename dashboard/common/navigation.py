@@ -42,6 +42,8 @@ SECTIONS: dict[str, list[PageSpec]] = {
                  "recorded merges, candidate duplicates, merge / reject / undo"),
         PageSpec("app_pages/deals.py", "Deals & data", ":material/database:", "deals",
                  "deals with their counts; reset the demo deal"),
+        PageSpec("app_pages/audit.py", "Audit log", ":material/receipt_long:", "audit",
+                 "every admin action: who, when, what changed, before and after; undo where possible"),
     ],
 }  # fmt: skip
 

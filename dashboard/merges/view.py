@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard.common.admin import read_only_notice
+from dashboard.common.admin import ask, confirmed, read_only_notice
 from dashboard.common.deal_state import DealState, deal_state
 from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
@@ -37,9 +37,14 @@ from pipeline.merges.scoring import DEFAULT_THRESHOLD, W_COSINE, W_SHINGLE
 NS = "merges"
 FLASH = f"{NS}.flash"
 THRESHOLD = f"{NS}.threshold"
+MERGE_PARAM = f"{NS}.merge"  # a one-shot link parameter (the audit log's): the merge to undo
+UNDO_PICK = f"{NS}.undo_pick"
 
 
 def render_merges_page(lab: Lab, deal: DealInfo, actor: str | None) -> None:
+    if (linked := st.query_params.get(MERGE_PARAM)) is not None:  # opened from the audit log on a merge
+        del st.query_params[MERGE_PARAM]
+        st.session_state[f"{NS}.linked"] = linked
     group_id, state = deal.group_id, deal_state(lab, deal)
     merges = data.merges(lab, group_id, state)
     report = data.candidates(lab, group_id, state)
@@ -360,15 +365,27 @@ def render_admin(
             f"Merging moves the alias's {entities[alias].facts} fact link(s) to the canonical entity."
         )
     b1, b2, _ = st.columns([1, 1, 4])
-    if b1.button("Merge", key=f"{NS}.merge", type="primary", disabled=not (canonical and alias)):
+    merge_summary = ""
+    if canonical and alias and canonical != alias:
+        moved = entities[alias].facts
+        merge_summary = (
+            f"Merge {md(repr(entities[alias].name))} into {md(repr(entities[canonical].name))}: "
+            f"{moved} fact{'' if moved == 1 else 's'} move to {md(repr(entities[canonical].name))}."
+        )
+
+    def do_merge() -> str:
         assert canonical and alias
+        record = run(merge_entities(lab, group_id, alias, canonical, actor))
+        moved = len({m["fact"] for m in record.moved_facts})
+        what = f"{md(repr(record.alias_name))} into {md(repr(record.canonical_name))}"
+        return f"Merged {what}: {moved} fact(s) moved (score {record.score})."
 
-        def do_merge() -> str:
-            record = run(merge_entities(lab, group_id, alias, canonical, actor))
-            moved = len({m["fact"] for m in record.moved_facts})
-            what = f"{md(repr(record.alias_name))} into {md(repr(record.canonical_name))}"
-            return f"Merged {what}: {moved} fact(s) moved (score {record.score})."
-
+    if b1.button("Merge…", key=f"{NS}.merge", type="primary", disabled=not (canonical and alias)):
+        if merge_summary:
+            ask(f"{NS}.merge", merge_summary)
+        else:  # one entity twice: nothing to confirm, the pipeline refuses it in one line
+            _act(do_merge)
+    if confirmed(f"{NS}.merge", merge_summary):
         _act(do_merge)
     if b2.button("Reject pair", key=f"{NS}.reject", disabled=not (canonical and alias)):
         assert canonical and alias
@@ -381,11 +398,22 @@ def render_admin(
 
     st.markdown("**Undo a merge** — the facts go back to the alias and the merge record is removed")
     by_uuid = {v.record.uuid: v.record for v in merges}
-    _keep_valid(f"{NS}.undo_pick", list(by_uuid))
+    _keep_valid(UNDO_PICK, list(by_uuid))
+    linked = st.session_state.pop(f"{NS}.linked", None)
+    if linked in by_uuid:
+        st.session_state[UNDO_PICK] = linked
+        record = by_uuid[linked]
+        st.info(
+            f"From the audit log: the merge of {md(repr(record.alias_name))} into "
+            f"{md(repr(record.canonical_name))} is picked below.",
+            icon=":material/receipt_long:",
+        )
+    elif linked is not None:
+        st.warning("The merge opened from the audit log is no longer recorded: nothing to undo.")
     picked = st.selectbox(
         "Merge to undo",
         list(by_uuid),
-        key=f"{NS}.undo_pick",
+        key=UNDO_PICK,
         index=None,
         placeholder="Pick a merge…",
         format_func=lambda u: plain(
@@ -394,7 +422,17 @@ def render_admin(
             OPTION_CHARS,
         ),
     )
-    if st.button("Undo merge", key=f"{NS}.undo", disabled=picked is None):
+    undo_summary = ""
+    if picked is not None:
+        r = by_uuid[picked]
+        back = len({m["fact"] for m in r.moved_facts})
+        undo_summary = (
+            f"Undo the merge of {md(repr(r.alias_name))} into {md(repr(r.canonical_name))}: "
+            f"{back} fact{'' if back == 1 else 's'} go back to {md(repr(r.alias_name))}."
+        )
+    if st.button("Undo merge…", key=f"{NS}.undo", disabled=picked is None):
+        ask(f"{NS}.undo", undo_summary)
+    if confirmed(f"{NS}.undo", undo_summary):
         assert picked is not None
 
         def do_undo() -> str:

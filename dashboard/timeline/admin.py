@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pandas as pd
 import streamlit as st
 
-from dashboard.common.admin import read_only_notice
+from dashboard.common.admin import ask, confirmed, read_only_notice
 from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
@@ -19,12 +19,27 @@ from pipeline.corrections.actions import (
     list_corrections,
     undo_correction,
 )
+from pipeline.corrections.validation import validate
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.temporal.records import Timeline
 
 NS = "timeline.fix"
 FLASH = "timeline.flash"
+UNDO_PICK = "timeline.undo.pick"
+
+
+TAB_KEY, FIX_TAB = "timeline.tab", "Correct a fact"  # the page's tabs, bound to the URL
+CORRECTION_PARAM = "timeline.correction"  # a one-shot link parameter (the audit log's): the correction to undo
+
+
+def take_linked_correction() -> None:
+    """A link from the audit log names a correction (once): pick it in the undo box if it is still open."""
+    linked = st.query_params.get(CORRECTION_PARAM)
+    if linked is None:
+        return
+    del st.query_params[CORRECTION_PARAM]
+    st.session_state[f"{NS}.linked"] = linked
 
 
 def show_last_outcome() -> None:
@@ -32,8 +47,21 @@ def show_last_outcome() -> None:
     show_flash(FLASH)
 
 
+SELECTION_KEYS = ("timeline.mode", "timeline.relation", "timeline.entity_search", "timeline.entity", "timeline.query")
+KEPT = f"{NS}.kept_selection"
+
+
+def restore_selection() -> None:
+    """After an admin action, set the selection widgets to what they showed before it. Their option labels
+    carry fact counts the action changed; set from the server, the browser takes the new label, where it would
+    otherwise send back the old one at the next click and lose the selection."""
+    for key, value in st.session_state.pop(KEPT, {}).items():
+        st.session_state[key] = value
+
+
 def _done(message: str) -> None:
     flash(FLASH, message)
+    st.session_state[KEPT] = {k: st.session_state[k] for k in SELECTION_KEYS if st.session_state.get(k) is not None}
     data.clear()
     for key in (f"{NS}.statement", f"{NS}.source", f"{NS}.author"):
         st.session_state.pop(key, None)
@@ -73,8 +101,19 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
                 height=80,
                 help="Kept as the new fact's source episode; the statement itself is used when left empty.",
             )
-            if st.button("Correct fact", key=f"{NS}.submit", type="primary", icon=":material/edit:"):
-                request = CorrectionRequest(fact_uuid, statement, channel, author, when, source)
+            request = CorrectionRequest(fact_uuid, statement, channel, author, when, source)
+            summary = (
+                f"Correct “{md(fact.fact)}”: it is superseded from {when} by “{md(statement.strip())}” "
+                f"({CORRECTION_CHANNELS.get(channel, channel)} · {md(author.strip())})."
+            )
+            if st.button("Correct fact…", key=f"{NS}.submit", type="primary", icon=":material/edit:"):
+                try:  # refused input is said at once, before the confirmation
+                    run(validate(lab, group_id, request))
+                except RetrievalLabError as exc:
+                    st.error(md(exc), icon=":material/block:")
+                else:
+                    ask(f"{NS}.submit", summary)
+            if confirmed(f"{NS}.submit", summary):
                 try:
                     record = run(correct_fact(lab, group_id, request, actor))
                 except RetrievalLabError as exc:  # refused: say why here, keep the rest of the page
@@ -111,13 +150,29 @@ def render_history(lab: Lab, group_id: str, actor: str | None) -> None:
     open_records = {r.id: r for r in records if not r.undone}
     if not open_records:
         return
+    linked = st.session_state.pop(f"{NS}.linked", None)
+    if linked in open_records:
+        st.session_state[UNDO_PICK] = linked
+        st.info(
+            f"From the audit log: the correction “{md(open_records[linked].new_fact)}” is picked below.",
+            icon=":material/receipt_long:",
+        )
+    elif linked is not None:
+        st.warning("The correction opened from the audit log is no longer open: nothing to undo.")
     picked = st.selectbox(
         "Correction to undo",
         list(open_records),
-        key="timeline.undo.pick",
+        key=UNDO_PICK,
         format_func=lambda i: plain(f"{open_records[i].created_at[:16]} · {open_records[i].new_fact}", OPTION_CHARS),
     )
-    if st.button("Undo correction", key="timeline.undo.submit", icon=":material/undo:"):
+    chosen = open_records[picked]
+    summary = (
+        f"Undo the correction of {chosen.created_at[:16]} by {md(chosen.actor)}: “{md(chosen.old_fact)}” is current "
+        f"again and “{md(chosen.new_fact)}” is removed."
+    )
+    if st.button("Undo correction…", key="timeline.undo.submit", icon=":material/undo:"):
+        ask("timeline.undo.submit", summary)
+    if confirmed("timeline.undo.submit", summary):
         try:
             record = run(undo_correction(lab, group_id, picked, actor))
         except RetrievalLabError as exc:

@@ -31,6 +31,8 @@ async def test_reset_demo_restores_the_bundled_deal_and_is_audited(app: AppTest,
     app.text_input(key="admin.name").input("Ana").run()
     app.text_input(key="admin.secret").input(ADMIN_SECRET).run()
     app.button(key="deals.reset").click().run()
+    assert any(w.value.startswith("Reset the demo deal: its ") for w in app.warning)
+    app.button(key="deals.reset.confirm").click().run()
     no_errors(app)
     assert any("Demo deal reset" in s.value for s in app.success)
     rows = await lab.backend.query(demo, "MATCH ()-[e:RELATES_TO {fact: 'tampered'}]->() RETURN count(e) AS n")

@@ -100,6 +100,11 @@ async def test_admin_merge_reject_and_undo(app: AppTest, lab: Lab, own_deal: str
     canonical = app.selectbox(key="merges.canonical")
     assert canonical.index is not None and canonical.options[canonical.index].startswith("Greyfield Ventures (")
     app.button(key="merges.merge").click().run()
+    assert not any(r.merged_by == "Ana" for r in await read_merge_records(lab.backend, own_deal))  # asked first
+    assert [w.value for w in app.main.warning] == [
+        "Merge 'Greyfield Venture Partners' into 'Greyfield Ventures': 2 facts move to 'Greyfield Ventures'."
+    ]
+    app.button(key="merges.merge.confirm").click().run()
     no_errors(app)
     assert any("Merged 'Greyfield Venture Partners' into 'Greyfield Ventures'" in s.value for s in app.success)
     assert len(table(app, "merges.table")) == 10
@@ -118,6 +123,7 @@ async def test_admin_merge_reject_and_undo(app: AppTest, lab: Lab, own_deal: str
 
     app.selectbox(key="merges.undo_pick").set_value(record.uuid).run()
     app.button(key="merges.undo").click().run()
+    app.button(key="merges.undo.confirm").click().run()
     no_errors(app)
     assert any("Undid the merge of 'Greyfield Venture Partners'" in s.value for s in app.success)
     assert len(table(app, "merges.table")) == 9
@@ -163,6 +169,7 @@ async def test_widget_changes_reuse_the_candidates_and_admin_actions_refresh_the
     assert scored.count(own_deal) == 1  # five widget changes, no rescoring
 
     app.button(key="merges.merge").click().run()
+    app.button(key="merges.merge.confirm").click().run()
     no_errors(app)
     assert any("Merged 'Greyfield Venture Partners'" in s.value for s in app.success)
     assert scored.count(own_deal) == 2
@@ -171,6 +178,7 @@ async def test_widget_changes_reuse_the_candidates_and_admin_actions_refresh_the
     record = next(r for r in await read_merge_records(lab.backend, own_deal) if r.alias_name.startswith("Greyfield"))
     app.selectbox(key="merges.undo_pick").set_value(record.uuid).run()
     app.button(key="merges.undo").click().run()
+    app.button(key="merges.undo.confirm").click().run()
     no_errors(app)
     assert scored.count(own_deal) == 3
     assert "Greyfield Venture Partners" in set(table(app, "merges.candidates")["alias"])

@@ -129,6 +129,10 @@ async def test_admin_corrects_a_fact_and_undoes_it(app: AppTest, lab: Lab, own_d
     app.text_input(key="timeline.fix.author").input("Tom Becker")
     app.date_input(key="timeline.fix.date").set_value(date(2026, 4, 1))
     app.button(key="timeline.fix.submit").click().run()
+    assert not list_corrections(lab.store, own_deal)  # the first click only names what will change
+    [ask] = [w.value for w in app.warning if w.value.startswith("Correct “")]
+    assert "superseded from 2026-04-01" in ask and "$1.45 million at March 31, 2026" in ask
+    app.button(key="timeline.fix.submit.confirm").click().run()
     no_errors(app)
     assert any("Corrected" in s.value for s in app.success)
     records = list_corrections(lab.store, own_deal)
@@ -146,6 +150,8 @@ async def test_admin_corrects_a_fact_and_undoes_it(app: AppTest, lab: Lab, own_d
     assert len(list_corrections(lab.store, own_deal)) == 1
 
     app.button(key="timeline.undo.submit").click().run()
+    assert any(w.value.startswith("Undo the correction of") for w in app.warning)
+    app.button(key="timeline.undo.submit.confirm").click().run()
     no_errors(app)
     assert any("Undone" in s.value for s in app.success)
     assert await dump_deal(lab.backend, own_deal) == before

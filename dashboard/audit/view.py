@@ -1,0 +1,130 @@
+"""The Audit log page: every admin action with who, when, what, before and after; filters by deal, action
+and person; CSV export; for an action that can still be undone, a way to its record's view."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.audit.links import PAGES, undo_params, undo_url
+from dashboard.common.exports import csv_bytes
+from dashboard.common.text import OPTION_CHARS, plain
+from pipeline.audit import AuditEntry, AuditFilter, action_label, audit_facets, describe, filtered_audit_log
+from pipeline.corrections.actions import list_corrections
+from pipeline.merges.repo import undone_merges
+from pipeline.store import Store
+
+NS = "audit"
+COLUMNS = ["When (UTC)", "Who", "Action", "Deal", "What", "Before", "After", "Undo"]
+
+
+def render_filters(store: Store, deal: str | None) -> AuditFilter:
+    facets = audit_facets(store)
+    deals, actions, actors = st.columns([1, 1, 1])
+    if st.session_state.get(f"{NS}.for_deal", "") != deal:  # opens on the sidebar's deal, and follows it
+        st.session_state[f"{NS}.for_deal"] = deal
+        st.session_state[f"{NS}.deals"] = [deal] if deal in facets["deals"] else []
+    return AuditFilter(
+        deals.multiselect(
+            "Deal",
+            facets["deals"],
+            key=f"{NS}.deals",
+            placeholder="All deals",
+            format_func=lambda g: plain(g or "(no deal: admin sign-in)", OPTION_CHARS),
+        ),
+        actions.multiselect(
+            "Action", facets["actions"], key=f"{NS}.actions", placeholder="All actions", format_func=action_label
+        ),
+        actors.multiselect(
+            "Person",
+            facets["actors"],
+            key=f"{NS}.actors",
+            placeholder="Everyone",
+            format_func=lambda a: plain(a, OPTION_CHARS),
+        ),
+    )
+
+
+def _still_undoable(store: Store, entries: Sequence[AuditEntry]) -> set[str]:
+    """Ids of the corrections still open and merges not undone among `entries`' deals."""
+    ids: set[str] = set()
+    for group_id in {e.group_id for e in entries if e.action in ("fact.correct", "merge")}:
+        ids |= {c.id for c in list_corrections(store, group_id) if not c.undone}
+        undone = {m.get("uuid") for m in undone_merges(store, group_id)}
+        ids |= {str(e.details.get("uuid")) for e in entries if e.action == "merge" and e.group_id == group_id} - undone
+    return ids
+
+
+def audit_frame(entries: Sequence[AuditEntry], undoable: set[str]) -> pd.DataFrame:
+    rows = []
+    for e in entries:
+        d = describe(e)
+        link = undo_url(e.group_id, *d.undo) if d.undo and d.undo[1] in undoable else None
+        rows.append([e.at.replace("T", " ")[:19], e.actor, d.label, e.group_id, d.what, d.before, d.after, link])
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def render_log(store: Store, where: AuditFilter) -> None:
+    entries = filtered_audit_log(store, where)
+    if not entries:
+        st.info("No admin action matches these filters.")
+        return
+    undoable = _still_undoable(store, entries)
+    frame = audit_frame(entries, undoable)
+    st.caption(f"{len(entries):,} entries, newest first. Times are UTC.")
+    st.dataframe(
+        frame,
+        key=f"{NS}.table",
+        hide_index=True,
+        column_config={
+            "What": st.column_config.TextColumn(width="medium"),
+            "Before": st.column_config.TextColumn(width="large"),
+            "After": st.column_config.TextColumn(width="large"),
+            "Undo": st.column_config.LinkColumn(
+                "Undo",
+                display_text="open to undo",
+                help="The record's view, in a new tab (unlock admin there); to stay signed in, use the picker below.",
+            ),
+        },
+    )
+    st.download_button(
+        "Download CSV",
+        csv_bytes(frame.drop(columns=["Undo"])),
+        file_name="audit_log.csv",
+        mime="text/csv",
+        key=f"{NS}.csv",
+        icon=":material/download:",
+    )
+    render_undo_picker(entries, undoable)
+
+
+def render_undo_picker(entries: Sequence[AuditEntry], undoable: set[str]) -> None:
+    """A correction or merge that can still be undone, opened on its page in this session (admin stays on)."""
+    open_ones = {e.id: e for e in entries if (d := describe(e).undo) and d[1] in undoable}
+    labels = {
+        i: f"{e.at[:16].replace('T', ' ')} · {describe(e).label} · {describe(e).what}" for i, e in open_ones.items()
+    }
+    if not open_ones:
+        return
+    st.markdown("**Undo an action**: open its record where the undo is")
+    picked = st.selectbox(
+        "Action to undo",
+        list(open_ones),
+        key=f"{NS}.undo_pick",
+        index=None,
+        placeholder="Pick a correction or a merge…",
+        format_func=lambda i: plain(labels[i], OPTION_CHARS),
+    )
+    if picked is not None:
+        entry = open_ones[picked]
+        undo = describe(entry).undo
+        assert undo is not None
+        page, title = PAGES[undo[0]]
+        st.page_link(
+            page,
+            label=f"Open on {title} to undo",
+            icon=":material/undo:",
+            query_params=undo_params(entry.group_id, *undo),
+        )

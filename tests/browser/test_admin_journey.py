@@ -1,0 +1,148 @@
+"""The admin journey in a real browser, in one session: unlock once on the Timeline, correct a fact and undo it
+(the relation and the tab stay as they were), merge a candidate pair and undo it on Entity merges, reset the
+demo deal on Deals & data, each after a confirmation naming what will change, without typing the secret
+again; then read every one of those actions in the Audit log (its CSV), and sign out.
+
+It changes the session's demo deal and ends by resetting it, which restores the bundled data."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Page
+
+from tests.browser.conftest import screenshot, wait_for_app
+from tests.browser.test_pages import assert_no_error
+from tests.conftest import ADMIN_SECRET
+
+ADMIN = "Ana Journey"
+LONG = 90_000  # ms: a correction or a reset on a loaded 2-core machine
+
+
+def key(name: str) -> str:
+    """The CSS class Streamlit gives the element of widget key `name`."""
+    return ".st-key-" + name.replace(".", "-")
+
+
+async def go(page: Page, title: str) -> None:
+    """Another page through the sidebar's navigation: the same browser session, as a person does."""
+    await page.locator("[data-testid='stSidebarNav'] a", has_text=title).first.click()
+    await page.get_by_role("heading", name=title, level=1).wait_for(timeout=LONG)
+    await wait_for_app(page)
+
+
+async def still_admin(page: Page) -> None:
+    sidebar = page.locator("[data-testid='stSidebar']")
+    await sidebar.get_by_text(f"Admin: {ADMIN}").wait_for(timeout=30_000)
+    await wait_for_app(page)
+    assert await sidebar.get_by_role("button", name="Sign out").is_visible()
+    assert await page.locator(key("admin.secret")).count() == 0  # never asked again
+    assert await page.get_by_text("Read-only: unlock admin actions").count() == 0
+
+
+async def pick(page: Page, widget: str, text: str, typed: str | None = None) -> None:
+    """Choose the option of a select box that contains `text` (typing `typed` first: long lists are virtual)."""
+    await page.locator(key(widget)).click()
+    await page.keyboard.type(typed or text)
+    await page.get_by_role("option").filter(has_text=text).first.click()
+    await wait_for_app(page)
+
+
+async def confirm(page: Page, action: str, asked: str, done: str) -> None:
+    """Click the action, read what it will change, confirm, wait for its outcome."""
+    await page.locator(f"{key(action)} button").click()
+    question = page.locator("[data-testid='stAlertContentWarning']").filter(has_text=asked)
+    await question.wait_for(timeout=LONG)
+    await page.locator(f"{key(action + '.confirm')} button").click()
+    await page.get_by_text(done).first.wait_for(timeout=LONG)
+    await wait_for_app(page)
+    await assert_no_error(page)
+
+
+async def relation_and_tab(page: Page) -> tuple[str, str]:
+    relation = await page.locator(f"{key('timeline.relation')} input").input_value()
+    tab = await page.locator("[role='tab'][aria-selected='true']").inner_text()
+    return relation, tab
+
+
+@pytest.mark.browser
+async def test_the_admin_journey_unlocks_once_and_every_action_is_in_the_audit_log(
+    app_url: str, page: Page, demo: str, tmp_path: Path
+) -> None:
+    await page.goto(f"{app_url}/timeline")
+    await wait_for_app(page)
+
+    # unlock once, on the Timeline
+    await page.locator("[data-testid='stSidebar'] [data-testid='stExpander'] summary", has_text="Admin").click()
+    await page.get_by_role("textbox", name="Your name (kept in the audit log)").fill(ADMIN)
+    secret = page.get_by_role("textbox", name="Admin secret")
+    await secret.fill(ADMIN_SECRET)
+    await secret.press("Enter")
+    await still_admin(page)
+
+    # correct a fact of the cash relation, then undo it: the relation and the tab stay
+    await page.locator(key("timeline.mode")).get_by_text("Relation", exact=True).click()
+    await wait_for_app(page)
+    await pick(page, "timeline.relation", "HAS_CASH")
+    await page.get_by_role("tab", name="Correct a fact").click()
+    await wait_for_app(page)
+    await page.locator(f"{key('timeline.fix.statement')} textarea").fill("Halcyon's cash was $9.99 million (journey).")
+    author = page.locator(f"{key('timeline.fix.author')} input")
+    await author.fill("Dana Whitfield (CFO)")
+    await author.press("Enter")
+    await wait_for_app(page)
+    before = await relation_and_tab(page)
+    assert before[0].startswith("HAS_CASH") and before[1] == "Correct a fact"
+    await confirm(page, "timeline.fix.submit", "is superseded from", "Corrected:")
+    assert (await relation_and_tab(page))[1] == "Correct a fact"
+    assert (await relation_and_tab(page))[0].startswith("HAS_CASH")
+    await confirm(page, "timeline.undo.submit", "Undo the correction of", "Undone:")
+    after = await relation_and_tab(page)
+    assert after[0].startswith("HAS_CASH") and after[1] == "Correct a fact", after
+    await screenshot(page, "admin-journey-timeline")
+
+    # merge a candidate pair and undo it, on another page, still unlocked
+    await go(page, "Entity merges")
+    await still_admin(page)
+    await pick(page, "merges.pair", "Greyfield Ventures ← Greyfield Venture Partners", "Greyfield Venture Partners")
+    await confirm(page, "merges.merge", "Merge 'Greyfield Venture Partners' into 'Greyfield Ventures'", "Merged ")
+    await pick(page, "merges.undo_pick", "Greyfield Venture Partners → Greyfield Ventures (manual", "Greyfield")
+    await confirm(page, "merges.undo", "Undo the merge of 'Greyfield Venture Partners'", "Undid the merge")
+    await screenshot(page, "admin-journey-merges")
+
+    # reset the demo deal, after the confirmation says what is lost
+    await go(page, "Deals & data")
+    await still_admin(page)
+    await confirm(page, "deals.reset", "Reset the demo deal: its ", "Demo deal reset")
+
+    # each action is in the audit log, by this admin
+    await go(page, "Audit log")
+    await still_admin(page)
+    await page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=30_000)
+    await screenshot(page, "admin-journey-audit")
+    async with page.expect_download() as download:
+        await page.locator(f"{key('audit.csv')} button").click()
+    saved = tmp_path / "audit.csv"
+    await (await download.value).save_as(saved)
+    rows = list(csv.DictReader(io.StringIO(saved.read_text())))
+    mine = [r["Action"] for r in rows if r["Who"] == ADMIN and r["Deal"] == demo and r["Action"] != "Deal replaced"]
+    assert mine[:5] == [
+        "Demo deal reset",
+        "Merge undone",
+        "Entities merged",
+        "Correction undone",
+        "Fact corrected",
+    ], mine
+    fixed = next(r for r in rows if r["Who"] == ADMIN and r["Action"] == "Fact corrected")
+    assert "$9.99 million (journey)" in fixed["After"] and fixed["Before"]
+
+    # sign out: the admin pages are read-only again
+    await page.locator("[data-testid='stSidebar']").get_by_role("button", name="Sign out").click()
+    await wait_for_app(page)
+    await go(page, "Deals & data")
+    await page.get_by_text("Read-only: unlock admin actions").wait_for(timeout=30_000)
+    assert await page.locator(key("deals.reset")).count() == 0
+    await assert_no_error(page)
