@@ -41,7 +41,7 @@ from pipeline.utc import utc_now
 
 log = logging.getLogger(__name__)
 
-CANCEL_POLL_S = 0.2  # the cancel flag is read at most this often (it is checked at every step of a query)
+CANCEL_POLL_S = 0.02  # the cancel flag is read at most this often (checked at every step of a query; a read is ~0.1 ms)
 INTERRUPTED = "The server stopped while this sweep ran; nothing was saved. Run it again."
 
 
