@@ -92,6 +92,7 @@ from pipeline.rerankers import (
     has_key,
     make_reranker,
     reranker_choices,
+    searches_for,
     traits,
 )
 from pipeline.retrieval.filters import temporal_filter
@@ -112,6 +113,7 @@ class _Acc:
     rankings: dict[str, list[str]] = field(default_factory=dict)
     latency: dict[str, float] = field(default_factory=dict)
     tokens: float = 0.0
+    searches: int = 0  # for a reranker billed per search: one call per query and pool, as if the setting ran alone
     fallbacks: int = 0
     model: str = ""
 
@@ -439,6 +441,8 @@ async def run_sweep(
             order, rerank_ms, tokens, fallback = outcome
             slot.fallbacks += fallback
             slot.tokens += tokens
+            if traits(name).per_search and not fallback:
+                slot.searches += searches_for(len(pool.uuids))
             slot.rankings[query.id] = [pool.uuids[i] for i in order]
             slot.latency[query.id] = pool.ms + rerank_ms
             for i in order[:keep]:
@@ -579,9 +583,12 @@ def _score(
         if (r, n, k) != BASELINE:  # the same scores give the same test (fixed seed): remembered by its scores
             values = [per_query[q][SIGNIFICANCE_METRIC] for q in order]
             test = paired_test_cached([base[q][SIGNIFICANCE_METRIC] for q in order], values)
-        tokens = round(slot.tokens)
-        # no tokens: free, unless the reranker is priced (then its cost is unknown)
-        cost = estimate_cost(tokens, slot.model, lab.settings) if tokens else (None if traits(r).priced else 0.0)
+        tokens, searches = round(slot.tokens), slot.searches
+        # nothing billed: free, unless the reranker is priced (then its cost is unknown)
+        if tokens or searches:
+            cost = estimate_cost(tokens, slot.model, lab.settings, searches)
+        else:
+            cost = None if traits(r).priced else 0.0
         results.append(
             SettingResult(
                 reranker=r,

@@ -27,6 +27,7 @@ __all__ = [
     "has_key",
     "make_reranker",
     "reranker_choices",
+    "searches_for",
     "traits",
 ]
 
@@ -39,6 +40,7 @@ class RerankerTraits:
     pool_independent: bool = False  # a fact's score ignores the other candidates (a cross-encoder)
     key_env: str | None = None  # the environment variable holding its API key, when it needs one
     key_setting: str | None = None  # the `Settings` field that variable fills
+    per_search: bool = False  # billed per search (a query with up to DOCUMENTS_PER_SEARCH documents), not per token
 
 
 TRAITS: dict[str, RerankerTraits] = {
@@ -48,7 +50,12 @@ TRAITS: dict[str, RerankerTraits] = {
         hosted=True, priced=True, pool_independent=True, key_env="VOYAGE_API_KEY", key_setting="voyage_api_key"
     ),
     "cohere": RerankerTraits(
-        hosted=True, priced=True, pool_independent=True, key_env="COHERE_API_KEY", key_setting="cohere_api_key"
+        hosted=True,
+        priced=True,
+        pool_independent=True,
+        key_env="COHERE_API_KEY",
+        key_setting="cohere_api_key",
+        per_search=True,
     ),
 }
 RERANKERS = tuple(TRAITS)
@@ -63,6 +70,15 @@ def has_key(name: str, settings: Settings) -> bool:
     """True when the reranker needs no key, or its key is set."""
     field = traits(name).key_setting
     return field is None or bool(getattr(settings, field))
+
+
+DOCUMENTS_PER_SEARCH = 100  # Cohere: one search unit per query and up to 100 documents (each under 500 tokens)
+
+
+def searches_for(documents: int) -> int:
+    """The search units of one rerank call of `documents` candidates, as Cohere bills them (longer documents
+    count as several: an estimate, where the API's own `billed_units` is not at hand)."""
+    return -(-documents // DOCUMENTS_PER_SEARCH)
 
 
 def estimate_cost(tokens: int, model: str, settings: Settings, searches: int = 0) -> float | None:
