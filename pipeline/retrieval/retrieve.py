@@ -212,6 +212,51 @@ async def without_reranking(lab: Lab, run: RetrievalRun) -> RetrievalRun:
     )
 
 
+async def with_reranker(lab: Lab, run: RetrievalRun, reranker: str) -> RetrievalRun:
+    """The same first stage reranked by `reranker` (run is taken in first-stage order): Compare and Scores
+    rerank one pool with each side's reranker instead of running the first stage again per side."""
+    base = await without_reranking(lab, run)
+    ranker = make_reranker(reranker, lab.settings)
+    if ranker is None or not base.candidates:
+        return replace(base, reranker=reranker)
+    started = time.perf_counter()
+    timer = StageTimer()
+    scores: list[float] | None = None
+    tokens, fallback, model = 0, None, getattr(ranker, "model", "") or ranker.name
+    candidates = base.candidates
+    with timer.stage("rerank"):
+        try:
+            driver = lab.backend.driver(run.group_id)
+            outcome = await score_pool(
+                driver, ranker, run.query, [c.uuid for c in candidates], [c.fact for c in candidates]
+            )
+            scores, tokens, model = list(outcome.scores), outcome.tokens, outcome.model or model
+        except RerankerFailed as exc:
+            fallback = str(exc)
+    reranked = base.reranked
+    if scores is not None:
+        norm = normalise(scores)
+        reranked = tuple(
+            RankedCandidate(candidates[i], rank, scores[i], norm[i])
+            for rank, i in enumerate(rank_order(scores), start=1)
+        )
+    with timer.stage("citations"):
+        results = await _cite(lab, run.group_id, reranked[: run.top_k], run.created_at)
+    before = base.timings.stages_ms
+    ms = {k: v for k, v in before.items() if k not in ("rerank", "citations")} | timer.ms
+    ms["total"] = before["total"] - before["citations"] + (time.perf_counter() - started) * 1000
+    return replace(
+        base,
+        reranker=reranker,
+        reranker_model=model,
+        reranked=reranked,
+        results=results,
+        timings=_timings(ms, tokens, model, lab),
+        rerank_used=scores is not None,
+        fallback_reason=fallback,
+    )
+
+
 def _timings(ms: dict[str, float], tokens: int, model: str, lab: Lab) -> Timings:
     cost = estimate_cost(tokens, model, lab.settings) if tokens else None
     over = tuple(
