@@ -61,8 +61,10 @@ def test_a_broken_reranker_shows_the_banner_and_first_stage_results(app: AppTest
 
 def test_example_query_fills_the_box(app: AppTest) -> None:
     open_page(app, "app_pages/compare.py")
-    examples = app.selectbox(key="compare.example").options
-    assert len(examples) > 40
+    picker = app.selectbox(key="compare.example")
+    examples = picker.options
+    # every labelled query, unless a saved sweep of the deal picked those where reranking changed nDCG@10
+    assert len(examples) > 40 if picker.label == "Example queries from the labelled set" else len(examples) > 1
     app.selectbox(key="compare.example").set_value(examples[1]).run()
     no_errors(app)
     assert app.text_input(key="compare.q").value == examples[1]

@@ -9,8 +9,12 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from pipeline.comparison.examples import swept_examples
 from pipeline.comparison.judged import query_judgments, side_score, verdict_line
 from pipeline.comparison.overlap import overlap
+from pipeline.evaluation.experiments import save_experiment
+from pipeline.evaluation.records import SweepSpec
+from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
 from tests.app.conftest import no_errors, open_page
@@ -182,3 +186,29 @@ def test_changing_only_k_runs_no_new_retrieval(app: AppTest, page: str, monkeypa
         app.slider(key=key).set_value(3).run()
     no_errors(app)
     assert len(calls) == 1
+
+
+async def test_examples_come_from_the_latest_sweep_and_say_so(app: AppTest, lab: Lab, demo: str) -> None:
+    result = await run_sweep(lab, SweepSpec(demo, (25,), (5,), ("none", "local"), limit_queries=12))
+    exp_id = save_experiment(lab.store, result, "examples test sweep")
+    try:
+        swept = swept_examples(result, f"#{exp_id} 'examples test sweep'")
+        assert swept  # the local re-scorer changes some of the first 12 labelled queries
+        open_page(app, "app_pages/compare.py")
+        picker = app.selectbox(key="compare.example")
+        assert picker.label == "Examples where the last sweep saw reranking's effect"
+        assert picker.options[1:] == [e.text for e in swept]  # biggest gain first
+        picker.set_value(swept[0].text).run()
+        no_errors(app)
+        assert app.text_input(key="compare.q").value == swept[0].text
+        # the sides are set to the setting the sweep measured: none vs local, N=25, k=5
+        assert [app.selectbox(key=f"compare.{s}.reranker").value for s in "ab"] == ["none", "local"]
+        assert [app.slider(key=f"compare.{s}.n").value for s in "ab"] == [25, 25]
+        assert [app.slider(key=f"compare.{s}.k").value for s in "ab"] == [5, 5]
+        notes = [shown(c.value) for c in app.caption]
+        assert swept[0].note in notes
+        gain = "lifts" if swept[0].delta > 0 else "lowers"
+        assert f"Reranking (local, N=25, k=5) {gain} nDCG@10 by {swept[0].delta:+.2f}" in swept[0].note
+    finally:
+        with lab.store.transaction() as conn:
+            conn.execute("DELETE FROM experiments WHERE id = ?", (exp_id,))
