@@ -53,6 +53,7 @@ async def test_a_judged_compare_of_local_against_none(app: AppTest, lab: Lab, de
     no_errors(app)
     line, (a, b), runs = await expected(lab, demo, "none", "local")
     assert verdict(app) == line
+    assert a.ndcg > 0 and b.ndcg > 0  # issue 17: this example scored nDCG@10 = 0 on both sides
     for side, score in (("A", a), ("B", b)):
         assert metric(app, f"{side}: nDCG@10") == f"{score.ndcg:.2f}"
         assert metric(app, f"{side}: recall@10") == f"{score.recall:.2f}"
