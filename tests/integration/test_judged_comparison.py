@@ -41,3 +41,13 @@ async def test_low_confidence_flags_nonsense_and_not_labelled_queries(lab: Lab, 
     for text in ("purple elephant trampoline", "knitting pattern for a wool scarf"):
         confidence = await assess(lab, await retrieve(lab, text, demo, 50, 10))
         assert confidence.low and confidence.best_cosine is not None and confidence.best_cosine < 0.35, text
+
+
+async def test_the_low_confidence_benchmark_counts_what_the_rule_flags(lab: Lab, demo: str) -> None:
+    from benchmarks.low_confidence import OFF_TOPIC, measure, render
+
+    result = await measure(lab, demo, None, 4, 20)
+    assert result["labelled"]["queries"] == 4 and result["labelled"]["flagged"] == 0
+    assert result["off_topic"] == result["off_topic"] | {"queries": len(OFF_TOPIC), "flagged": len(OFF_TOPIC)}
+    assert result["off_topic"]["best_cosine_max"] < 0.35 <= result["labelled"]["best_cosine_min"]
+    assert "12 of 12" in render(result)
