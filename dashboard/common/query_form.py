@@ -117,15 +117,23 @@ def setting_controls(ns: str, lab: Lab, side: str = "", with_none: bool = False,
         "Candidates (N)", 5, 100, settings.default_candidates, step=5, key=f"{ns}.{side}n", bind="query-params"
     )
     k = cols[1].slider("Top-k", 1, MAX_SHOWN_K, settings.default_top_k, key=f"{ns}.{side}k", bind="query-params")
+    key = f"{ns}.{side}reranker"
+    fallback = default if default in names else names[0]
+    if key not in st.session_state:  # first view: the URL's reranker name, if it names one
+        wanted = st.query_params.get(key)
+        st.session_state[key] = wanted if wanted in names else fallback
     reranker = cols[2].selectbox(
         "Reranker",
         names,
-        index=names.index(default) if default in names else 0,
-        key=f"{ns}.{side}reranker",
-        bind="query-params",
+        key=key,
         format_func=lambda c: choices[c].label if choices[c].available else f"{choices[c].label} — {choices[c].note}",
         help="The local re-scorer is not a cross-encoder: it re-scores candidates with the embedding model and BM25.",
     )
+    # The URL holds the reranker's name (the links' contract), not its label as a bound select box would.
+    if reranker == fallback:
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = reranker
     return Setting(reranker, n, k)
 
 
@@ -143,7 +151,7 @@ def checked(setting: Setting) -> Setting:
 def query_form(ns: str, lab: Lab, group_id: str) -> Request | None:
     """Scores' controls: query, one setting, first stage; the request once a query is entered."""
     query = query_box(ns, lab, group_id)
-    setting = setting_controls(ns, lab)
+    setting = setting_controls(ns, lab, with_none=True, default="local")
     first_stage = first_stage_control(ns, lab, group_id)
     if not query.strip():
         st.info("Type a query or pick an example to run it.")

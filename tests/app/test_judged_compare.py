@@ -4,11 +4,13 @@ the low-confidence banner, old links, and the Scores page's grade column, top-k 
 from __future__ import annotations
 
 import re
+from urllib.parse import parse_qs
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.common.links import Side, compare_url
 from pipeline.comparison.examples import swept_examples
 from pipeline.comparison.judged import query_judgments, side_score, verdict_line
 from pipeline.comparison.overlap import overlap
@@ -17,7 +19,7 @@ from pipeline.evaluation.records import SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
-from tests.app.conftest import no_errors, open_page
+from tests.app.conftest import APP, no_errors, open_page
 from tests.app.test_voyage_faults_ui import KEY, voyage  # noqa: F401 - the Voyage stand-in fixture
 from tests.support.fakes.voyage_server import FakeVoyageServer, rerank_score
 from tests.support.shown import shown
@@ -133,14 +135,33 @@ def test_an_old_link_opens_with_its_reranker_as_side_b(app: AppTest) -> None:
     assert [app.slider(key=f"compare.{s}.k").value for s in "ab"] == [5, 5]
 
 
+def test_a_compare_url_opens_both_sides_as_it_says(app: AppTest) -> None:
+    url = compare_url("demo", QUERY, Side("local", 25, 5), Side("voyage", 30, 7))
+    app.query_params.update({k: v[0] for k, v in parse_qs(url.split("?", 1)[1]).items()})
+    open_page(app, "app_pages/compare.py")
+    assert app.text_input(key="compare.q").value == QUERY
+    assert [app.selectbox(key=f"compare.{s}.reranker").value for s in "ab"] == ["local", "voyage"]
+    assert [app.slider(key=f"compare.{s}.n").value for s in "ab"] == [25, 30]
+    assert [app.slider(key=f"compare.{s}.k").value for s in "ab"] == [5, 7]
+
+
 def test_compare_links_each_side_to_scores(app: AppTest) -> None:
     open_page(app, "app_pages/compare.py")
     app.text_input(key="compare.q").input(QUERY).run()
-    links = [e for e in app.get("page_link") if "on Scores" in e.proto.label]
-    assert len(links) == 2
-    assert {"scores.reranker=none", "scores.reranker=local"} <= {
-        p for link in links for p in link.proto.query_string.split("&")
-    } or all("scores.q=" in link.proto.page for link in links)
+    links = [e.proto for e in app.get("page_link") if "on Scores" in e.proto.label]
+    params = [parse_qs(link.query_string) for link in links]
+    assert [p["scores.reranker"] for p in params] == [["none"], ["local"]]
+    for p in params:
+        assert p["scores.q"] == [QUERY] and p["scores.n"] == ["50"] and p["scores.k"] == ["10"]
+        assert p["sidebar.deal"] == ["demo"]
+    # Scores opens with side A's setting (no reranker: first-stage order)
+    scores = AppTest.from_file(APP, default_timeout=60)
+    scores.query_params.update({k: v[0] for k, v in params[0].items()})
+    open_page(scores, "app_pages/scores.py")
+    assert scores.text_input(key="scores.q").value == QUERY
+    assert scores.selectbox(key="scores.reranker").value == "none"
+    frame = scores.dataframe[0].value
+    assert frame["rerank_score"].isna().all() and list(frame["rank_after"]) == list(frame["rank_before"])
 
 
 async def test_scores_grades_cut_and_a_candidates_path(app: AppTest, lab: Lab, demo: str) -> None:
