@@ -5,11 +5,12 @@ so the best candidate of a nonsense query still scores "norm 1.00". What can is 
 the query and the closest fact of the deal (the cosine list's rank 1, from its stored embedding).
 
 Measured with the local embedder (all-MiniLM-L6-v2), N=50, the best cosine was
-- 0.374-0.898 (median 0.63) on the demo deal's 54 labelled queries, 0.434-0.930 (median 0.71) on 200 TAT-QA
-  test queries;
+- 0.374-0.898 (median 0.63) on the demo deal's 54 labelled queries, 0.324-0.930 (median 0.71) on all 1,663
+  TAT-QA test queries;
 - 0.089-0.287 (demo) and 0.192-0.329 (TAT-QA) on 12 off-topic queries ("purple elephant trampoline", "cat
   videos", "tallest mountain on mars", ...).
-A floor of 0.35 flags every off-topic query and none of the labelled ones on either deal.
+A floor of 0.35 flags every off-topic query, none of the demo's labelled queries and 2 of TAT-QA's 1,663
+(`python -m benchmarks low-confidence --group G [--split test]` measures it on any deal).
 
 Another embedder's cosines live on another scale, so there the rule falls back to what needs no calibration:
 no candidate was found by BM25 and BM25 and cosine share nothing in their top 10 (flags 11 of the 12 off-topic
