@@ -45,7 +45,7 @@ class Confidence:
         if self.best_cosine is not None and self.floor is not None:
             return (
                 f"the closest fact of the deal has cosine {self.best_cosine:.2f} to the query "
-                f"(below {self.floor:.2f}: every labelled query of the demo deal and TAT-QA scores above it)"
+                f"(below {self.floor:.2f}, the floor measured on the demo deal's and TAT-QA's labelled queries)"
             )
         return (
             f"BM25 found {self.bm25_hits} of the candidates and BM25 and cosine share "

@@ -3,8 +3,12 @@ query's judgments come from the labelled set, and the low-confidence rule on rea
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from pipeline.comparison.confidence import assess
-from pipeline.comparison.judged import query_judgments
+from pipeline.comparison.judged import query_judgments, side_score, verdict_line
 from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
 from pipeline.retrieval.retrieve import retrieve, with_reranker
@@ -51,3 +55,26 @@ async def test_the_low_confidence_benchmark_counts_what_the_rule_flags(lab: Lab,
     assert result["off_topic"] == result["off_topic"] | {"queries": len(OFF_TOPIC), "flagged": len(OFF_TOPIC)}
     assert result["off_topic"]["best_cosine_max"] < 0.35 <= result["labelled"]["best_cosine_min"]
     assert "12 of 12" in render(result)
+
+
+def test_the_compare_command_prints_the_verdict(demo: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from pipeline.cli import main
+    from pipeline.settings import get_settings
+    from pipeline.store import open_store
+
+    assert main(["compare", QUERY, "--group", demo, "--a", "none:50:10", "--b", "local:25:5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    query_set = load_query_set(open_store(get_settings().resolved_data_dir), demo)
+    assert query_set is not None
+    [labelled] = [q for q in query_set.queries if q.text == QUERY]
+    grades = query_set.judged_uuids(labelled.id)
+    a, b = side_score(grades, out["top_a"], 10), side_score(grades, out["top_b"], 5)
+    assert len(out["top_a"]) == 10 and len(out["top_b"]) == 5
+    assert out["verdict"] == verdict_line(a, b) and out["scores"][1]["relevant"] == b.relevant
+    assert out["low_confidence"] is False
+
+    assert main(["compare", "purple elephant trampoline", "--group", demo]) == 0
+    said = capsys.readouterr().out
+    assert "! low confidence" in said and "not judged" in said
+    assert main(["compare", QUERY, "--group", demo, "--b", "magic:50:10"]) == 2
+    assert "--b must be RERANKER:N:K" in capsys.readouterr().err
