@@ -18,6 +18,7 @@ import streamlit as st
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
 from pipeline.comparison.examples import Example, examples
+from pipeline.evaluation.experiments import list_experiments
 from pipeline.history.repo import save_run
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
@@ -54,7 +55,15 @@ class Request:
 
 
 def example_list(lab: Lab, group_id: str) -> list[Example]:
-    return examples(lab.store, group_id)
+    """The deal's examples, read again only when a newer experiment is saved (loading a sweep's per-query rows
+    is too slow for every rerun)."""
+    latest = list_experiments(lab.store, group_id)
+    key = (group_id, latest[0].id if latest else None)
+    memo: dict = st.session_state.setdefault("query_form.examples", {})
+    if key not in memo:
+        memo.clear()
+        memo[key] = examples(lab.store, group_id)
+    return memo[key]
 
 
 def _use_example(ns: str, notes: dict[str, Example], sides: tuple[str, ...]) -> None:
