@@ -1,28 +1,43 @@
 import streamlit as st
 
-from dashboard.common.query_form import cached_run, query_form
+from dashboard.common.query_form import query_form, setting_run
 from dashboard.common.sidebar import page_context
 from dashboard.common.text import md
+from dashboard.scores.judged import query_grades
+from dashboard.scores.path import render_path
 from dashboard.scores.view import scores_view
 
 st.title("Scores")
-st.caption("Every first-stage candidate with its fused score and per-method ranks, beside the reranker's score.")
+st.caption(
+    "Every first-stage candidate with its fused score and per-method ranks, beside the reranker's score, its judged "
+    "grade and the top-k cut; pick one to see where its rank came from."
+)
 
 lab, deal = page_context()
 if deal is not None:
     request = query_form("scores", lab, deal.group_id)
     if request is not None:
-        run = cached_run("scores", lab, request, request.reranker)
+        run = setting_run("scores", lab, request.query, deal.group_id, request.setting, request.first_stage)
         if run.fallback_reason:
             st.warning(f"**The reranker fell back to first-stage order.** {md(run.fallback_reason)}")
-        view = scores_view(run)  # built once per run: a rerun that keeps it reuses the table and charts
+        grades = query_grades(lab, run)
+        view = scores_view(run, grades)  # built once per run: a rerun that keeps it reuses the table and charts
         frame = view.frame
+        st.caption(
+            f"Rows in final order; the first {run.top_k} (k) are handed on, the `top_k` column marks the cut. "
+            + ("Judged grades: 0-3, empty = not judged." if grades is not None else "This query is not judged.")
+        )
         st.dataframe(
-            frame,
+            frame.style.apply(
+                lambda row: ["background-color: rgba(47, 111, 222, 0.10)" if row["in_top_k_after"] else ""] * len(row),
+                axis=1,
+            ),
             key="scores.table",
             hide_index=True,
             column_config={
+                "top_k": st.column_config.TextColumn("top k"),
                 "fact": st.column_config.TextColumn(width="large"),
+                "judged_grade": st.column_config.NumberColumn("judged grade", help="0-3; empty = not judged"),
                 "rerank_score_norm": st.column_config.ProgressColumn("rerank (0-1)", min_value=0, max_value=1),
                 "uuid": None,
             },
@@ -35,6 +50,7 @@ if deal is not None:
             key="scores.export",
             icon=":material/download:",
         )
+        render_path(run)
         if view.charts is not None:
             scatter, slope, histogram = view.charts
             left, right = st.columns(2)

@@ -11,6 +11,7 @@
     python -m benchmarks sweep --group tatqa --queries 150   a sweep cold (caches bypassed) and warm, by phase
     python -m benchmarks pages --group demo           every page's server time per rerun, cold and warm
     python -m benchmarks import-speed --limit 1000    import-beir beside embedding the same passages alone
+    python -m benchmarks low-confidence --group demo  Compare's low-confidence rule on labelled and off-topic queries
 
 Errors meant for the user print one line and exit 2, as `python -m pipeline` does.
 """
@@ -222,6 +223,15 @@ def _walk_parity(args: argparse.Namespace) -> dict[str, Any]:
     return {"rows": rows, "lists_differ": sum(r["lists_differ"] for r in rows)}
 
 
+async def _low_confidence(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.low_confidence import measure, render
+
+    result = await measure(lab, args.group, args.split, args.limit_queries, args.candidates)
+    if not args.json:
+        print(render(result))
+    return result
+
+
 async def _sweep(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.sweep import render_sweep, time_sweep
 
@@ -353,7 +363,14 @@ def build_parser() -> argparse.ArgumentParser:
     speed.add_argument("--repeat", type=whole(1, 20), default=2, help="imports and embeddings, alternately")
     speed.set_defaults(run=_import_speed, no_lab=True)
 
-    add_json_flag(bench, load, page, compare, first, huge, sizes, parity, sweep, pages, speed)
+    low = sub.add_parser("low-confidence", help="Compare's low-confidence rule on labelled and off-topic queries")
+    low.add_argument("--group", default="demo")
+    low.add_argument("--split", default=None, help="only the labelled queries of this split (e.g. test)")
+    low.add_argument("--limit-queries", type=whole(1, 100_000), default=None)
+    low.add_argument("--candidates", type=whole(1, 200), default=50)
+    low.set_defaults(run=_low_confidence)
+
+    add_json_flag(bench, load, page, compare, first, huge, sizes, parity, sweep, pages, speed, low)
 
     return parser
 

@@ -37,14 +37,14 @@ def time_compare_page(queries: int = 20, reranker: str = "local") -> dict[str, A
     first_load = (time.perf_counter() - started) * 1000
     at.switch_page("app_pages/compare.py")
     at.run()
-    at.selectbox(key="compare.reranker").set_value(reranker).run()
+    at.selectbox(key="compare.b.reranker").set_value(reranker).run()
     timings = []
     for text in texts:
         started = time.perf_counter()
         at.text_input(key="compare.q").input(text).run()
         timings.append((time.perf_counter() - started) * 1000)
         problems = [e.value for e in (*at.exception, *at.error)]
-        if problems or [s.value for s in at.subheader] != ["Without reranking", "With reranking"]:
+        if problems or [s.value for s in at.subheader] != ["A: without reranking", f"B: with {reranker}"]:
             raise RetrievalLabError(f"the page did not show both columns for {text!r}: {problems}")
     return {
         "queries": len(timings),

@@ -29,3 +29,17 @@ def compare_url(group_id: str, query: str, a: Side, b: Side, first_stage: str = 
     if first_stage != "exact":
         params["compare.first"] = first_stage
     return f"compare?{urlencode(params)}"
+
+
+def scores_params(group_id: str, query: str, side: Side, first_stage: str = "exact") -> dict[str, str]:
+    """Scores' URL parameters for `query` under one setting (Compare links each side there)."""
+    params = {
+        DEAL_KEY: group_id,
+        "scores.q": query,
+        "scores.reranker": side.reranker,
+        "scores.n": str(side.candidates),
+        "scores.k": str(side.top_k),
+    }
+    if first_stage != "exact":
+        params["scores.first"] = first_stage
+    return params

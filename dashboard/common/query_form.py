@@ -1,31 +1,43 @@
-"""The query controls Compare and Scores share: query, N, k, reranker, example queries, and the first stage
-(exact, or the graph's vector index once `python -m pipeline vector-index` has built and measured one).
+"""The query controls Compare and Scores share: query, example queries, a setting's N, k and reranker, and the
+first stage (exact, or the graph's vector index once `python -m pipeline vector-index` has built and measured one).
 
 Every control is bound to the URL (`bind="query-params"`), so a comparison can be shared as a link.
-Runs are kept in session state by their parameters (widget reruns never repeat a retrieval) and
-recorded once in the run history.
+Runs come from one first stage per (query, N, first stage) in the session: each reranker reranks that pool
+once, and each k is a cut of it (changing k re-runs nothing). Each shown setting is recorded once in the run
+history.
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
+from pipeline.comparison.examples import Example, examples
+from pipeline.evaluation.experiments import list_experiments
 from pipeline.history.repo import save_run
 from pipeline.lab import Lab
-from pipeline.query_sets import load_query_set
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.records import RetrievalRun
-from pipeline.retrieval.retrieve import MAX_CANDIDATES, retrieve, without_reranking
+from pipeline.retrieval.retrieve import MAX_CANDIDATES, retrieve, with_reranker
 from pipeline.vector_index import FIRST_STAGES, FirstStageName
 from pipeline.vector_index.repo import latest_check
 
 log = logging.getLogger("retrieval_lab")
+
+MAX_SHOWN_K = 25  # the top-k slider's maximum: a pool is cited this deep once, then cut at any k
+POOLS_KEPT = 20
+
+
+@dataclass(frozen=True)
+class Setting:
+    reranker: str
+    num_candidates: int
+    top_k: int
 
 
 @dataclass(frozen=True)
@@ -37,32 +49,59 @@ class Request:
     reranker: str
     first_stage: FirstStageName = "exact"
 
+    @property
+    def setting(self) -> Setting:
+        return Setting(self.reranker, self.num_candidates, self.top_k)
 
-def example_queries(lab: Lab, group_id: str) -> list[str]:
-    query_set = load_query_set(lab.store, group_id)
-    return [q.text for q in query_set.queries] if query_set else []
+
+def example_list(lab: Lab, group_id: str) -> list[Example]:
+    """The deal's examples, read again only when a newer experiment is saved (loading a sweep's per-query rows
+    is too slow for every rerun)."""
+    latest = list_experiments(lab.store, group_id)
+    key = (group_id, latest[0].id if latest else None)
+    memo: dict = st.session_state.setdefault("query_form.examples", {})
+    if key not in memo:
+        memo.clear()
+        memo[key] = examples(lab.store, group_id)
+    return memo[key]
 
 
-def _use_example(ns: str) -> None:
+def _use_example(ns: str, notes: dict[str, Example], sides: tuple[str, ...]) -> None:
+    """Fill the query box; a swept example also sets the sides to the setting the sweep measured it with."""
     picked = st.session_state.get(f"{ns}.example")
-    if picked:
-        st.session_state[f"{ns}.q"] = picked
-        st.session_state[f"{ns}.example"] = None
+    if not picked:
+        return
+    st.session_state[f"{ns}.q"] = picked
+    st.session_state[f"{ns}.example"] = None
+    example = notes.get(picked)
+    if example is None or example.delta is None:
+        return
+    if example.candidates % 5 or not 5 <= example.candidates <= 100 or example.top_k > MAX_SHOWN_K:
+        return  # not a setting the sliders can show
+    rerankers = ("none", example.reranker) if len(sides) == 2 else (example.reranker,)
+    for side, reranker in zip(sides, rerankers, strict=True):
+        st.session_state[f"{ns}.{side}reranker"] = reranker
+        st.session_state[f"{ns}.{side}n"] = example.candidates
+        st.session_state[f"{ns}.{side}k"] = example.top_k
+    st.session_state[f"{ns}.example_note"] = example.note
 
 
-def query_form(ns: str, lab: Lab, group_id: str) -> Request | None:
-    """Draw the controls under namespace `ns`; the request once a query is entered."""
-    settings = lab.settings
-    choices = {c.name: c for c in reranker_choices(settings)}
-    examples = example_queries(lab, group_id)
-    if examples:
+def query_box(ns: str, lab: Lab, group_id: str, sides: tuple[str, ...] = ("",)) -> str:
+    """The example picker and the query box; the query typed (maybe empty)."""
+    listed = example_list(lab, group_id)
+    notes = {e.text: e for e in listed}
+    if listed:
+        swept = listed[0].delta is not None
         st.selectbox(
-            "Example queries from the labelled set",
-            [None, *examples],
+            "Examples where the last sweep saw reranking's effect"
+            if swept
+            else "Example queries from the labelled set",
+            [None, *notes],
             key=f"{ns}.example",
             format_func=lambda q: "Pick one for a one-click demo…" if q is None else plain(q, OPTION_CHARS),
             on_change=_use_example,
-            args=(ns,),
+            args=(ns, notes, sides),
+            help=listed[0].note.split(" on this query")[0] + ", per query." if swept else None,
         )
     query = st.text_input(
         "Query",
@@ -71,30 +110,68 @@ def query_form(ns: str, lab: Lab, group_id: str) -> Request | None:
         max_chars=2000,
         placeholder="e.g. What was FY2025 revenue after the audit?",
     )
+    shown = notes.get(query)
+    if shown is not None and shown.note:
+        st.caption(md(shown.note))
+    return query
+
+
+def setting_controls(ns: str, lab: Lab, side: str = "", with_none: bool = False, default: str | None = None) -> Setting:
+    """N, k and reranker under keys `{ns}.{side}n`, `{ns}.{side}k`, `{ns}.{side}reranker`."""
+    settings = lab.settings
+    choices = {c.name: c for c in reranker_choices(settings)}
+    names = [c for c in choices if with_none or c != "none"]
     cols = st.columns([2, 2, 3])
     n = cols[0].slider(
-        "Candidates (N)", 5, 100, settings.default_candidates, step=5, key=f"{ns}.n", bind="query-params"
+        "Candidates (N)", 5, 100, settings.default_candidates, step=5, key=f"{ns}.{side}n", bind="query-params"
     )
-    k = cols[1].slider("Top-k", 1, 25, settings.default_top_k, key=f"{ns}.k", bind="query-params")
+    k = cols[1].slider("Top-k", 1, MAX_SHOWN_K, settings.default_top_k, key=f"{ns}.{side}k", bind="query-params")
+    key = f"{ns}.{side}reranker"
+    fallback = default if default in names else names[0]
+    if key not in st.session_state:  # first view: the URL's reranker name, if it names one
+        wanted = st.query_params.get(key)
+        st.session_state[key] = wanted if wanted in names else fallback
     reranker = cols[2].selectbox(
         "Reranker",
-        [c for c in choices if c != "none"],
-        key=f"{ns}.reranker",
-        bind="query-params",
+        names,
+        key=key,
         format_func=lambda c: choices[c].label if choices[c].available else f"{choices[c].label} — {choices[c].note}",
         help="The local re-scorer is not a cross-encoder: it re-scores candidates with the embedding model and BM25.",
     )
-    first_stage = _first_stage(ns, lab, group_id)
+    # The URL holds the reranker's name (the links' contract), not its label as a bound select box would.
+    if reranker == fallback:
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = reranker
+    return Setting(reranker, n, k)
+
+
+def checked(setting: Setting) -> Setting:
+    """k cut to N when larger, said in one line."""
+    if setting.top_k > setting.num_candidates:
+        st.warning(
+            f"Top-k ({setting.top_k}) is larger than N ({setting.num_candidates}); "
+            f"showing k = {setting.num_candidates}."
+        )
+        return replace(setting, top_k=setting.num_candidates)
+    return setting
+
+
+def query_form(ns: str, lab: Lab, group_id: str) -> Request | None:
+    """Scores' controls: query, one setting, first stage; the request once a query is entered."""
+    query = query_box(ns, lab, group_id)
+    setting = setting_controls(ns, lab, with_none=True, default="local")
+    first_stage = first_stage_control(ns, lab, group_id)
     if not query.strip():
         st.info("Type a query or pick an example to run it.")
         return None
-    if k > n:
-        st.warning(f"Top-k ({k}) is larger than N ({n}); showing k = {n}.")
-        k = n
-    return Request(query, group_id, min(n, MAX_CANDIDATES), k, reranker, first_stage)
+    setting = checked(setting)
+    return Request(
+        query, group_id, min(setting.num_candidates, MAX_CANDIDATES), setting.top_k, setting.reranker, first_stage
+    )
 
 
-def _first_stage(ns: str, lab: Lab, group_id: str) -> FirstStageName:
+def first_stage_control(ns: str, lab: Lab, group_id: str) -> FirstStageName:
     """Exact search, unless the deal has a measured vector index and the user picks it; its recall is always
     said beside the choice (it is approximate)."""
     check = latest_check(lab.store, group_id)
@@ -111,41 +188,28 @@ def _first_stage(ns: str, lab: Lab, group_id: str) -> FirstStageName:
     return picked
 
 
-def cached_run(ns: str, lab: Lab, request: Request, reranker: str) -> RetrievalRun:
-    """The run for these parameters, retrieved once per session and recorded in the run history."""
-    key = (request.query, request.group_id, request.num_candidates, request.top_k, reranker, request.first_stage)
+def setting_run(
+    ns: str, lab: Lab, query: str, group_id: str, setting: Setting, first_stage: FirstStageName
+) -> RetrievalRun:
+    """The run of one setting: its pool's first stage (shared by every setting of the same query, N and first
+    stage in this session), reranked once per reranker, cut at k; recorded once in the run history."""
     cache: dict = st.session_state.setdefault(f"{ns}.runs", {})
-    if key not in cache:
-        if len(cache) > 20:
-            cache.clear()
-        retrieval = retrieve(
-            lab,
-            request.query,
-            request.group_id,
-            request.num_candidates,
-            request.top_k,
-            reranker,
-            first_stage=request.first_stage,
+    if len(cache) > POOLS_KEPT * 4:
+        cache.clear()
+    pool_key = (query, group_id, setting.num_candidates, first_stage)
+    if pool_key not in cache:
+        depth = min(setting.num_candidates, MAX_SHOWN_K)
+        cache[pool_key] = run(
+            retrieve(lab, query, group_id, setting.num_candidates, depth, "none", first_stage=first_stage)
         )
-        cache[key] = _recorded(lab, run(retrieval))
-    return cache[key]
-
-
-def cached_pair(ns: str, lab: Lab, request: Request) -> tuple[RetrievalRun, RetrievalRun]:
-    """(without reranking, with reranking) from one first stage: the two sides differ only by the reranker."""
-    reranked = cached_run(ns, lab, request, request.reranker)
-    key = (
-        request.query,
-        request.group_id,
-        request.num_candidates,
-        request.top_k,
-        f"none, beside {request.reranker}",
-        request.first_stage,
-    )
-    cache: dict = st.session_state.setdefault(f"{ns}.runs", {})
-    if key not in cache:
-        cache[key] = _recorded(lab, run(without_reranking(lab, reranked)))
-    return cache[key], reranked
+    ranked_key = (*pool_key, setting.reranker)
+    if ranked_key not in cache:
+        cache[ranked_key] = run(with_reranker(lab, cache[pool_key], setting.reranker))
+    shown_key = (*ranked_key, setting.top_k)
+    if shown_key not in cache:
+        ranked: RetrievalRun = cache[ranked_key]
+        cache[shown_key] = _recorded(lab, replace(ranked, top_k=setting.top_k, results=ranked.results[: setting.top_k]))
+    return cache[shown_key]
 
 
 def _recorded(lab: Lab, retrieved: RetrievalRun) -> RetrievalRun:

@@ -1,4 +1,4 @@
-"""Result cards for the side-by-side view: fact, score, where it sits on the other side, citation."""
+"""Result cards for the side-by-side view: fact, score, judged grade, where it sits on the other side, citation."""
 
 from __future__ import annotations
 
@@ -9,47 +9,73 @@ import streamlit as st
 from dashboard.common.text import md, plain
 from pipeline.retrieval.records import Result
 
+NOT_JUDGED = "not judged"
 
-def movement(rank: int, other_rank: int | None, top_k: int, side: str) -> tuple[str, str]:
-    """(text, colour) telling how a result's rank differs on the other side."""
+
+def movement(rank: int, other_rank: int | None, top_k: int, side: str, where: str | None = None) -> tuple[str, str]:
+    """(text, colour) telling how a result's rank differs on the other side. `side` is "reranked" for the
+    right-hand side (compared with the left), anything else for the left; `where` names the other side
+    ("on A"), else it is the first-stage order ("before") or the reranked one ("after")."""
     if other_rank is None:
         return ("not in candidates", "gray")
+    said = where or ("before" if side == "reranked" else "after")
     if side == "reranked":
         if other_rank > top_k:
-            return (f"new · was #{other_rank}", "violet")
+            return (f"new · was #{other_rank}" if where is None else f"new · #{other_rank} {where}", "violet")
         delta = other_rank - rank
     else:
         if other_rank > top_k:
-            return (f"dropped · now #{other_rank}", "orange")
+            return (f"dropped · now #{other_rank}" if where is None else f"dropped · #{other_rank} {where}", "orange")
         delta = rank - other_rank
     if delta > 0:
-        return (
-            f"▲ {delta} · #{other_rank} before" if side == "reranked" else f"▲ {delta} · #{other_rank} after",
-            "green",
-        )
+        return (f"▲ {delta} · #{other_rank} {said}", "green")
     if delta < 0:
-        return (
-            f"▼ {-delta} · #{other_rank} before" if side == "reranked" else f"▼ {-delta} · #{other_rank} after",
-            "red",
-        )
+        return (f"▼ {-delta} · #{other_rank} {said}", "red")
     return ("= same rank", "gray")
 
 
+def grade_badge(grade: int | None) -> tuple[str, str]:
+    """(text, colour) of a judged grade; None = the query is judged, this fact is not."""
+    if grade is None:
+        return (NOT_JUDGED, "gray")
+    return (f"judged {grade}", "green" if grade >= 2 else "blue" if grade == 1 else "red")
+
+
+def score_caption(result: Result, low_confidence: bool = False) -> str:
+    """The card's score line; the 0-1 score is relative to the pool, so a low-confidence pool says so."""
+    ranked = result.ranked
+    if ranked.rerank_score is not None:
+        line = f"rerank {ranked.rerank_score:.3f} (norm {ranked.rerank_score_norm:.2f})"
+    else:
+        line = f"fused RRF {ranked.candidate.fused_score:.3f}"
+    return f"{line} · :orange[all scores are low here: norm is relative to this pool]" if low_confidence else line
+
+
 def result_card(
-    result: Result, other_rank: int | None, top_k: int, side: str, episodes: dict[str, dict[str, Any]], key: str
+    result: Result,
+    other_rank: int | None,
+    top_k: int,
+    side: str,
+    episodes: dict[str, dict[str, Any]],
+    key: str,
+    *,
+    where: str | None = None,
+    grades: dict[str, int] | None = None,
+    low_confidence: bool = False,
 ) -> None:
+    """One result; with `grades` (the query is judged) its judged grade is shown beside its movement."""
     ranked = result.ranked
     with st.container(border=True, key=key):
         head = st.columns([1, 6, 3])
         head[0].markdown(f"**#{ranked.rank}**")
         head[1].markdown(md(ranked.candidate.fact))
-        text, colour = movement(ranked.rank, other_rank, top_k, side)
+        text, colour = movement(ranked.rank, other_rank, top_k, side, where)
         with head[2]:
             st.badge(text, color=colour)
-            if side == "reranked" and ranked.rerank_score is not None:
-                st.caption(f"rerank {ranked.rerank_score:.3f} (norm {ranked.rerank_score_norm:.2f})")
-            else:
-                st.caption(f"fused RRF {ranked.candidate.fused_score:.3f}")
+            if grades is not None:
+                grade_text, grade_colour = grade_badge(grades.get(result.uuid))
+                st.badge(grade_text, color=grade_colour)
+            st.caption(score_caption(result, low_confidence))
         if ranked.candidate.superseded:
             st.caption(f":orange[superseded] · invalid since {md(ranked.candidate.invalid_at)}")
         for citation in result.citations[:2]:

@@ -1,61 +1,153 @@
-"""The side-by-side view: first-stage top k on the left, reranked top k on the right."""
+"""The side-by-side view of two settings: banners, the judged verdict and per-side metrics, overlap, and each
+side's top k as cards (judged grade, movement against the other side, citation)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.common.links import Side, scores_params
+from dashboard.common.query_form import setting_run
 from dashboard.common.result_cards import result_card
 from dashboard.common.runtime import run
 from dashboard.common.text import md
+from dashboard.compare.form import NS, CompareRequest
+from pipeline.comparison.confidence import Confidence, assess
+from pipeline.comparison.judged import QueryJudgments, query_judgments, side_score, verdict_line
+from pipeline.comparison.overlap import overlap
 from pipeline.lab import Lab
 from pipeline.retrieval.citations import fetch_episodes
 from pipeline.retrieval.records import RetrievalRun
 
 
-def overlap(a: RetrievalRun, b: RetrievalRun) -> int:
-    return len({r.uuid for r in a.results} & {r.uuid for r in b.results})
+def _kept(key: tuple, compute):
+    memo: dict = st.session_state.setdefault(f"{NS}.memo", {})
+    if key not in memo:
+        if len(memo) > 40:
+            memo.clear()
+        memo[key] = compute()
+    return memo[key]
 
 
-def render_comparison(lab: Lab, baseline: RetrievalRun, reranked: RetrievalRun) -> None:
-    k = reranked.top_k
-    if reranked.fallback_reason:
+def render_comparison(lab: Lab, request: CompareRequest) -> None:
+    args = (NS, lab, request.query, request.group_id)
+    a = setting_run(*args, request.a, request.first_stage)
+    b = setting_run(*args, request.b, request.first_stage)
+    said: set[str] = set()
+    for name, side in (("A", a), ("B", b)):
+        if side.fallback_reason:
+            st.warning(
+                f"**Side {name}: the reranker fell back to first-stage order.** {md(side.fallback_reason)}",
+                icon=":material/warning:",
+            )
+        for message in side.timings.over_budget:
+            if message not in said:  # a shared first stage is over budget once, not once per side
+                said.add(message)
+                st.caption(f":orange[Over budget:] {md(message)}")
+    confidence: Confidence = _kept(
+        ("confidence", a.query, a.group_id, a.num_candidates, a.first_stage), lambda: run(assess(lab, a))
+    )
+    if confidence.low:
         st.warning(
-            f"**The reranker fell back to first-stage order.** {md(reranked.fallback_reason)}",
-            icon=":material/warning:",
+            "**Low confidence: this deal probably holds no good answer to the query.** "
+            f"{md(confidence.reason)}. The 0-1 scores below are relative to this pool, so its best reads 1.00 "
+            "even when every score is low.",
+            icon=":material/help:",
         )
-    for message in reranked.timings.over_budget:
-        st.caption(f":orange[Over budget:] {md(message)}")
+    judged: QueryJudgments | None = _kept(
+        ("judged", a.query, a.group_id), lambda: run(query_judgments(lab, a.group_id, a.query))
+    )
+    _judged_summary(judged, a, b)
+    _stats(a, b)
+    _cards(lab, request, a, b, judged, confidence.low)
 
-    shared = overlap(baseline, reranked)
-    stats = st.columns(4)
-    stats[0].metric("Overlap of the two top-k", f"{shared} / {len(reranked.results)}")
-    stats[1].metric("Without reranking", f"{baseline.timings.stages_ms['total']:.0f} ms")
+
+def _judged_summary(judged: QueryJudgments | None, a: RetrievalRun, b: RetrievalRun) -> None:
+    if judged is None or not judged.scorable:
+        st.caption("Not judged: this query is not in the deal's labelled set and has no relevance verdicts.")
+        return
+    grades = judged.grades
+    score_a = side_score(grades, [r.uuid for r in a.results], a.top_k)
+    score_b = side_score(grades, [r.uuid for r in b.results], b.top_k)
+    st.info(f"**{md(verdict_line(score_a, score_b))}**", icon=":material/balance:")
+    st.caption(md(f"Judged by: {', '.join(judged.sources)} ({len(grades)} facts graded; 1 or more is relevant)."))
+    cols = st.columns(6)
+    for i, (name, score) in enumerate((("A", score_a), ("B", score_b))):
+        cols[3 * i].metric(f"{name}: nDCG@{score.top_k}", f"{score.ndcg:.2f}")
+        cols[3 * i + 1].metric(f"{name}: recall@{score.top_k}", f"{score.recall:.2f}")
+        cols[3 * i + 2].metric(f"{name}: MRR@{score.top_k}", f"{score.mrr:.2f}")
+
+
+def _stats(a: RetrievalRun, b: RetrievalRun) -> None:
+    shared = overlap([r.uuid for r in a.results], [r.uuid for r in b.results])
+    stats = st.columns(6)
+    stats[0].metric("Overlap of the two top-k", f"{shared.shared} / {len(b.results)}")
+    stats[1].metric("Jaccard", f"{shared.jaccard:.2f}", help="Shared facts / facts on either side.")
     stats[2].metric(
-        "With reranking",
-        f"{reranked.timings.stages_ms['total']:.0f} ms",
-        delta=f"rerank {reranked.timings.stages_ms.get('rerank', 0):.0f} ms",
+        "Rank-biased overlap",
+        f"{shared.rbo:.2f}",
+        help="RBO (Webber et al. 2010, extrapolated, p = 0.9): agreement weighted towards the top; 1 = same order.",
+    )
+    stats[3].metric("A", f"{a.timings.stages_ms['total']:.0f} ms")
+    stats[4].metric(
+        "B",
+        f"{b.timings.stages_ms['total']:.0f} ms",
+        delta=f"rerank {b.timings.stages_ms.get('rerank', 0):.0f} ms",
         delta_color="off",
     )
-    cost = reranked.timings.rerank_cost_usd
-    stats[3].metric("Rerank cost", "free (local)" if cost is None else f"${cost:.5f}")
+    costs = [r.timings.rerank_cost_usd for r in (a, b)]
+    stats[5].metric("Rerank cost (A / B)", " / ".join("free" if c is None else f"${c:.5f}" for c in costs))
 
-    after = {r.candidate.uuid: r.rank for r in reranked.reranked}
-    before = {c.uuid: c.first_stage_rank for c in reranked.candidates}
+
+def _title(run: RetrievalRun) -> str:
+    return "without reranking" if run.reranker == "none" else f"with {run.reranker}"
+
+
+def _cards(
+    lab: Lab, request: CompareRequest, a: RetrievalRun, b: RetrievalRun, judged: QueryJudgments | None, low: bool
+) -> None:
+    rank_on = {name: {r.candidate.uuid: r.rank for r in side.reranked} for name, side in (("A", a), ("B", b))}
     episodes = run(
         fetch_episodes(
             lab.backend,
-            reranked.group_id,
-            (c.episode_uuid for r in (*baseline.results, *reranked.results) for c in r.citations),
+            request.group_id,
+            (c.episode_uuid for r in (*a.results, *b.results) for c in r.citations),
         )
     )
+    grades = judged.grades if judged is not None and judged.scorable else None
     left, right = st.columns(2)
-    with left:
-        st.subheader("Without reranking")
-        st.caption("First-stage order: RRF fusion of BM25, cosine and graph BFS")
-        for result in baseline.results:
-            result_card(result, after.get(result.uuid), k, "baseline", episodes, key=f"compare.left.{result.uuid}")
-    with right:
-        st.subheader("With reranking")
-        st.caption(md(reranked.reranker_model or reranked.reranker))
-        for result in reranked.results:
-            result_card(result, before.get(result.uuid), k, "reranked", episodes, key=f"compare.right.{result.uuid}")
+    for column, name, side, other, other_run, kind in (
+        (left, "A", a, "B", b, "baseline"),
+        (right, "B", b, "A", a, "reranked"),
+    ):
+        with column:
+            st.subheader(f"{name}: {_title(side)}")
+            how = (
+                "First-stage order: RRF fusion of BM25, cosine and graph BFS"
+                if side.reranker == "none"
+                else md(side.reranker_model or side.reranker)
+            )
+            st.caption(how)
+            st.caption(f"N = {side.num_candidates}, k = {side.top_k}")
+            st.page_link(
+                "app_pages/scores.py",
+                label=f"Every candidate of {name} on Scores",
+                icon=":material/table:",
+                query_params=scores_params(
+                    request.group_id,
+                    request.query,
+                    Side(side.reranker, side.num_candidates, side.top_k),
+                    request.first_stage,
+                ),
+            )
+            for result in side.results:
+                result_card(
+                    result,
+                    rank_on[other].get(result.uuid),
+                    other_run.top_k,
+                    kind,
+                    episodes,
+                    key=f"compare.{name.lower()}.{result.uuid}",
+                    where=f"on {other}",
+                    grades=grades,
+                    low_confidence=low,
+                )

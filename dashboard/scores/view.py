@@ -1,11 +1,13 @@
 """What the Scores page shows for one run, built once per run in the session: its table, CSV and charts.
 
 A widget change that keeps the run (or a plain rerun) would otherwise rebuild three Plotly figures, the
-page's main cost (~170 ms); the run object itself is the key (`is`), held here so it stays the same object.
+page's main cost (~170 ms); the run object and its judged grades are the key (`is`), held here so they stay
+the same objects.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
@@ -27,11 +29,11 @@ class ScoresView:
     charts: tuple[go.Figure, go.Figure, go.Figure] | None  # scatter, rank slope, histogram: when reranked
 
 
-def scores_view(run: RetrievalRun) -> ScoresView:
-    kept: tuple[RetrievalRun, ScoresView] | None = st.session_state.get(KEY)
-    if kept is None or kept[0] is not run:
-        frame = candidates_frame(run)
+def scores_view(run: RetrievalRun, grades: Mapping[str, int] | None = None) -> ScoresView:
+    kept: tuple[RetrievalRun, Mapping[str, int] | None, ScoresView] | None = st.session_state.get(KEY)
+    if kept is None or kept[0] is not run or kept[1] is not grades:
+        frame = candidates_frame(run, grades)
         charts = (score_scatter(frame), rank_slope(frame), rerank_histogram(frame)) if run.rerank_used else None
-        kept = (run, ScoresView(frame, csv_bytes(frame), charts))
+        kept = (run, grades, ScoresView(frame, csv_bytes(frame), charts))
         st.session_state[KEY] = kept
-    return kept[1]
+    return kept[2]

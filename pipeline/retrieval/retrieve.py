@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
+from typing import Any
 
 from graphiti_core.edges import EntityEdge
 
 from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
-from pipeline.rerankers import RerankerFailed, estimate_cost, make_reranker
+from pipeline.rerankers import LabReranker, RerankerFailed, estimate_cost, make_reranker
 from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import hybrid_search
@@ -121,26 +122,9 @@ async def retrieve(
         for rank, (edge, score) in enumerate(zip(first.edges, first.fused_scores, strict=True), start=1)
     )
 
-    scores: list[float] | None = None
-    tokens, searches, fallback, model = 0, 0, None, ""
-    if ranker is not None and candidates:
-        model = getattr(ranker, "model", "") or ranker.name
-        with timer.stage("rerank"):
-            try:
-                uuids, facts = [c.uuid for c in candidates], [c.fact for c in candidates]
-                outcome = await score_pool(driver, ranker, query, uuids, facts, first.edges)
-                scores, tokens, model = list(outcome.scores), outcome.tokens, outcome.model or model
-                searches = outcome.searches
-            except RerankerFailed as exc:
-                fallback = str(exc)
-    if scores is not None:
-        order = rank_order(scores)
-        norm = normalise(scores)
-        reranked = tuple(
-            RankedCandidate(candidates[i], rank, scores[i], norm[i]) for rank, i in enumerate(order, start=1)
-        )
-    else:
-        reranked = tuple(RankedCandidate(c, c.first_stage_rank, None, None) for c in candidates)
+    step = await _rerank(driver, ranker, query, candidates, timer, first.edges)
+    reranked, tokens, searches, fallback, model = step.reranked, step.tokens, step.searches, step.fallback, step.model
+    scores = step.scores
 
     with timer.stage("citations"):
         results = await _cite(lab, group_id, reranked[:top_k], created_at)
@@ -210,6 +194,72 @@ async def without_reranking(lab: Lab, run: RetrievalRun) -> RetrievalRun:
         timings=_timings(ms, 0, "", lab),
         rerank_used=False,
         fallback_reason=None,
+    )
+
+
+@dataclass(frozen=True)
+class _Reranked:
+    reranked: tuple[RankedCandidate, ...]
+    scores: list[float] | None  # None: no reranker, or it failed (then `fallback` says why)
+    tokens: int = 0
+    searches: int = 0
+    fallback: str | None = None
+    model: str = ""
+
+
+async def _rerank(
+    driver: Any,
+    ranker: LabReranker | None,
+    query: str,
+    candidates: Sequence[Candidate],
+    timer: StageTimer,
+    edges: Sequence[EntityEdge] | None = None,
+) -> _Reranked:
+    """Score the candidates with `ranker` (timed as the rerank stage) and order them; first-stage order when
+    there is no reranker or it fails."""
+    first_order = tuple(RankedCandidate(c, c.first_stage_rank, None, None) for c in candidates)
+    if ranker is None or not candidates:
+        return _Reranked(first_order, None)
+    model = getattr(ranker, "model", "") or ranker.name
+    with timer.stage("rerank"):
+        try:
+            uuids, facts = [c.uuid for c in candidates], [c.fact for c in candidates]
+            outcome = await score_pool(driver, ranker, query, uuids, facts, edges)
+        except RerankerFailed as exc:
+            return _Reranked(first_order, None, fallback=str(exc), model=model)
+    scores = list(outcome.scores)
+    norm = normalise(scores)
+    reranked = tuple(
+        RankedCandidate(candidates[i], rank, scores[i], norm[i]) for rank, i in enumerate(rank_order(scores), start=1)
+    )
+    return _Reranked(reranked, scores, outcome.tokens, outcome.searches, None, outcome.model or model)
+
+
+async def with_reranker(lab: Lab, run: RetrievalRun, reranker: str) -> RetrievalRun:
+    """The same first stage reranked by `reranker` (run is taken in first-stage order): Compare and Scores
+    rerank one pool with each side's reranker instead of running the first stage again per side."""
+    base = await without_reranking(lab, run)
+    ranker = make_reranker(reranker, lab.settings)
+    if ranker is None or not base.candidates:
+        return replace(base, reranker=reranker)
+    started = time.perf_counter()
+    timer = StageTimer()
+    step = await _rerank(lab.backend.driver(run.group_id), ranker, run.query, base.candidates, timer)
+    reranked, tokens, model = step.reranked, step.tokens, step.model
+    with timer.stage("citations"):
+        results = await _cite(lab, run.group_id, reranked[: run.top_k], run.created_at)
+    before = base.timings.stages_ms
+    ms = {k: v for k, v in before.items() if k not in ("rerank", "citations")} | timer.ms
+    ms["total"] = before["total"] - before["citations"] + (time.perf_counter() - started) * 1000
+    return replace(
+        base,
+        reranker=reranker,
+        reranker_model=model,
+        reranked=reranked,
+        results=results,
+        timings=_timings(ms, tokens, model, lab, step.searches),
+        rerank_used=step.scores is not None,
+        fallback_reason=step.fallback,
     )
 
 

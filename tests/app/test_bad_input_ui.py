@@ -37,7 +37,7 @@ async def test_query_syntax_is_just_text_and_changes_nothing(app: AppTest, lab: 
     before = await dump_deal(lab.backend, demo)
     open_page(app, "app_pages/compare.py").text_input(key="compare.q").input(query).run()
     no_errors(app)
-    assert [s.value for s in app.subheader] == ["Without reranking", "With reranking"]
+    assert [s.value for s in app.subheader] == ["A: without reranking", "B: with local"]
     assert await dump_deal(lab.backend, demo) == before
 
 
@@ -45,7 +45,8 @@ def test_out_of_range_and_unknown_values_in_the_url_fall_back_to_valid_ones(app:
     app.query_params.update({"compare.n": "500", "compare.k": "-3", "compare.reranker": "magic", "sidebar.deal": "x"})
     open_page(app, "app_pages/compare.py")
     no_errors(app)
-    assert 5 <= app.slider(key="compare.n").value <= 100
-    assert 1 <= app.slider(key="compare.k").value <= 25
-    assert app.selectbox(key="compare.reranker").value in {"local", "voyage"}
+    for side in ("a", "b"):  # the old keys open as both sides' N and k and B's reranker, invalid ones ignored
+        assert 5 <= app.slider(key=f"compare.{side}.n").value <= 100
+        assert 1 <= app.slider(key=f"compare.{side}.k").value <= 25
+    assert app.selectbox(key="compare.b.reranker").value in {"local", "voyage"}
     assert app.selectbox(key="sidebar.deal").value in {"demo"} | set(app.selectbox(key="sidebar.deal").options)

@@ -98,7 +98,8 @@ def test_a_compare_page_query_is_recorded_and_shows_in_history(app: AppTest, lab
     overlap = metric(app, "Overlap of the two top-k")
     recorded = list_runs(lab.store, RunFilter(text=query, sources=("dashboard",)))
     assert sorted(r.reranker for r in recorded) == ["local", "none"]
-    app.slider(key="compare.k").set_value(3).run()  # new parameters: two more runs; a rerun alone adds none
+    app.slider(key="compare.a.k").set_value(3)
+    app.slider(key="compare.b.k").set_value(3).run()  # new parameters: two more runs; a rerun alone adds none
     app.run()
     assert len(list_runs(lab.store, RunFilter(text=query, sources=("dashboard",)))) == 4
 

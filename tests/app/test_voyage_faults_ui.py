@@ -60,10 +60,12 @@ def open_compare_with_voyage(app: AppTest) -> AppTest:
     no_errors(app)
     # AppTest lists options by label: "Voyage rerank-2.5" alone means the key was picked up and Voyage is
     # available (without a key, or after a failure, the label says why not)
-    assert "Voyage rerank-2.5" in app.selectbox(key="compare.reranker").options
-    app.selectbox(key="compare.reranker").set_value("voyage")
-    app.slider(key="compare.n").set_value(N)
-    app.slider(key="compare.k").set_value(K).run()
+    assert "Voyage rerank-2.5" in app.selectbox(key="compare.b.reranker").options
+    app.selectbox(key="compare.b.reranker").set_value("voyage")
+    for side in ("a", "b"):
+        app.slider(key=f"compare.{side}.n").set_value(N)
+        app.slider(key=f"compare.{side}.k").set_value(K)
+    app.run()
     no_errors(app)
     return app
 
@@ -94,7 +96,7 @@ def test_voyage_answering_shows_its_scores_and_no_banner(app: AppTest, voyage: F
 
     no_errors(app)
     assert not banner(app)
-    assert [s.value for s in app.subheader] == ["Without reranking", "With reranking"]
+    assert [s.value for s in app.subheader] == ["A: without reranking", "B: with voyage"]
     left, right = cards(app)
     assert [r for r, _ in left] == [r for r, _ in right] == list(range(1, K + 1))
     [request] = voyage.requests_to("/v1/rerank")

@@ -454,3 +454,25 @@ def test_qrels_prefer_current_facts(qrels, facts):
         for n in newer:
             if (q, n) in score:
                 assert score[(q, n)] >= s, (q, c, n)
+
+
+def test_fy2025_revenue_judges_every_current_audited_figure(queries, qrels, facts):
+    """The deal holds two audited FY2025 revenue figures, gross $5.2M and net $4.9M (qa-006 states both), and
+    facts that restate the audited $5.2M. "What was Halcyon's FY2025 revenue?" once judged only the gross fact
+    (and superseded or pre-audit ones), so a side that ranked the audited net figure #2 scored nDCG@10 = 0 (issue
+    17): every current fact stating an audited FY2025 revenue figure is judged relevant to it."""
+    [query] = [q["_id"] for q in queries if q["text"] == "What was Halcyon's FY2025 revenue?"]
+    judged = {c: s for q, c, s in qrels if q == query}
+    superseded = {f["supersedes"] for f in facts.values() if f["supersedes"]}
+    audited = {
+        f["id"]
+        for f in facts.values()
+        if f["id"] not in superseded
+        and "audited" in f["fact"]
+        and "revenue" in f["fact"]
+        and "FY2025" in f["fact"]
+        and re.search(r"\$\d", f["fact"])
+    }
+    assert {"f296", "f297"} <= audited
+    assert all(judged.get(f, 0) >= 1 for f in audited), sorted(audited - set(judged))
+    assert judged["f296"] == 2  # the headline audited figure stays the best answer

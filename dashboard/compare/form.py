@@ -1,0 +1,66 @@
+"""Compare's controls: the query, then side A and side B, each with its own reranker, N and k.
+
+Keys follow the URL contract of `dashboard/common/links.py`: `compare.q`, `compare.a.reranker`, `compare.a.n`,
+`compare.a.k`, `compare.b.*`, `compare.first`. An old link's `compare.reranker` (and `compare.n`, `compare.k`)
+still opens as before: the reranker is B's, N and k are both sides'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from dashboard.common.query_form import Setting, checked, first_stage_control, query_box, setting_controls
+from pipeline.lab import Lab
+from pipeline.rerankers import reranker_choices
+from pipeline.vector_index import FirstStageName
+
+NS = "compare"
+SIDES = ("a.", "b.")
+DEFAULTS = {"a.": "none", "b.": "local"}  # the default comparison: without vs with reranking
+LEGACY = {"reranker": ("b.",), "n": ("a.", "b."), "k": ("a.", "b.")}
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    query: str
+    group_id: str
+    a: Setting
+    b: Setting
+    first_stage: FirstStageName = "exact"
+
+
+def _legacy_params(lab: Lab) -> None:
+    """Open an old link (`compare.reranker`, `compare.n`, `compare.k`) as its new keys, then drop the old ones."""
+    names = {c.name for c in reranker_choices(lab.settings)}
+    for old, sides in LEGACY.items():
+        value = st.query_params.get(f"{NS}.{old}")
+        if value is None:
+            continue
+        del st.query_params[f"{NS}.{old}"]
+        parsed: str | int | None = value if old == "reranker" and value in names else None
+        if old in ("n", "k") and value.isdigit():
+            number = int(value)
+            ok = 5 <= number <= 100 and number % 5 == 0 if old == "n" else 1 <= number <= 25
+            parsed = number if ok else None
+        for side in sides:
+            key = f"{NS}.{side}{old}"
+            if parsed is not None and key not in st.query_params and key not in st.session_state:
+                st.session_state[key] = parsed
+
+
+def compare_form(lab: Lab, group_id: str) -> CompareRequest | None:
+    _legacy_params(lab)
+    query = query_box(NS, lab, group_id, SIDES)
+    settings = {}
+    for side, column in zip(SIDES, st.columns(2, border=True), strict=True):
+        with column:
+            st.markdown(f"**Side {side[0].upper()}**")
+            settings[side] = setting_controls(NS, lab, side, with_none=True, default=DEFAULTS[side])
+    first_stage = first_stage_control(NS, lab, group_id)
+    if not query.strip():
+        st.info("Type a query or pick an example to run it.")
+        return None
+    a, b = (checked(settings[s]) for s in SIDES)
+    return CompareRequest(query, group_id, a, b, first_stage)

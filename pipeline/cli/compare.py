@@ -1,0 +1,61 @@
+"""`python -m pipeline compare "TEXT" --a none:50:10 --b local:50:10`: Compare's judged verdict in a terminal."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from pipeline.lab import Lab
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    cmp = sub.add_parser("compare", help="one query under two settings: verdict, per-side metrics, overlap")
+    cmp.add_argument("text")
+    cmp.add_argument("--group", default="demo")
+    cmp.add_argument("--a", default="none:50:10", help="side A as RERANKER:N:K (default none:50:10)")
+    cmp.add_argument("--b", default="local:50:10", help="side B as RERANKER:N:K (default local:50:10)")
+    cmp.set_defaults(run=run)
+    return cmp
+
+
+async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from pipeline.comparison.compare import SideSetting, compare
+    from pipeline.retrieval.retrieve import validate_request
+
+    a, b = SideSetting.parse(args.a, "--a"), SideSetting.parse(args.b, "--b")
+    for side in (a, b):
+        validate_request(args.text, side.candidates, side.top_k)
+    result = await compare(lab, args.text, args.group, a, b)
+    lines = [f"{result.a.query!r} on {args.group!r}: A = {a.label()}, B = {b.label()}"]
+    if result.confidence.low:
+        lines.append(f"! low confidence: the deal probably holds no good answer ({result.confidence.reason})")
+    for name, run_ in (("A", result.a), ("B", result.b)):
+        if run_.fallback_reason:
+            lines.append(f"! {name}: the reranker fell back to first-stage order: {run_.fallback_reason}")
+    if result.scores is None:
+        lines.append("not judged: the query is not in the deal's labelled set and has no relevance verdicts")
+    else:
+        lines.append(result.verdict or "")
+        for name, score in zip(("A", "B"), result.scores, strict=True):
+            k = score.top_k
+            lines.append(
+                f"  {name}: nDCG@{k} {score.ndcg:.3f}  recall@{k} {score.recall:.3f}  MRR@{k} {score.mrr:.3f}  "
+                f"relevant in top {k}: {score.relevant}"
+            )
+    o = result.overlap
+    lines.append(f"overlap {o.shared} of {o.size_a} / {o.size_b}, Jaccard {o.jaccard:.2f}, RBO {o.rbo:.2f}")
+    if not args.json:
+        print("\n".join(lines))
+    return {
+        "query": result.a.query,
+        "group": args.group,
+        "a": a.__dict__,
+        "b": b.__dict__,
+        "verdict": result.verdict,
+        "scores": [s.__dict__ for s in result.scores] if result.scores else None,
+        "overlap": o.__dict__,
+        "low_confidence": result.confidence.low,
+        "best_cosine": result.confidence.best_cosine,
+        "top_a": [r.uuid for r in result.a.results],
+        "top_b": [r.uuid for r in result.b.results],
+    }

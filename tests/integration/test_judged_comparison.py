@@ -1,0 +1,80 @@
+"""The engine side of Compare on the demo deal: one pool reranked per side equals a retrieval per side, the
+query's judgments come from the labelled set, and the low-confidence rule on real queries."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.comparison.confidence import assess
+from pipeline.comparison.judged import query_judgments, side_score, verdict_line
+from pipeline.lab import Lab
+from pipeline.query_sets import load_query_set
+from pipeline.retrieval.retrieve import retrieve, with_reranker
+
+QUERY = "What was Halcyon's FY2025 revenue?"
+
+
+async def test_a_pool_reranked_equals_a_retrieval_with_that_reranker(lab: Lab, demo: str) -> None:
+    pool = await retrieve(lab, QUERY, demo, 50, 10, "none")
+    direct = await retrieve(lab, QUERY, demo, 50, 10, "local")
+    shared = await with_reranker(lab, pool, "local")
+    assert [r.candidate.uuid for r in shared.reranked] == [r.candidate.uuid for r in direct.reranked]
+    assert [r.rerank_score for r in shared.reranked] == [r.rerank_score for r in direct.reranked]
+    assert [r.uuid for r in shared.results] == [r.uuid for r in direct.results]
+    assert shared.reranker == "local" and shared.rerank_used and "rerank" in shared.timings.stages_ms
+    assert (await with_reranker(lab, shared, "none")).reranked == pool.reranked  # back to first-stage order
+
+
+async def test_judgments_are_found_by_text_trimmed_and_case_insensitive(lab: Lab, demo: str) -> None:
+    judged = await query_judgments(lab, demo, f"  {QUERY.upper()}  ")
+    query_set = load_query_set(lab.store, demo)
+    assert query_set is not None and judged is not None
+    [labelled] = [q for q in query_set.queries if q.text == QUERY]
+    assert judged.grades == query_set.judged_uuids(labelled.id)
+    assert judged.sources == ("Labelled query set",)
+    assert await query_judgments(lab, demo, "a query nobody judged") is None
+
+
+async def test_low_confidence_flags_nonsense_and_not_labelled_queries(lab: Lab, demo: str) -> None:
+    query_set = load_query_set(lab.store, demo)
+    assert query_set is not None
+    for text in [q.text for q in query_set.queries[:8]]:
+        assert not (await assess(lab, await retrieve(lab, text, demo, 50, 10))).low, text
+    for text in ("purple elephant trampoline", "knitting pattern for a wool scarf"):
+        confidence = await assess(lab, await retrieve(lab, text, demo, 50, 10))
+        assert confidence.low and confidence.best_cosine is not None and confidence.best_cosine < 0.35, text
+
+
+async def test_the_low_confidence_benchmark_counts_what_the_rule_flags(lab: Lab, demo: str) -> None:
+    from benchmarks.low_confidence import OFF_TOPIC, measure, render
+
+    result = await measure(lab, demo, None, 4, 20)
+    assert result["labelled"]["queries"] == 4 and result["labelled"]["flagged"] == 0
+    assert result["off_topic"] == result["off_topic"] | {"queries": len(OFF_TOPIC), "flagged": len(OFF_TOPIC)}
+    assert result["off_topic"]["best_cosine_max"] < 0.35 <= result["labelled"]["best_cosine_min"]
+    assert "12 of 12" in render(result)
+
+
+def test_the_compare_command_prints_the_verdict(demo: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from pipeline.cli import main
+    from pipeline.settings import get_settings
+    from pipeline.store import open_store
+
+    assert main(["compare", QUERY, "--group", demo, "--a", "none:50:10", "--b", "local:25:5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    query_set = load_query_set(open_store(get_settings().resolved_data_dir), demo)
+    assert query_set is not None
+    [labelled] = [q for q in query_set.queries if q.text == QUERY]
+    grades = query_set.judged_uuids(labelled.id)
+    a, b = side_score(grades, out["top_a"], 10), side_score(grades, out["top_b"], 5)
+    assert len(out["top_a"]) == 10 and len(out["top_b"]) == 5
+    assert out["verdict"] == verdict_line(a, b) and out["scores"][1]["relevant"] == b.relevant
+    assert out["low_confidence"] is False
+
+    assert main(["compare", "purple elephant trampoline", "--group", demo]) == 0
+    said = capsys.readouterr().out
+    assert "! low confidence" in said and "not judged" in said
+    assert main(["compare", QUERY, "--group", demo, "--b", "magic:50:10"]) == 2
+    assert "--b must be RERANKER:N:K" in capsys.readouterr().err
