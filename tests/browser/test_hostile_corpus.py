@@ -75,6 +75,10 @@ FINDINGS_JS = """(markers) => {
   for (const a of document.querySelectorAll('a')) {
     const href = a.getAttribute('href') || a.getAttribute('xlink:href') || '';
     if (href.startsWith('#')) continue;  // a heading's own anchor on this page
+    // a link to one of the app's own pages (Compare -> Scores) may carry the query in its query string,
+    // URL-encoded: inert; anything else built from the data is a finding
+    const u = new URL(href, location.href);
+    if (u.host === here && /^https?:$/.test(u.protocol) && !decodeURIComponent(u.pathname).includes('evil')) continue;
     if (href.includes('evil') || href.startsWith('mailto:') || (/^https?:/.test(href) && new URL(href).host !== here))
       out.push('link ' + href);
   }
@@ -133,7 +137,7 @@ async def test_hostile_corpus_is_inert_on_every_page(
     q = quote(QUERY)
 
     await page.goto(f"{app_url}/compare?{deal}&compare.q={q}&compare.reranker=local")
-    await page.get_by_role("heading", name="With reranking").wait_for(timeout=90_000)
+    await page.get_by_role("heading", name="B: with local").wait_for(timeout=90_000)
     for expander in await page.locator("[data-testid='stExpander'] summary").all():
         await expander.click()  # the source episodes, with their hostile text
     await check(page, "compare", outbound)

@@ -45,12 +45,15 @@ class SessionResult:
     total_s: float  # goto -> results
     left_cards: int
     right_cards: int
-    server_ms: float  # the page's own "With reranking" metric: retrieve() time inside the server (-1: not read)
+    server_ms: float  # the page's own metric of side B (reranked): its time inside the server (-1: not read)
     metrics_text: str = ""  # what the metrics said, kept when the timing could not be read from it
 
 
-METRIC_MS = re.compile(r"With reranking\s+(\d+) ms")
+METRIC_MS = re.compile(r"(?:^|\s)B\s+(\d+) ms")  # side B's metric: "B 123 ms rerank 9 ms"
 ERRORS = "[data-testid='stException'], [data-testid='stAlertContentError']"
+# a side's result cards: keyed compare.<side>.<fact uuid> (its controls are compare.<side>.reranker, .n, .k)
+CARDS_JS = """(side) => [...document.querySelectorAll(`[class*='st-key-compare-${side}-']`)].filter(
+  (e) => [...e.classList].some((c) => new RegExp(`^st-key-compare-${side}-[0-9a-f]{8}-`).test(c))).length"""
 
 
 async def one_session(browser: Browser, app_url: str, number: int, query: str) -> SessionResult:
@@ -68,16 +71,15 @@ async def one_session(browser: Browser, app_url: str, number: int, query: str) -
         await box.fill(query, timeout=PER_STEP_TIMEOUT_MS)  # 20 pages on 2 cores: the box can take a while
         entered = time.perf_counter()
         await box.press("Enter")
-        heading = page.get_by_role("heading", name="With reranking")
+        heading = page.get_by_role("heading", name="B: with local")
         await heading.or_(page.locator(ERRORS)).first.wait_for(timeout=PER_STEP_TIMEOUT_MS)  # results, or an error
         await wait_for_app(page)  # the script has finished: any error would be on the page by now
         done = time.perf_counter() - 0.5  # wait_for_app lets the last deltas paint for 0.5 s
         texts = [t.strip()[:200] for t in await page.locator(ERRORS).all_inner_texts()]
         if not texts and not await heading.count():
             texts = ["no results and no error shown"]
-        left = await page.locator("[class*='st-key-compare-left-']").count()
-        right = await page.locator("[class*='st-key-compare-right-']").count()
-        timing = page.locator("[data-testid='stMetric']", has_text="With reranking")
+        left, right = [await page.evaluate(CARDS_JS, side) for side in ("a", "b")]
+        timing = page.locator("[data-testid='stMetric']", has_text=METRIC_MS)
         with contextlib.suppress(PlaywrightTimeout):  # a diagnostic figure: a page without it still counts
             await timing.first.wait_for(timeout=15_000)
         metrics = " ".join(await page.locator("[data-testid='stMetric']").all_inner_texts())
