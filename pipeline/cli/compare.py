@@ -43,7 +43,8 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
                 f"relevant in top {k}: {score.relevant}"
             )
     o = result.overlap
-    lines.append(f"overlap {o.shared} of {o.size_a} / {o.size_b}, Jaccard {o.jaccard:.2f}, RBO {o.rbo:.2f}")
+    both = f"overlap: {o.shared} facts in both (A shows {o.size_a}, B {o.size_b})"
+    lines.append(f"{both}, Jaccard {o.jaccard:.2f}, RBO {o.rbo:.2f}")
     if not args.json:
         print("\n".join(lines))
     return {
