@@ -15,24 +15,30 @@ import streamlit as st
 SEEDED = "url_state.seeded"  # the keys already seeded from the URL in this session (a link is read once)
 
 
-def restore_id(key: str, valid: Collection[int]) -> None:
-    """Before the widget `key` is drawn: on this session's first visit, its id from the URL when it is one of
-    `valid` (an id the page cannot show is dropped from the URL)."""
+def linked_id(key: str, valid: Collection[int]) -> int | None:
+    """The id the URL gives for `key`, once per session (a link or a reload is read when the page is first
+    drawn), when it is one of `valid`; an id the page cannot show is dropped from the URL."""
     seeded: set[str] = st.session_state.setdefault(SEEDED, set())
     if key in seeded:
-        return
+        return None
     seeded.add(key)
     raw = st.query_params.get(key)
     if raw is None:
-        return
+        return None
     try:
         value = int(raw)
     except ValueError:
         value = None
     if value in valid:
+        return value
+    del st.query_params[key]
+    return None
+
+
+def restore_id(key: str, valid: Collection[int]) -> None:
+    """Before the widget `key` is drawn: its id from the URL on this session's first visit (`linked_id`)."""
+    if (value := linked_id(key, valid)) is not None:
         st.session_state[key] = value
-    else:
-        del st.query_params[key]
 
 
 def publish_id(key: str, value: int | None) -> None:

@@ -15,6 +15,7 @@ import streamlit as st
 
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
+from dashboard.common.url_state import linked_id, publish_id, restore_id
 from dashboard.spotcheck.actions import NS, REVIEWER, safely, show_messages
 from dashboard.spotcheck.adjudication import grade_label, render_adjudication
 from dashboard.spotcheck.summary import render_summary
@@ -46,6 +47,7 @@ from pipeline.spotcheck.verdicts import (
 )
 
 QUEUE = f"{NS}.queue"
+ITEM = f"{NS}.item"  # the card's position, in the URL only (a link opens that queue at that card)
 NOTE = f"{NS}.note"
 NOTE_FOR = f"{NS}.note_for"
 POSITIONS = f"{NS}.positions"
@@ -67,6 +69,7 @@ def reviewer_input() -> str:
 
 def queue_picker(queues: list[Queue]) -> Queue | None:
     by_id = {q.id: q for q in queues}
+    restore_id(QUEUE, by_id)  # a link or a reload opens the same queue
     if st.session_state.get(QUEUE) not in by_id:
         st.session_state.pop(QUEUE, None)
     picked = st.selectbox(
@@ -77,6 +80,7 @@ def queue_picker(queues: list[Queue]) -> Queue | None:
         placeholder="Build a queue first",
         help="Queues of this deal, newest first.",
     )
+    publish_id(QUEUE, picked)
     return by_id.get(picked) if picked is not None else None
 
 
@@ -91,6 +95,8 @@ def current_position(lab: Lab, queue: Queue, reviewer: str) -> int:
     """The card's position: kept per (queue, reviewer) in the session; first open item when new."""
     positions: dict[tuple[int, str], int] = st.session_state.setdefault(POSITIONS, {})
     key = _position_key(queue, reviewer)
+    if (linked := linked_id(ITEM, range(1, queue.item_count + 1))) is not None:
+        positions[key] = linked
     if key not in positions:
         positions[key] = (resume_position(lab.store, queue.id, reviewer) if reviewer else None) or 1
     return min(max(1, positions[key]), queue.item_count)
@@ -160,6 +166,7 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
         st.info("This queue has no items.")
         return
     position = current_position(lab, queue, reviewer)
+    publish_id(ITEM, position)
     item = items[position - 1]
     mine = reviewer_verdicts(lab.store, queue.id, reviewer) if reviewer else {}
     my_grades = reviewer_relevance(lab.store, queue.id, reviewer) if reviewer else {}

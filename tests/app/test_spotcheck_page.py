@@ -114,6 +114,32 @@ def test_a_second_session_resumes_where_the_reviewer_left(app: AppTest, lab: Lab
     assert metric(app, "Item") == "1 / 4"
 
 
+def test_a_link_opens_the_same_queue_at_the_same_card(app: AppTest, lab: Lab, demo: str) -> None:
+    queue = next(q for q in list_queues(lab.store, demo) if q.name == "apptest queue")
+    open_page(app, PAGE)
+    app.selectbox(key="spotcheck.queue").set_value(queue.id).run()
+    assert app.query_params["spotcheck.queue"] in (str(queue.id), [str(queue.id)])
+    link = {"spotcheck.queue": str(queue.id), "spotcheck.item": "2"}
+
+    fresh = AppTest.from_file(app._script_path, default_timeout=60)  # a colleague opening the link
+    fresh.query_params.update(link)
+    open_page(fresh, PAGE)
+    fresh.query_params.update(link)
+    fresh.run()
+    no_errors(fresh)
+    assert fresh.selectbox(key="spotcheck.queue").value == queue.id
+    assert metric(fresh, "Item") == "2 / 4"
+    assert fresh.query_params["spotcheck.item"] in ("2", ["2"])
+
+    bad = AppTest.from_file(app._script_path, default_timeout=60)  # a card the queue does not have: ignored
+    bad.query_params.update({"spotcheck.queue": str(queue.id), "spotcheck.item": "99"})
+    open_page(bad, PAGE)
+    bad.query_params.update({"spotcheck.queue": str(queue.id), "spotcheck.item": "99"})
+    bad.run()
+    no_errors(bad)
+    assert metric(bad, "Item") == "1 / 4"
+
+
 HOW = ("Highlighted: the sentence holding", "No sentence matches well")
 
 
