@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pipeline.audit import record_audit
 from pipeline.deals.access import access_of
@@ -137,63 +138,61 @@ def _require_item(store: Store, conn: sqlite3.Connection, item_id: int) -> sqlit
     return item
 
 
+@dataclass(frozen=True)
+class _AnswerTables:
+    """Where one question's answers live: one row per (item, reviewer), every revision in its history."""
+
+    table: str
+    history: str
+    history_key: str  # the history's column naming the answer row
+    value: str  # the answer's column: the support verdict or the relevance grade
+
+
+_SUPPORT = _AnswerTables("spotcheck_verdicts", "spotcheck_verdict_history", "verdict_id", "verdict")
+_RELEVANCE = _AnswerTables("spotcheck_relevance", "spotcheck_relevance_history", "relevance_id", "grade")
+
+
+def _save_answer(
+    conn: sqlite3.Connection, t: _AnswerTables, item_id: int, reviewer: str, value: object, note: str
+) -> sqlite3.Row:
+    """Insert or update this reviewer's answer (revision + 1) and append it to the history, in `conn`'s
+    transaction; the answer's row. Table names are the constants above, never user text."""
+    now = utc_now()
+    conn.execute(
+        f"""
+        INSERT INTO {t.table} (item_id, reviewer, {t.value}, note, created_at, updated_at, revision)
+        VALUES (?, ?, ?, ?, ?, ?, 1)
+        ON CONFLICT (item_id, reviewer) DO UPDATE SET
+            {t.value} = excluded.{t.value}, note = excluded.note, updated_at = excluded.updated_at,
+            revision = {t.table}.revision + 1
+        """,
+        (item_id, reviewer, value, note, now, now),
+    )
+    row = conn.execute(f"SELECT * FROM {t.table} WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)).fetchone()
+    conn.execute(
+        f"INSERT INTO {t.history} ({t.history_key}, revision, {t.value}, note, recorded_at) VALUES (?, ?, ?, ?, ?)",
+        (row["id"], row["revision"], value, note, now),
+    )
+    return row
+
+
 def save_verdict(store: Store, item_id: int, reviewer: str, verdict: str, note: str) -> VerdictRecord:
     """Insert or update this reviewer's support verdict on the item, and append it to the history: one
     transaction."""
-    now = utc_now()
     with store.transaction() as conn:
         _require_item(store, conn, item_id)
-        conn.execute(
-            """
-            INSERT INTO spotcheck_verdicts (item_id, reviewer, verdict, note, created_at, updated_at, revision)
-            VALUES (?, ?, ?, ?, ?, ?, 1)
-            ON CONFLICT (item_id, reviewer) DO UPDATE SET
-                verdict = excluded.verdict, note = excluded.note, updated_at = excluded.updated_at,
-                revision = spotcheck_verdicts.revision + 1
-            """,
-            (item_id, reviewer, verdict, note, now, now),
-        )
-        row = conn.execute(
-            "SELECT * FROM spotcheck_verdicts WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
-        ).fetchone()
-        conn.execute(
-            """
-            INSERT INTO spotcheck_verdict_history (verdict_id, revision, verdict, note, recorded_at)
-            VALUES (?, ?, ?, ?, ?)
-            """,
-            (row["id"], row["revision"], verdict, note, now),
-        )
+        row = _save_answer(conn, _SUPPORT, item_id, reviewer, verdict, note)
     return VerdictRecord.from_row(row)
 
 
 def save_relevance(store: Store, item_id: int, reviewer: str, grade: int, note: str) -> RelevanceRecord:
     """Insert or update this reviewer's relevance grade on the item, and append it to the history: one
     transaction. Fact-sample items (no query) have no relevance question."""
-    now = utc_now()
     with store.transaction() as conn:
         item = _require_item(store, conn, item_id)
         if not item["query"]:
             raise InvalidInput("A fact-sample item has no query: only the support question applies to it.")
-        conn.execute(
-            """
-            INSERT INTO spotcheck_relevance (item_id, reviewer, grade, note, created_at, updated_at, revision)
-            VALUES (?, ?, ?, ?, ?, ?, 1)
-            ON CONFLICT (item_id, reviewer) DO UPDATE SET
-                grade = excluded.grade, note = excluded.note, updated_at = excluded.updated_at,
-                revision = spotcheck_relevance.revision + 1
-            """,
-            (item_id, reviewer, grade, note, now, now),
-        )
-        row = conn.execute(
-            "SELECT * FROM spotcheck_relevance WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
-        ).fetchone()
-        conn.execute(
-            """
-            INSERT INTO spotcheck_relevance_history (relevance_id, revision, grade, note, recorded_at)
-            VALUES (?, ?, ?, ?, ?)
-            """,
-            (row["id"], row["revision"], grade, note, now),
-        )
+        row = _save_answer(conn, _RELEVANCE, item_id, reviewer, grade, note)
     return RelevanceRecord.from_row(row)
 
 
