@@ -41,6 +41,10 @@ class ServerFiles:
         return self.data_dir / "falkordb.status.json"
 
     @property
+    def status_lock(self) -> Path:  # held while a supervisor reads, checks and replaces the status
+        return self.data_dir / "falkordb.status.lock"
+
+    @property
     def state(self) -> Path:  # the append-only files and graph counts as last recorded
         return self.data_dir / "falkordb.state.json"
 

@@ -1,7 +1,8 @@
 """The supervisor's word to the client that started it: `falkordb.status.json`, replaced atomically.
 
 A start is named by a nonce the client passes, so a status left by an earlier supervisor is never read as
-the answer to this one.
+the answer to this one. A supervisor whose redis-server died may still be writing its last word while a new
+one starts: `publish` reads, checks and replaces under a lock, so the old word never covers the new.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import tempfile
 from dataclasses import asdict, dataclass
 
+from pipeline.graph.embedded.locks import holding
 from pipeline.graph.embedded.paths import ServerFiles
 
 STARTING, READY, REFUSED, FAILED, STOPPED = "starting", "ready", "refused", "failed", "stopped"
@@ -24,6 +26,15 @@ class Status:
     supervisor: int
     redis: int | None = None
     message: str = ""
+
+
+def publish(files: ServerFiles, status: Status) -> None:
+    """Write the status if it starts a supervisor's word or the file still holds that supervisor's nonce."""
+    with holding(files.status_lock, 10.0, "the supervisor status"):
+        current = read_status(files)
+        if status.state != STARTING and current is not None and current.nonce != status.nonce:
+            return  # a newer supervisor owns the directory now: its client waits for its word, not ours
+        write_status(files, status)
 
 
 def write_status(files: ServerFiles, status: Status) -> None:

@@ -1,0 +1,55 @@
+"""The supervisor's status file when an old supervisor's last word races a new supervisor's first.
+
+The old supervisor's redis-server died (killed) just as a client started a new one. If the old one's
+"stopped" landed after the new one's "starting", the new one would see a foreign nonce and keep its
+"ready" to itself, and the client would give up: "server did not start" (seen once in CI).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from pipeline.graph.embedded import status as status_module
+from pipeline.graph.embedded.paths import ServerFiles
+from pipeline.graph.embedded.status import READY, STARTING, STOPPED, Status, read_status, write_status
+from pipeline.graph.embedded.supervisor import Supervisor
+
+
+def test_an_old_supervisors_last_word_never_covers_a_new_supervisors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = ServerFiles(tmp_path)
+    write_status(files, Status("old", READY, supervisor=1, redis=2))
+    old, new = Supervisor(files, "old"), Supervisor(files, "new")
+    real_read = status_module.read_status
+    starter: list[threading.Thread] = []
+
+    def read_then_let_the_new_one_start(files_: ServerFiles) -> Status | None:
+        current = real_read(files_)
+        if not starter:  # the old supervisor has read its own nonce: now the new one writes "starting"
+            starter.append(threading.Thread(target=new._status, args=(STARTING,)))
+            starter[0].start()
+            starter[0].join(timeout=0.5)  # it waits for the old one's word if the two are serialised
+        return current
+
+    monkeypatch.setattr(status_module, "read_status", read_then_let_the_new_one_start)
+    old._status(STOPPED, "redis-server exited with code -9")
+    starter[0].join(timeout=10)
+    monkeypatch.setattr(status_module, "read_status", real_read)
+    new._status(READY)
+
+    final = read_status(files)
+    assert final is not None and (final.nonce, final.state) == ("new", READY)
+
+
+def test_a_superseded_supervisor_does_not_overwrite_the_new_ones_word(tmp_path: Path) -> None:
+    files = ServerFiles(tmp_path)
+    Supervisor(files, "old")._status(STARTING)
+    Supervisor(files, "new")._status(STARTING)
+    Supervisor(files, "old")._status(STOPPED, "late")
+
+    final = read_status(files)
+    assert final is not None and (final.nonce, final.state) == ("new", STARTING)
