@@ -192,7 +192,8 @@ def setting_run(
     ns: str, lab: Lab, query: str, group_id: str, setting: Setting, first_stage: FirstStageName
 ) -> RetrievalRun:
     """The run of one setting: its pool's first stage (shared by every setting of the same query, N and first
-    stage in this session), reranked once per reranker, cut at k; recorded once in the run history."""
+    stage in this session), reranked once per reranker, cut at k. The history records each reranking once, at
+    the k it was run with: another k is a new cut of the same run, not a new run."""
     cache: dict = st.session_state.setdefault(f"{ns}.runs", {})
     if len(cache) > POOLS_KEPT * 4:
         cache.clear()
@@ -203,13 +204,17 @@ def setting_run(
             retrieve(lab, query, group_id, setting.num_candidates, depth, "none", first_stage=first_stage)
         )
     ranked_key = (*pool_key, setting.reranker)
+    shown_key = (*ranked_key, setting.top_k)
     if ranked_key not in cache:
         cache[ranked_key] = run(with_reranker(lab, cache[pool_key], setting.reranker))
-    shown_key = (*ranked_key, setting.top_k)
+        cache[shown_key] = _recorded(lab, _cut(cache[ranked_key], setting.top_k))
     if shown_key not in cache:
-        ranked: RetrievalRun = cache[ranked_key]
-        cache[shown_key] = _recorded(lab, replace(ranked, top_k=setting.top_k, results=ranked.results[: setting.top_k]))
+        cache[shown_key] = _cut(cache[ranked_key], setting.top_k)
     return cache[shown_key]
+
+
+def _cut(ranked: RetrievalRun, top_k: int) -> RetrievalRun:
+    return replace(ranked, top_k=top_k, results=ranked.results[:top_k])
 
 
 def _recorded(lab: Lab, retrieved: RetrievalRun) -> RetrievalRun:
