@@ -22,7 +22,7 @@ __all__ = ["MISSING", "TIME_FORMAT", "day", "human", "show_table", "stamp", "tid
 
 TIME_FORMAT = "YYYY-MM-DD HH:mm"  # Streamlit's (moment.js) spelling of pipeline.utc.stamp's "%Y-%m-%d %H:%M"
 UTC = " (UTC)"
-_KEEP_CASE = {"k", "n", "p50", "p95", "p99", "bm25", "bfs", "rrf", "id", "uuid"}  # never capitalised
+_KEEP_CASE = {"k", "n", "p", "p50", "p95", "p99", "bm25", "bfs", "rrf", "id", "uuid"}  # never capitalised
 
 
 def human(name: str) -> str:
@@ -55,22 +55,32 @@ def utc_times(values: pd.Series) -> pd.Series:
 
 def _text_column(values: pd.Series) -> bool:
     """A column of strings (with some missing): filled with "—". Columns holding numbers or booleans are
-    left to the placeholder, so they keep their type."""
+    left to the placeholder, so they keep their type; so is a column with no value at all (of no known type)."""
     if values.dtype != object and not pd.api.types.is_string_dtype(values):
         return False
-    present = [v for v in values if not _missing(v)]
-    return all(isinstance(v, str) for v in present)
+    present = [v for v in values if isinstance(v, str) or not _missing(v)]  # "" is a (blank) string
+    return bool(present) and all(isinstance(v, str) for v in present)
 
 
-def tidy(frame: pd.DataFrame, names: Mapping[str, str] | None = None, *, times: Iterable[str] = ()) -> pd.DataFrame:
-    """`frame` as shown: time columns as UTC datetimes, missing text as "—", columns renamed (time columns'
-    headers end in "(UTC)"). The caller's frame is left as it is."""
-    names, times = names or {}, set(times)
+def tidy(
+    frame: pd.DataFrame,
+    names: Mapping[str, str] | None = None,
+    *,
+    times: Iterable[str] = (),
+    dates: Iterable[str] = (),
+    links: Iterable[str] = (),
+) -> pd.DataFrame:
+    """`frame` as shown: time columns as UTC datetimes, date columns as "2026-11-23", missing text as "—",
+    columns renamed (time columns' headers end in "(UTC)"). `links` (URL columns) keep their missing cells
+    empty: no link is drawn there. The caller's frame is left as it is."""
+    names, times, dates, links = names or {}, set(times), set(dates), set(links)
     out = frame.copy(deep=False)
     for column in out.columns:
         if column in times:
             out[column] = utc_times(out[column])
-        elif _text_column(out[column]):
+        elif column in dates:
+            out[column] = out[column].map(lambda v: MISSING if _missing(v) else day(v)).astype(object)
+        elif column not in links and _text_column(out[column]):
             out[column] = out[column].map(lambda v: MISSING if _missing(v) else v).astype(object)
     return out.rename(columns={c: _header(c, names, times) for c in out.columns})
 
@@ -81,6 +91,7 @@ def show_table(
     *,
     names: Mapping[str, str] | None = None,
     times: Iterable[str] = (),
+    dates: Iterable[str] = (),
     config: Mapping[str, Any] | None = None,
     order: Iterable[str] | None = None,
     style: Callable[[Styler], Styler] | None = None,
@@ -96,7 +107,10 @@ def show_table(
         header[c]: st.column_config.DatetimeColumn(format=TIME_FORMAT) for c in times if c in header
     }
     column_config.update({header.get(c, c): v for c, v in (config or {}).items()})
-    shown = tidy(frame, names, times=times)
+    links = [
+        c for c, v in (config or {}).items() if isinstance(v, dict) and v.get("type_config", {}).get("type") == "link"
+    ]
+    shown = tidy(frame, names, times=times, dates=dates, links=links)
     (where or st).dataframe(
         style(shown.style) if style is not None else shown,
         key=key,

@@ -67,9 +67,11 @@ def test_tidy_names_columns_fills_missing_text_and_keeps_numbers_numeric() -> No
     assert not cells & {"None", "nan", ""}
 
 
-def test_a_mixed_column_is_left_to_the_placeholder() -> None:
-    shown = tidy(pd.DataFrame({"value": [1, "a", None]}))
+def test_a_mixed_or_empty_column_is_left_to_the_placeholder_a_blank_text_one_is_filled() -> None:
+    shown = tidy(pd.DataFrame({"value": [1, "a", None], "nothing": [None, None, None], "blank": ["", "", ""]}))
     assert shown["Value"][2] is None  # not all text: no "—" string mixed into it
+    assert shown["Nothing"].isna().all()  # no value at all: of no known type (a score no reranker gave)
+    assert list(shown["Blank"]) == [MISSING] * 3
 
 
 def test_human_headers() -> None:
@@ -81,3 +83,11 @@ def test_human_headers() -> None:
 def test_utc_times_read_offsets_and_z() -> None:
     times = utc_times(pd.Series(["2026-11-23T18:00:00+01:00", "2026-11-23T17:00:00Z", "", None]))
     assert list(times[:2]) == [pd.Timestamp("2026-11-23 17:00", tz="UTC")] * 2 and times[2:].isna().all()
+
+
+def test_date_columns_show_the_day_only() -> None:
+    frame = pd.DataFrame(
+        {"valid_at": ["2026-11-23T17:00:00Z", None], "invalid_at": [datetime(2026, 1, 2, tzinfo=UTC), ""]}
+    )
+    shown = tidy(frame, dates=["valid_at", "invalid_at"])
+    assert list(shown["Valid at"]) == ["2026-11-23", MISSING] and list(shown["Invalid at"]) == ["2026-01-02", MISSING]
