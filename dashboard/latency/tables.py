@@ -53,16 +53,14 @@ def _over(names: Sequence[str]) -> str:
 def percentiles_frame(stages: Sequence[StagePercentiles]) -> pd.DataFrame:
     rows = []
     for s in stages:
-        values = {p: getattr(s, p) for p in PERCENTILES}
-        budget = s.budget_ms
-        over = [p for p, v in values.items() if budget is not None and v > budget]
+        values = {p: getattr(s, p) for p in (*PERCENTILES, "mean")}
+        over = [p for p, v in values.items() if _above(v, s.budget_ms)]
         rows.append(
             {
                 "stage": s.stage,
                 "runs": s.runs,
                 **values,
-                "mean": s.mean,
-                "budget_ms": budget,
+                "budget_ms": s.budget_ms,
                 "over_share": s.over_budget,
                 "over": _over(over),
             }
@@ -109,7 +107,7 @@ def show_percentiles(stages: Sequence[StagePercentiles]) -> None:
             **{c: MS for c in (*PERCENTILES, "mean")},
             "budget_ms": st.column_config.NumberColumn(format="%.0f", width="small"),
             "over_share": st.column_config.NumberColumn(format="percent", help="Share of the stage's runs over it"),
-            "over": st.column_config.TextColumn(help="The percentiles over the stage's budget (coloured too)"),
+            "over": st.column_config.TextColumn(help="The figures over the stage's budget (coloured too)"),
         },
     )
 
