@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.common.runtime import run
-from dashboard.common.tables import stamp
+from dashboard.common.tables import day, stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.common.url_state import linked_id, publish_id, restore_id
 from dashboard.spotcheck.actions import NS, REVIEWER, safely, show_messages
@@ -204,7 +204,7 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
             c.channel.replace("_", " "),
             f"confidence {c.confidence:.2f}",
             c.author,
-            c.episode_valid_at or "",
+            day(c.episode_valid_at) if c.episode_valid_at else "",
         ]
         st.markdown(f":material/description: **Citation** · {md(' · '.join(p for p in parts if p))}")
         html, how = _episode_html(lab, queue, item)
