@@ -46,7 +46,7 @@ def render_run_list(runs: list[RunSummary], matching: int) -> None:
         times=("When",),
         height=320,
         config={
-            "Query": st.column_config.TextColumn(width="large"),
+            "Query": st.column_config.TextColumn(width=360),
             "Total (ms)": st.column_config.NumberColumn(format="%.0f"),
             "Cost ($)": st.column_config.NumberColumn(format="$%.6f"),
         },

@@ -97,7 +97,7 @@ def test_scores_table_lists_every_candidate(app: AppTest) -> None:
     assert set(frame["Top k"][10:]) == {"—"}  # below the cut: "—", never an empty cell
     config = {c.get("label", name): c for name, c in json.loads(app.dataframe[0].proto.columns).items()}
     assert app.dataframe[0].proto.placeholder == "—"
-    assert config["Rank"].get("pinned") and config["Fact"].get("pinned") and config["Fact"]["width"] <= 320
+    assert config["Rank"].get("pinned") and config["Fact"]["width"] <= 320  # Fact unpinned: pinned text is faded
     assert len(app.get("plotly_chart")) == 4  # scatter, slope, histogram and the picked candidate's waterfall
 
 
