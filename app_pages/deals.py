@@ -3,6 +3,7 @@ import streamlit as st
 from dashboard.common.admin import admin_actor, ask, confirmed, read_only_notice
 from dashboard.common.runtime import run
 from dashboard.common.sidebar import page_context
+from dashboard.common.tables import show_table
 from pipeline.corrections.actions import list_corrections
 from pipeline.deals.summary import deal_summaries
 from pipeline.ingest.demo.seed import DEMO_GROUP, reset_demo
@@ -23,14 +24,14 @@ rows = [
         "source": s.deal.source,
         **s.counts.__dict__,
         "vector dim": s.deal.embedder_dim,
-        "built with": s.deal.embedder_model or "",
+        "built with": s.deal.embedder_model,
         "embedder match": s.embedder_match,
         "read-only": s.deal.read_only,
-        "built": s.deal.created_at or "",
+        "built": s.deal.created_at,
     }
     for s in summaries
 ]
-st.dataframe(rows, hide_index=True, key="deals.table")
+show_table(rows, "deals.table", times=("built",))
 st.caption(
     f"Configured embedder: {lab.embedder.info.describe()}. Set a deal read-only with "
     "`python -m pipeline deals --read-only GROUP` (`--writable GROUP` undoes it)."

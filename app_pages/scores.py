@@ -5,6 +5,7 @@ from dashboard.common.sidebar import page_context
 from dashboard.common.text import md
 from dashboard.scores.judged import query_grades
 from dashboard.scores.path import render_path
+from dashboard.scores.table import show_candidates
 from dashboard.scores.view import scores_view
 
 st.title("Scores")
@@ -24,24 +25,10 @@ if deal is not None:
         view = scores_view(run, grades)  # built once per run: a rerun that keeps it reuses the table and charts
         frame = view.frame
         st.caption(
-            f"Rows in final order; the first {run.top_k} (k) are handed on, the `top_k` column marks the cut. "
-            + ("Judged grades: 0-3, empty = not judged." if grades is not None else "This query is not judged.")
+            f"Rows in final order; the first {run.top_k} (k) are handed on, the Top k column marks the cut. "
+            + ("Judged grades: 0-3, — = not judged." if grades is not None else "This query is not judged.")
         )
-        st.dataframe(
-            frame.style.apply(
-                lambda row: ["background-color: rgba(47, 111, 222, 0.10)" if row["in_top_k_after"] else ""] * len(row),
-                axis=1,
-            ),
-            key="scores.table",
-            hide_index=True,
-            column_config={
-                "top_k": st.column_config.TextColumn("top k"),
-                "fact": st.column_config.TextColumn(width="large"),
-                "judged_grade": st.column_config.NumberColumn("judged grade", help="0-3; empty = not judged"),
-                "rerank_score_norm": st.column_config.ProgressColumn("rerank (0-1)", min_value=0, max_value=1),
-                "uuid": None,
-            },
-        )
+        show_candidates(frame, "scores.table")
         st.download_button(
             "Export CSV",
             view.csv,

@@ -11,7 +11,9 @@ from typing import Any, Literal
 
 from graphiti_core.utils.datetime_utils import utc_now
 
-__all__ = ["as_utc", "now_iso", "parse_time", "to_utc", "utc_now"]
+__all__ = ["MISSING", "as_utc", "day", "now_iso", "parse_time", "stamp", "to_utc", "utc_now"]
+
+MISSING = "—"  # how a missing time (or any missing value) is shown
 
 
 def now_iso(timespec: Literal["seconds", "milliseconds"] = "seconds") -> str:
@@ -41,3 +43,25 @@ def to_utc(value: Any) -> datetime | None:
     if isinstance(value, date):
         return as_utc(value)
     return parse_time(str(value))
+
+
+def stamp(value: Any, *, seconds: bool = False) -> str:
+    """A time as the app shows it, one way everywhere: in UTC, to the minute ("2026-11-23 17:00"; seconds only
+    where they matter). Whoever shows it says "UTC" once: a table's header, a caption, a picker's label.
+    Missing -> "—"; a stored value that is not a time is shown as it is."""
+    try:
+        moment = to_utc(value)
+    except ValueError:
+        return str(value)
+    if moment is None:
+        return MISSING
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+
+
+def day(value: Any) -> str:
+    """A date alone ("2026-11-23", a fact's valid_at): the UTC day of a time; missing -> "—"."""
+    try:
+        moment = to_utc(value)
+    except ValueError:
+        return str(value)
+    return MISSING if moment is None else moment.astimezone(UTC).date().isoformat()

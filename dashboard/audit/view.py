@@ -10,6 +10,7 @@ import streamlit as st
 
 from dashboard.audit.links import PAGES, undo_params, undo_url
 from dashboard.common.exports import csv_bytes
+from dashboard.common.tables import show_table, stamp
 from dashboard.common.text import OPTION_CHARS, plain
 from pipeline.audit import AuditEntry, AuditFilter, action_label, audit_facets, describe, filtered_audit_log
 from pipeline.corrections.actions import list_corrections
@@ -62,7 +63,7 @@ def audit_frame(entries: Sequence[AuditEntry], undoable: set[str]) -> pd.DataFra
     for e in entries:
         d = describe(e)
         link = undo_url(e.group_id, *d.undo) if d.undo and d.undo[1] in undoable else None
-        rows.append([e.at.replace("T", " ")[:19], e.actor, d.label, e.group_id, d.what, d.before, d.after, link])
+        rows.append([e.at, e.actor, d.label, e.group_id, d.what, d.before, d.after, link])
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -73,12 +74,12 @@ def render_log(store: Store, where: AuditFilter) -> None:
         return
     undoable = _still_undoable(store, entries)
     frame = audit_frame(entries, undoable)
-    st.caption(f"{len(entries):,} entries, newest first. Times are UTC.")
-    st.dataframe(
+    st.caption(f"{len(entries):,} entries, newest first.")
+    show_table(
         frame,
-        key=f"{NS}.table",
-        hide_index=True,
-        column_config={
+        f"{NS}.table",
+        times=("When (UTC)",),
+        config={
             "What": st.column_config.TextColumn(width="medium"),
             "Before": st.column_config.TextColumn(width="large"),
             "After": st.column_config.TextColumn(width="large"),
@@ -103,9 +104,7 @@ def render_log(store: Store, where: AuditFilter) -> None:
 def render_undo_picker(entries: Sequence[AuditEntry], undoable: set[str]) -> None:
     """A correction or merge that can still be undone, opened on its page in this session (admin stays on)."""
     open_ones = {e.id: e for e in entries if (d := describe(e).undo) and d[1] in undoable}
-    labels = {
-        i: f"{e.at[:16].replace('T', ' ')} · {describe(e).label} · {describe(e).what}" for i, e in open_ones.items()
-    }
+    labels = {i: f"{stamp(e.at)} UTC · {describe(e).label} · {describe(e).what}" for i, e in open_ones.items()}
     if not open_ones:
         return
     st.markdown("**Undo an action**: open its record where the undo is")

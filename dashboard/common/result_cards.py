@@ -6,6 +6,7 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard.common.tables import day
 from dashboard.common.text import md, plain
 from pipeline.retrieval.records import Result
 
@@ -77,7 +78,7 @@ def result_card(
                 st.badge(grade_text, color=grade_colour)
             st.caption(score_caption(result, low_confidence))
         if ranked.candidate.superseded:
-            st.caption(f":orange[superseded] · invalid since {md(ranked.candidate.invalid_at)}")
+            st.caption(f":orange[superseded] · invalid since {day(ranked.candidate.invalid_at)}")
         for citation in result.citations[:2]:
             st.caption(f":material/description: {md(citation.label)}")
         if result.citations:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from dashboard.common.tables import show_table, stamp
 from dashboard.common.text import md
 from dashboard.evaluate import sweep_job
 from pipeline.errors import RetrievalLabError
@@ -102,7 +102,7 @@ def _jobs(lab: Lab, group_id: str) -> None:
             _active(lab, job)
         if jobs:
             st.caption(f"Sweep jobs of this deal (the {len(jobs)} latest)")
-            st.dataframe(pd.DataFrame([_row(j) for j in jobs]), hide_index=True, key=f"{NS}.jobs_table", height=150)
+            show_table([_row(j) for j in jobs], f"{NS}.jobs_table", times=("Started", "Ended"), height=150)
         else:
             st.caption("No sweep has run on this deal yet.")
 
@@ -112,7 +112,7 @@ def _active(lab: Lab, job: SweepJob) -> None:
     cols = st.columns([6, 1.2])
     text = f"Job #{job.id} · {job.done} of {job.total or '?'} queries · ETA {eta_text(job.eta_s())} · {state}"
     cols[0].progress(job.fraction, text=text)
-    cols[0].caption(f"{md(_settings(job))} · started by {md(job.created_by)} at {job.created_at[:19]} UTC")
+    cols[0].caption(f"{md(_settings(job))} · started by {md(job.created_by)} at {stamp(job.created_at)} UTC")
     cols[1].button(
         "Cancel job",
         key=f"{NS}.cancel_job_{job.id}",
@@ -137,14 +137,14 @@ def _settings(job: SweepJob) -> str:
 
 def _row(job: SweepJob) -> dict[str, Any]:
     return {
-        "job": job.id,
-        "state": job.state,
-        "progress": f"{job.done} / {job.total}",
+        "Job": job.id,
+        "State": job.state,
+        "Progress": f"{job.done} / {job.total}",
         "ETA": eta_text(job.eta_s()),
-        "settings": _settings(job),
-        "started by": job.created_by,
-        "started (UTC)": job.created_at[:19],
-        "ended (UTC)": (job.finished_at or "")[:19],
-        "experiment": f"#{job.experiment_id}" if job.experiment_id else "",
-        "note": job.error or "",
+        "Settings": _settings(job),
+        "Started by": job.created_by,
+        "Started": job.created_at,
+        "Ended": job.finished_at,
+        "Experiment": f"#{job.experiment_id}" if job.experiment_id else None,
+        "Note": job.error,
     }

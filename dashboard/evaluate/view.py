@@ -14,6 +14,7 @@ import streamlit as st
 
 from dashboard.common.links import Side, compare_url
 from dashboard.common.runtime import run
+from dashboard.common.tables import show_table
 from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, label, md, plain
 from dashboard.evaluate.charts import heatmaps, pareto
 from dashboard.evaluate.jobs_view import OPEN, PARAM, SYNCED, active_job, on_cancel, on_run, show_experiment
@@ -52,11 +53,11 @@ def render_query_sets(sets: list[EvalSet]) -> None:
             "scorable": len(s.scorable),
             "judgments": s.judgments,
             "query types": ", ".join(f"{t} {n}" for t, n in s.type_mix.items()),
-            "splits": ", ".join(f"{t} {n}" for t, n in s.splits.items()) or "-",
+            "splits": ", ".join(f"{t} {n}" for t, n in s.splits.items()),
         }
         for s in sets
     ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{NS}.sets")
+    show_table(rows, f"{NS}.sets")
     st.caption(
         "Scorable: queries with at least one relevant judgment. Every stored query set of the deal is listed (the "
         "first is its default). Analysts' verdicts from the Citation spot-check page appear as a source once this "
@@ -186,15 +187,15 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     st.caption(f"Rule: {md(rec.rule)}.")
     _stale_note(result, rec.key if rec.beats_baseline else rec.best)
 
-    st.dataframe(
+    show_table(
         results_frame(result, metric, rec.key),
-        hide_index=True,
-        key=f"{NS}.table",
-        column_config={
-            "p_value": st.column_config.NumberColumn(f"p {metric} (randomization)", format="%.4f"),
-            "p_ttest": st.column_config.NumberColumn(f"p {metric} (t-test)", format="%.4f"),
-            "cost_usd": st.column_config.NumberColumn("cost $", format="%.4f"),
-            "stale@k": st.column_config.NumberColumn("stale@k", format="percent"),
+        f"{NS}.table",
+        names={**RESULT_NAMES, "p_value": f"p {metric} (randomization)", "p_ttest": f"p {metric} (t-test)"},
+        config={
+            "p_value": st.column_config.NumberColumn(format="%.4f"),
+            "p_ttest": st.column_config.NumberColumn(format="%.4f"),
+            "cost_usd": st.column_config.NumberColumn(format="$%.4f"),
+            "stale@k": st.column_config.NumberColumn(format="percent"),
         },
     )
     st.caption(
@@ -214,15 +215,15 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     )
     setting = result.setting(picked)
     st.markdown(f"**By query type** — {md(picked)}")
-    st.dataframe(
+    show_table(
         pd.DataFrame([{"type": t, **{k: round(v, 4) for k, v in m.items()}} for t, m in setting.by_type.items()]),
-        hide_index=True,
-        key=f"{NS}.by_type",
+        f"{NS}.by_type",
     )
     render_wins_losses(result, picked, metric)
     render_exports(lab, result, saved_as, metric)
 
 
+RESULT_NAMES = {"p50_ms": "p50 (ms)", "p95_ms": "p95 (ms)", "cost_usd": "Cost ($)", "in_grid": "In grid"}
 FIRST_COLUMNS = ("setting", "recommended", "p_value", "p_ttest", "tokens@k", "stale@k", "p50_ms", "cost_usd")
 
 
@@ -261,7 +262,7 @@ def render_wins_losses(result: SweepResult, key: str, metric: str) -> None:
     a, b = Side(base.reranker, base.candidates, base.top_k), Side(mine.reranker, mine.candidates, mine.top_k)
     changes = [*wins, *losses]
     if changes:
-        st.dataframe(
+        show_table(
             pd.DataFrame(
                 [
                     {
@@ -276,9 +277,8 @@ def render_wins_losses(result: SweepResult, key: str, metric: str) -> None:
                     for c in changes
                 ]
             ),
-            hide_index=True,
-            key=f"{NS}.wins_losses",
-            column_config={
+            f"{NS}.wins_losses",
+            config={
                 "compare": st.column_config.LinkColumn(
                     "Compare",
                     display_text="open in Compare",
@@ -402,7 +402,7 @@ def render_comparison(lab: Lab, group_id: str) -> None:
     if not rows:
         st.info("The two experiments share no setting.")
         return
-    st.dataframe(
+    show_table(
         pd.DataFrame(
             [
                 {
@@ -418,8 +418,7 @@ def render_comparison(lab: Lab, group_id: str) -> None:
                 for r in rows
             ]
         ),
-        hide_index=True,
-        key=f"{NS}.cmp_table",
+        f"{NS}.cmp_table",
     )
 
 

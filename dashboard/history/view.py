@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.common.result_cards import result_card
+from dashboard.common.tables import MISSING, show_table, stamp
 from dashboard.common.text import TICK_CHARS, chart, label, md
 from pipeline.history.compare import RunComparison, compare_runs
 from pipeline.history.records import RunSummary, StoredRun
@@ -16,20 +17,20 @@ def runs_frame(runs: list[RunSummary]) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
-                "run": r.id,
-                "when (UTC)": r.created_at[:19].replace("T", " "),
-                "deal": r.group_id,
-                "source": r.source,
-                "query": r.query,
+                "Run": r.id,
+                "When": r.created_at,
+                "Deal": r.group_id,
+                "Source": r.source,
+                "Query": r.query,
                 "N": r.num_candidates,
                 "k": r.top_k,
-                "reranker": r.reranker,
-                "model": r.reranker_model,
-                "total ms": r.total_ms,
-                "results": r.result_count,
-                "tokens": r.rerank_tokens,
-                "cost $": r.rerank_cost_usd,
-                "fallback": r.fallback_reason or "",
+                "Reranker": r.reranker,
+                "Model": r.reranker_model,
+                "Total (ms)": r.total_ms,
+                "Results": r.result_count,
+                "Tokens": r.rerank_tokens,
+                "Cost ($)": r.rerank_cost_usd,
+                "Fallback": r.fallback_reason,
             }
             for r in runs
         ]
@@ -39,15 +40,15 @@ def runs_frame(runs: list[RunSummary]) -> pd.DataFrame:
 def render_run_list(runs: list[RunSummary], matching: int) -> None:
     shown = f"the newest {len(runs):,} of " if matching > len(runs) else ""
     st.caption(f"Showing {shown}{matching:,} matching runs.")
-    st.dataframe(
+    show_table(
         runs_frame(runs),
-        key="history.table",
-        hide_index=True,
+        "history.table",
+        times=("When",),
         height=320,
-        column_config={
-            "query": st.column_config.TextColumn(width="large"),
-            "total ms": st.column_config.NumberColumn(format="%.0f"),
-            "cost $": st.column_config.NumberColumn(format="$%.6f"),
+        config={
+            "Query": st.column_config.TextColumn(width=360),
+            "Total (ms)": st.column_config.NumberColumn(format="%.0f"),
+            "Cost ($)": st.column_config.NumberColumn(format="$%.6f"),
         },
     )
 
@@ -73,7 +74,7 @@ def render_stored_run(stored: StoredRun) -> None:
     s, run = stored.summary, stored.run
     st.subheader(f"Run #{s.id}: {label(run.query)}")
     st.caption(
-        f"{md(run.created_at)} · deal {md(run.group_id)} · from {md(s.source)} · include superseded: "
+        f"{stamp(run.created_at)} UTC · deal {md(run.group_id)} · from {md(s.source)} · include superseded: "
         f"{'yes' if run.include_superseded else 'no'} · as of: {md(run.as_of or 'now')}"
     )
     cols = st.columns(5)
@@ -107,27 +108,48 @@ def render_stored_run(stored: StoredRun) -> None:
 def comparison_frames(cmp: RunComparison) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(parameters, per-result ranks, stage timings) as tables."""
     params = pd.DataFrame(
-        [{"parameter": n, "run A": str(a), "run B": str(b), "differs": a != b} for n, a, b in cmp.parameters]
+        [
+            {"Parameter": _parameter(n), "Run A": _value(n, a), "Run B": _value(n, b), "Differs": a != b}
+            for n, a, b in cmp.parameters
+        ]
     )
     ranks = pd.DataFrame(
         [
             {
-                "fact": r.fact,
-                "rank in A": r.rank_a,
-                "rank in B": r.rank_b,
-                "change (+ = up in B)": r.change,
-                "where": "both" if r.change is not None else ("only A" if r.rank_b is None else "only B"),
+                "Fact": r.fact,
+                "Rank in A": r.rank_a,
+                "Rank in B": r.rank_b,
+                "Change (+ = up in B)": r.change,
+                "Where": "both" if r.change is not None else ("only A" if r.rank_b is None else "only B"),
             }
             for r in cmp.ranks
         ]
     )
     timings = pd.DataFrame(
         [
-            {"stage": n, "run A ms": a, "run B ms": b, "B − A ms": (b - a) if a is not None and b is not None else None}
+            {
+                "Stage": n,
+                "Run A (ms)": a,
+                "Run B (ms)": b,
+                "B − A (ms)": (b - a) if a is not None and b is not None else None,
+            }
             for n, a, b in cmp.stages_ms
         ]
     )
     return params, ranks, timings
+
+
+def _parameter(name: str) -> str:
+    return "when (UTC)" if name == "when" else name
+
+
+def _value(name: str, value: object) -> str:
+    """A parameter as text: the time in the one format, yes/no, "—" for none (the pipeline's "-" too)."""
+    if name == "when":
+        return stamp(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return MISSING if value is None or value == "-" else str(value)
 
 
 def render_run_comparison(a: StoredRun, b: StoredRun) -> None:
@@ -142,12 +164,15 @@ def render_run_comparison(a: StoredRun, b: StoredRun) -> None:
     cols[3].metric("Jaccard overlap", f"{cmp.jaccard:.2f}")
     params, ranks, timings = comparison_frames(cmp)
     left, right = st.columns([2, 3])
-    left.dataframe(params, key="history.compare.params", hide_index=True)
-    right.dataframe(
+    show_table(params, "history.compare.params", where=left)
+    show_table(
         ranks,
-        key="history.compare.ranks",
-        hide_index=True,
-        column_config={"fact": st.column_config.TextColumn(width="large")},
+        "history.compare.ranks",
+        where=right,
+        config={
+            "Fact": st.column_config.TextColumn(width="large"),
+            "Change (+ = up in B)": st.column_config.NumberColumn(format="%+d"),
+        },
     )
     names = [n for n, _, _ in cmp.stages_ms]
     st.plotly_chart(
@@ -161,9 +186,8 @@ def render_run_comparison(a: StoredRun, b: StoredRun) -> None:
         ),
         key="history.compare.timings",
     )
-    st.dataframe(
+    show_table(
         timings,
-        key="history.compare.timing_table",
-        hide_index=True,
-        column_config={c: st.column_config.NumberColumn(format="%.1f") for c in ("run A ms", "run B ms", "B − A ms")},
+        "history.compare.timing_table",
+        config={c: st.column_config.NumberColumn(format="%.1f") for c in ("Run A (ms)", "Run B (ms)", "B − A (ms)")},
     )

@@ -28,6 +28,8 @@ from pipeline.retrieval.records import BUDGETS_MS
 STAGE_COLOURS = {"embed_query": "#8c9bb5", "hybrid_search": "#2f6fde", "rerank": "#e8912d", "citations": "#2e9e5b"}
 P50, P95 = "#2f6fde", "#e8912d"
 BUDGET = "#d9534f"
+OVER_MARKER = {"symbol": "x", "size": 11, "color": BUDGET, "line": {"width": 1, "color": "#7f1d1d"}}
+OVER_NAME = "over budget"
 TITLES = {"hybrid_search": "Hybrid search", "rerank": "Rerank", "total": "End to end"}
 
 
@@ -59,17 +61,23 @@ def stacked_stages(medians: Mapping[str, Mapping[str, float]]) -> go.Figure:
                 hovertemplate="%{y}<br>" + stage + " p50 %{x:.0f} ms<extra></extra>",
             )
         )
+    budget = BUDGETS_MS["total"]
+    over = [row["total"] > budget for row in rows]
     fig.add_trace(
         go.Scatter(
             name="end to end (p50)",
             y=names,
             x=[row["total"] for row in rows],
             mode="markers",
-            marker={"symbol": "diamond", "size": 12, "color": "#1f2937"},
-            hovertemplate="%{y}<br>end to end p50 %{x:.0f} ms<extra></extra>",
+            marker={
+                "symbol": ["x" if o else "diamond" for o in over],
+                "size": 12,
+                "color": [BUDGET if o else "#1f2937" for o in over],
+            },
+            customdata=[" · over budget" if o else "" for o in over],
+            hovertemplate="%{y}<br>end to end p50 %{x:.0f} ms%{customdata}<extra></extra>",
         )
     )
-    budget = BUDGETS_MS["total"]
     title = "Median per stage, by reranker"
     if max((m["total"] for m in medians.values()), default=0.0) >= budget / 4:
         fig.add_vline(
@@ -113,25 +121,35 @@ def _budget(fig: go.Figure, stage: str, col: int, vertical: bool) -> None:
 def histograms(table: TimingTable, bins: int = 40) -> go.Figure:
     """Latency histograms of the three budgeted stages, the budget as a vertical line."""
     fig = _three_panels("Latency histograms", "ms", "runs")
+    shown_over = False  # one legend entry for the hatched bars of every panel
     for col, stage in enumerate(BUDGETED_STAGES, start=1):
         values = table.stage(stage)
         hist = histogram(values, bins, histogram_upper(values, BUDGETS_MS[stage]))
         if hist.counts.size:
             edges = hist.edges
-            fig.add_trace(
-                go.Bar(
-                    x=(edges[:-1] + edges[1:]) / 2,
-                    y=hist.counts,
-                    width=np.diff(edges),
-                    marker_color=P50,
-                    name=stage,
-                    showlegend=False,
-                    customdata=np.stack([edges[:-1], edges[1:]], axis=1),
-                    hovertemplate="%{customdata[0]:.0f}–%{customdata[1]:.0f} ms: %{y} runs<extra></extra>",
-                ),
-                row=1,
-                col=col,
-            )
+            middle = (edges[:-1] + edges[1:]) / 2
+            over = middle > BUDGETS_MS[stage]
+            for part, name, colour, pattern in ((~over, "within budget", P50, ""), (over, OVER_NAME, BUDGET, "/")):
+                if not part.any():
+                    continue
+                fig.add_trace(
+                    go.Bar(
+                        x=middle[part],
+                        y=hist.counts[part],
+                        width=np.diff(edges)[part],
+                        marker={"color": colour, "pattern": {"shape": pattern}},
+                        name=name,
+                        legendgroup=name,
+                        showlegend=name == OVER_NAME and not shown_over,
+                        customdata=np.stack([edges[:-1][part], edges[1:][part]], axis=1),
+                        hovertemplate="%{customdata[0]:.0f}–%{customdata[1]:.0f} ms: %{y} runs"
+                        + (" · over budget" if name == OVER_NAME else "")
+                        + "<extra></extra>",
+                    ),
+                    row=1,
+                    col=col,
+                )
+                shown_over = shown_over or name == OVER_NAME
             if hist.beyond:
                 axis = "" if col == 1 else str(col)
                 fig.add_annotation(
@@ -148,7 +166,7 @@ def histograms(table: TimingTable, bins: int = 40) -> go.Figure:
     return fig
 
 
-def _percentile_lines(fig: go.Figure, x: np.ndarray, p50: np.ndarray, p95: np.ndarray, col: int) -> None:
+def _percentile_lines(fig: go.Figure, x: np.ndarray, p50: np.ndarray, p95: np.ndarray, col: int, budget: float) -> None:
     for name, values, colour in (("p50", p50, P50), ("p95", p95, P95)):
         fig.add_trace(
             go.Scatter(
@@ -164,6 +182,28 @@ def _percentile_lines(fig: go.Figure, x: np.ndarray, p50: np.ndarray, p95: np.nd
             row=1,
             col=col,
         )
+    points = [
+        (xv, yv, name)
+        for name, values in (("p50", p50), ("p95", p95))
+        for xv, yv in zip(x, values, strict=True)
+        if yv > budget  # NaN (no run in a bucket) is never over
+    ]
+    if points:
+        fig.add_trace(
+            go.Scatter(
+                x=[p[0] for p in points],
+                y=[p[1] for p in points],
+                mode="markers",
+                name=OVER_NAME,
+                marker=OVER_MARKER,
+                legendgroup=OVER_NAME,
+                showlegend=not any(t.name == OVER_NAME and t.showlegend for t in fig.data),
+                customdata=[p[2] for p in points],
+                hovertemplate="%{customdata} %{y:.0f} ms · over budget<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
 
 
 def latency_by_candidates(table: TimingTable) -> go.Figure:
@@ -171,7 +211,7 @@ def latency_by_candidates(table: TimingTable) -> go.Figure:
     fig = _three_panels("Latency against N (candidates)", "N", "ms")
     for col, stage in enumerate(BUDGETED_STAGES, start=1):
         series = by_candidates(table, stage)
-        _percentile_lines(fig, series.x, series.p50, series.p95, col)
+        _percentile_lines(fig, series.x, series.p50, series.p95, col, BUDGETS_MS[stage])
         _budget(fig, stage, col, vertical=False)
     return fig
 
@@ -182,6 +222,6 @@ def latency_over_time(table: TimingTable) -> go.Figure:
     for col, stage in enumerate(BUDGETED_STAGES, start=1):
         series = over_time(table, stage)
         when = (series.x * 1000).astype("datetime64[ms]")
-        _percentile_lines(fig, when, series.p50, series.p95, col)
+        _percentile_lines(fig, when, series.p50, series.p95, col, BUDGETS_MS[stage])
         _budget(fig, stage, col, vertical=False)
     return fig

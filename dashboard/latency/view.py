@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.common.shared_cache import shared_cache
 from dashboard.common.text import md
 from dashboard.latency import charts as latency_charts
+from dashboard.latency.tables import show_costs, show_percentiles
 from pipeline.history.latency import (
     StagePercentiles,
     TimingTable,
@@ -70,9 +70,6 @@ def _latency_data(
     return latency_data(_store, _settings, flt)
 
 
-MS = st.column_config.NumberColumn(format="%.1f", width="small")
-
-
 def render_latency(data: LatencyData) -> None:
     table = data.table
     total = next(s for s in data.stages if s.stage == "total")
@@ -88,16 +85,11 @@ def render_latency(data: LatencyData) -> None:
     metrics[4].metric("Runs over a budget", f"{over_any.mean():.1%}")
 
     st.subheader("Per-stage percentiles")
-    st.caption("bm25, cosine and bfs run concurrently inside hybrid_search; fusion merges them.")
-    st.dataframe(
-        pd.DataFrame([s.as_row() for s in data.stages]),
-        key="latency.percentiles",
-        hide_index=True,
-        column_config={
-            **{c: MS for c in ("p50 ms", "p95 ms", "p99 ms", "mean ms")},
-            "budget": st.column_config.TextColumn(help="the stage's budget, and the share of runs over it"),
-        },
+    st.caption(
+        "bm25, cosine and bfs run concurrently inside hybrid_search; fusion merges them. A percentile over its "
+        "stage's budget is coloured and named under Over budget."
     )
+    show_percentiles(data.stages)
 
     st.subheader("Latency and cost per reranker")
     st.caption(
@@ -105,25 +97,7 @@ def render_latency(data: LatencyData) -> None:
         "million tokens; `rerank_prices_per_1k_searches`, dollars per 1,000 searches); the local re-scorer and no "
         "reranking cost $0."
     )
-    st.dataframe(
-        pd.DataFrame(data.rerankers),
-        key="latency.costs",
-        hide_index=True,
-        column_config={
-            **{
-                c: st.column_config.NumberColumn(format="%.1f ms")
-                for c in ("p50 total", "p95 total", "p50 rerank", "p95 rerank")
-            },
-            "runs": st.column_config.NumberColumn(width="small"),
-            "tokens/query": st.column_config.NumberColumn(format="%.0f", width="small"),
-            "$ / M tokens": st.column_config.NumberColumn(format="$%.3f", width="small"),
-            "searches/query": st.column_config.NumberColumn(format="%.1f", width="small"),
-            "$ / 1k searches": st.column_config.NumberColumn(format="$%.2f", width="small"),
-            "$ / query": st.column_config.NumberColumn(format="$%.6f", width="small"),
-            "$ / 1k queries": st.column_config.NumberColumn(format="$%.4f", width="small"),
-            "fallbacks": st.column_config.NumberColumn(width="small"),
-        },
-    )
+    show_costs(data.rerankers)
     unpriced = [r["reranker"] for r in data.rerankers if r["$ / query"] is None]
     if unpriced:
         names = md(", ".join(map(str, unpriced)))

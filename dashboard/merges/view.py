@@ -17,6 +17,7 @@ from dashboard.common.admin import ask, confirmed, read_only_notice
 from dashboard.common.deal_state import DealState, deal_state
 from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
+from dashboard.common.tables import show_table, stamp
 from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, md, plain
 from dashboard.merges import data
 from dashboard.merges.charts import precision_recall_chart
@@ -39,6 +40,19 @@ FLASH = f"{NS}.flash"
 THRESHOLD = f"{NS}.threshold"
 MERGE_PARAM = f"{NS}.merge"  # a one-shot link parameter (the audit log's): the merge to undo
 UNDO_PICK = f"{NS}.undo_pick"
+MERGE_NAMES = {
+    "canonical": "Canonical",
+    "canonical_name": "Canonical",
+    "alias_name": "Alias",
+    "merged_at": "Merged",
+    "merged_by": "Merged by",
+    "facts_brought": "Facts brought",
+    "undone_by": "Undone by",
+    "undone_at": "Undone",
+    "rejected_by": "Rejected by",
+    "rejected_at": "Rejected",
+}
+SIGNAL_NAMES = {"name_match": "Name match", "shingle_jaccard": "Shingle Jaccard", "name_cosine": "Name cosine"}
 
 
 def render_merges_page(lab: Lab, deal: DealInfo, actor: str | None) -> None:
@@ -114,18 +128,18 @@ def render_recorded(lab: Lab, group_id: str, state: DealState, all_merges: Seque
         + (f" · {len(views)} match “{md(search, LABEL_CHARS)}”" if search.strip() else "")
         + ". A merged alias keeps its node and name; its facts now hang on the canonical entity."
     )
-    st.dataframe(
+    show_table(
         merges_frame(views),
-        key=f"{NS}.table",
-        hide_index=True,
-        column_config={"score": st.column_config.NumberColumn(format="%.2f"), "uuid": None},
+        f"{NS}.table",
+        names=MERGE_NAMES,
+        times=("merged_at",),
+        config={"score": st.column_config.NumberColumn(format="%.2f"), "uuid": None},
     )
     st.markdown("**Facts each alias brought** (now on the canonical entity; undo puts them back)")
-    st.dataframe(
+    show_table(
         brought_frame(views),
-        key=f"{NS}.brought",
-        hide_index=True,
-        column_config={"fact": st.column_config.TextColumn(width="large")},
+        f"{NS}.brought",
+        config={"fact": st.column_config.TextColumn(width="large")},
     )
     _undone_merges(lab, group_id, state)
 
@@ -134,12 +148,13 @@ def _undone_merges(lab: Lab, group_id: str, state: DealState) -> None:
     undone = data.undone(lab, group_id, state)
     if undone:
         with st.expander(f"Undone merges ({len(undone)})"):
-            st.dataframe(
-                pd.DataFrame(undone)[
-                    ["canonical_name", "alias_name", "method", "score", "merged_by", "undone_by", "undone_at"]
-                ],
-                key=f"{NS}.undone",
-                hide_index=True,
+            show_table(
+                pd.DataFrame(undone),
+                f"{NS}.undone",
+                names=MERGE_NAMES,
+                times=("undone_at",),
+                order=["canonical_name", "alias_name", "method", "score", "merged_by", "undone_by", "undone_at"],
+                config={"score": st.column_config.NumberColumn(format="%.2f")},
             )
 
 
@@ -213,14 +228,14 @@ def render_candidates(lab: Lab, group_id: str, state: DealState, report: Candida
     left.metric(f"Would auto-merge at {threshold:.2f}", f"{int(frame['auto_merge'].sum())} / {len(frame)}")
     mid.metric("Pairs scored", f"{report.pairs_scored:,}")
     right.metric("Rejected pairs hidden", report.rejected_hidden)
-    st.dataframe(
+    show_table(
         frame,
-        key=f"{NS}.candidates",
-        hide_index=True,
-        column_config={
+        f"{NS}.candidates",
+        names=SIGNAL_NAMES,
+        config={
             "canonical (suggested)": st.column_config.TextColumn(width="medium"),
             "alias": st.column_config.TextColumn(width="medium"),
-            "score": st.column_config.ProgressColumn("score", min_value=0, max_value=1, format="%.3f", width="small"),
+            "score": st.column_config.ProgressColumn("Score", min_value=0, max_value=1, format="%.3f", width="small"),
             "name_match": st.column_config.NumberColumn(format="%.1f"),
             "shingle_jaccard": st.column_config.NumberColumn(format="%.3f"),
             "name_cosine": st.column_config.NumberColumn(format="%.3f"),
@@ -236,7 +251,13 @@ def render_candidates(lab: Lab, group_id: str, state: DealState, report: Candida
     rejected = data.rejections(lab, group_id, state)
     if rejected:
         with st.expander(f"Rejected pairs ({len(rejected)}): never suggested again"):
-            st.dataframe(rejected_frame(rejected), key=f"{NS}.rejected", hide_index=True)
+            show_table(
+                rejected_frame(rejected),
+                f"{NS}.rejected",
+                names=MERGE_NAMES,
+                times=("rejected_at",),
+                config={"score": st.column_config.NumberColumn(format="%.2f")},
+            )
     return threshold
 
 
@@ -285,7 +306,14 @@ def render_precision_recall(lab: Lab, group_id: str, state: DealState, threshold
         )
     st.plotly_chart(precision_recall_chart(evaluation.points, threshold, DEFAULT_THRESHOLD), key=f"{NS}.pr")
     with st.expander("Labelled pairs and their signals"):
-        st.dataframe(labelled_frame(evaluation, threshold), key=f"{NS}.labelled", hide_index=True)
+        show_table(
+            labelled_frame(evaluation, threshold),
+            f"{NS}.labelled",
+            names={**SIGNAL_NAMES, "a": "Entity", "b": "Other", "same": "Same entity"},
+            config={
+                c: st.column_config.NumberColumn(format="%.3f") for c in ("shingle_jaccard", "name_cosine", "score")
+            },
+        )
 
 
 def _pct(value: float | None) -> str:
@@ -418,7 +446,7 @@ def render_admin(
         placeholder="Pick a merge…",
         format_func=lambda u: plain(
             f"{by_uuid[u].alias_name} → {by_uuid[u].canonical_name} "
-            f"({by_uuid[u].method}, {by_uuid[u].merged_at[:10]}, {by_uuid[u].merged_by})",
+            f"({by_uuid[u].method}, {stamp(by_uuid[u].merged_at)} UTC, {by_uuid[u].merged_by})",
             OPTION_CHARS,
         ),
     )

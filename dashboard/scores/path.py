@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, plain
 from pipeline.retrieval.records import METHODS, RankedCandidate, RetrievalRun
 
@@ -106,5 +107,5 @@ def render_path(run: RetrievalRun) -> None:
     )
     picked = by_uuid.get(picked_uuid) or run.reranked[0]
     left, right = st.columns([3, 2])
-    left.dataframe(path_steps(run, picked), key="scores.path", hide_index=True)
+    show_table(path_steps(run, picked), "scores.path", where=left)
     right.plotly_chart(rrf_waterfall(picked), key="scores.waterfall")

@@ -6,8 +6,35 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pandas as pd
+import streamlit as st
 
+from dashboard.common.tables import show_table
 from pipeline.retrieval.records import RetrievalRun
+
+# What a person asks first (where did it land, did it move, what is it, what did the reranker think) comes
+# first and stays on screen at 1280 px; the first-stage detail follows, to scroll to.
+NAMES = {
+    "rank_after": "Rank",
+    "rank_change": "Moved",
+    "fact": "Fact",
+    "rerank_score_norm": "Reranker (0-1)",
+    "rerank_score": "Reranker score",
+    "judged_grade": "Judged grade",
+    "top_k": "Top k",
+    "rank_before": "Rank before",
+    "fused_score": "Fused score (RRF)",
+    "bm25_rank": "BM25 rank",
+    "cosine_rank": "Cosine rank",
+    "bfs_rank": "BFS rank",
+    "relation": "Relation",
+    "superseded": "Superseded",
+    "valid_at": "Valid from",
+    "invalid_at": "Valid until",
+    "in_top_k_before": "In top k before",
+    "in_top_k_after": "In top k after",
+}
+ORDER = list(NAMES)
+SHADE = "background-color: rgba(47, 111, 222, 0.10)"  # the rows handed on (top k)
 
 
 def cut_label(rank: int, k: int) -> str:
@@ -52,3 +79,32 @@ def candidates_frame(run: RetrievalRun, grades: Mapping[str, int] | None = None)
     for column in ("bm25_rank", "cosine_rank", "bfs_rank", "judged_grade"):
         frame[column] = frame[column].astype("Int64")  # missing = not found by this method / not judged
     return frame.sort_values("rank_after").reset_index(drop=True)
+
+
+def show_candidates(frame: pd.DataFrame, key: str) -> None:
+    """The candidates table: the top-k rows shaded, Rank pinned (not Fact: Streamlit fades a pinned column's text),
+    the fact column narrow enough for the reranker's columns to be seen beside it at 1280 px without scrolling."""
+    top = NAMES["in_top_k_after"]
+    show_table(
+        frame,
+        key,
+        names=NAMES,
+        dates=("valid_at", "invalid_at"),
+        order=ORDER,
+        style=lambda styler: styler.apply(lambda row: [SHADE if row[top] else ""] * len(row), axis=1),
+        config={
+            "rank_after": st.column_config.NumberColumn(width=55, pinned=True, help="Final rank, after reranking"),
+            "rank_change": st.column_config.NumberColumn(
+                width=65, format="%+d", help="Places moved by the reranker (+ = up)"
+            ),
+            "fact": st.column_config.TextColumn(width=320),
+            "rerank_score_norm": st.column_config.ProgressColumn(
+                min_value=0, max_value=1, format="%.2f", width=110, help="Min-max within this pool"
+            ),
+            "rerank_score": st.column_config.NumberColumn(format="%.4f", width=105, help="The reranker's raw score"),
+            "judged_grade": st.column_config.NumberColumn(width=95, help="0-3; — = not judged"),
+            "top_k": st.column_config.TextColumn(help="The rows handed on, and where the cut at k falls"),
+            "fused_score": st.column_config.NumberColumn(format="%.4f"),
+            "uuid": None,
+        },
+    )

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.spotcheck.actions import NS, safely
 from pipeline.errors import RetrievalLabError
@@ -53,19 +54,19 @@ def _table(split: list[Disagreement]) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
-                "status": "adjudicated" if d.settled else "open",
-                "queue": d.queue_name,
-                "item": d.position,
-                "query": d.query or "fact sample",
-                "fact": d.fact,
-                "document": d.document_name,
-                "split on": _split_on(d),
-                "answers": "; ".join(
+                "Status": "adjudicated" if d.settled else "open",
+                "Queue": d.queue_name,
+                "Item": d.position,
+                "Query": d.query or "fact sample",
+                "Fact": d.fact,
+                "Document": d.document_name,
+                "Split on": _split_on(d),
+                "Answers": "; ".join(
                     f"{r}: relevance {grade_label(g)}, support {support_label(v)}" + (f" ({n})" if n else "")
                     for r, g, v, n in d.answers
                 ),
-                "final relevance": grade_label(d.final_relevance) if d.relevance_split else "",
-                "final support": support_label(d.final_support) if d.support_split else "",
+                "Final relevance": grade_label(d.final_relevance) if d.relevance_split else None,
+                "Final support": support_label(d.final_support) if d.support_split else None,
             }
             for d in split
         ]
@@ -86,7 +87,7 @@ def render_adjudication(lab: Lab, group_id: str, adjudicator: str) -> None:
         "more apart, or different support verdicts. The final answer is what counts in the rates and the "
         "judgments; each one is audited."
     )
-    st.dataframe(_table(split), key=f"{NS}.disagreements", hide_index=True)
+    show_table(_table(split), f"{NS}.disagreements")
 
     by_id = {d.item_id: d for d in split}
     if st.session_state.get(ITEM) not in by_id:

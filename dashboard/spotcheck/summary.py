@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dashboard.common.tables import show_table
 from dashboard.common.text import md
 from dashboard.spotcheck.actions import NS
 from dashboard.spotcheck.charts import verdict_bars
@@ -16,21 +17,21 @@ from pipeline.spotcheck.records import Queue
 from pipeline.spotcheck.repo import verdict_rows
 from pipeline.spotcheck.verdicts import RateRow, export_csv, summarise
 
-ANSWER_COLUMNS = [
-    "queue_name",
-    "position",
-    "query",
-    "fact",
-    "document_name",
-    "channel",
-    "reviewer",
-    "relevance",
-    "support",
-    "note",
-    "final_relevance",
-    "final_support",
-    "updated_at",
-]
+ANSWER_NAMES = {
+    "queue_name": "Queue",
+    "position": "Item",
+    "query": "Query",
+    "fact": "Fact",
+    "document_name": "Document",
+    "channel": "Channel",
+    "reviewer": "Reviewer",
+    "relevance": "Relevance",
+    "support": "Support",
+    "note": "Note",
+    "final_relevance": "Final relevance",
+    "final_support": "Final support",
+    "updated_at": "Updated",
+}
 
 
 def _percent(rate: Rate) -> str:
@@ -49,7 +50,7 @@ def _rate_table(rows: tuple[RateRow, ...], what: str) -> pd.DataFrame:
 
     return pd.DataFrame(
         [
-            {what: r.key, "support answers": r.verdicts, "supported rate": _percent(r.supported), "95% CI": interval(r)}
+            {what: r.key, "Support answers": r.verdicts, "Supported rate": _percent(r.supported), "95% CI": interval(r)}
             for r in rows
         ]
     )
@@ -91,14 +92,14 @@ def render_summary(lab: Lab, group_id: str, queue: Queue | None) -> None:
         left, right = st.columns(2)
         left.plotly_chart(verdict_bars(summary.by_channel, "By source channel"), key=f"{NS}.by_channel")
         right.plotly_chart(verdict_bars(summary.by_document, "By document"), key=f"{NS}.by_document")
-        left.dataframe(_rate_table(summary.by_channel, "channel"), key=f"{NS}.rates_channel", hide_index=True)
-        right.dataframe(_rate_table(summary.by_document, "document"), key=f"{NS}.rates_document", hide_index=True)
+        show_table(_rate_table(summary.by_channel, "Channel"), f"{NS}.rates_channel", where=left)
+        show_table(_rate_table(summary.by_document, "Document"), f"{NS}.rates_document", where=right)
     else:
         st.caption("No support verdicts yet.")
 
     st.subheader("All answers")
     frame = pd.DataFrame([r.__dict__ for r in rows])
-    st.dataframe(frame[ANSWER_COLUMNS], key=f"{NS}.verdicts", hide_index=True)
+    show_table(frame, f"{NS}.verdicts", names=ANSWER_NAMES, times=("updated_at",), order=list(ANSWER_NAMES))
     scope = group_id if whole_deal or queue is None else f"{group_id}-queue{queue.id}"
     st.download_button(
         "Export CSV (one row per item and reviewer, both answers)",

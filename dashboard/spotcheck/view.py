@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.common.runtime import run
+from dashboard.common.tables import day, stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.common.url_state import linked_id, publish_id, restore_id
 from dashboard.spotcheck.actions import NS, REVIEWER, safely, show_messages
@@ -203,7 +204,7 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
             c.channel.replace("_", " "),
             f"confidence {c.confidence:.2f}",
             c.author,
-            c.episode_valid_at or "",
+            day(c.episode_valid_at) if c.episode_valid_at else "",
         ]
         st.markdown(f":material/description: **Citation** · {md(' · '.join(p for p in parts if p))}")
         html, how = _episode_html(lab, queue, item)
@@ -218,7 +219,7 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
     ]
     if any(yours):
         updated = max(a.updated_at for a in (grade, current) if a is not None)
-        st.caption(f"Your answers: {' · '.join(p for p in yours if p)} · updated {updated[:19].replace('T', ' ')} UTC")
+        st.caption(f"Your answers: {' · '.join(p for p in yours if p)} · updated {stamp(updated)} UTC")
     note_for = (queue.id, item.id, reviewer.casefold())
     if st.session_state.get(NOTE_FOR) != note_for:  # a new card: show this reviewer's note on it, if any
         st.session_state[NOTE] = (current.note if current else "") or (grade.note if grade else "")
@@ -368,7 +369,7 @@ def render_spotcheck_page(lab: Lab, group_id: str) -> None:
             st.info("No review queue on this deal yet: build one in **New queue**.")
         else:
             st.caption(
-                f"Built by {md(queue.created_by)} on {queue.created_at[:16].replace('T', ' ')} · "
+                f"Built by {md(queue.created_by)} on {stamp(queue.created_at)} UTC · "
                 f"{md(SOURCES.get(queue.source, queue.source))} · "
                 f"{md(PRIORITIES.get(queue.priority, queue.priority))} · "
                 f"size {queue.size} · seed {queue.seed}"

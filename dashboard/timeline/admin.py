@@ -10,6 +10,7 @@ import streamlit as st
 from dashboard.common.admin import ask, confirmed, read_only_notice
 from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
+from dashboard.common.tables import day, show_table, stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.timeline import data
 from pipeline.corrections.actions import (
@@ -133,18 +134,18 @@ def render_history(lab: Lab, group_id: str, actor: str | None) -> None:
         [
             {
                 "id": r.id,
-                "at": r.created_at,
-                "by": r.actor,
-                "old_fact": r.old_fact,
-                "new_fact": r.new_fact,
-                "source": f"{CORRECTION_CHANNELS.get(r.channel, r.channel)} · {r.author}",
-                "valid_from": r.valid_at[:10],
-                "undone": f"{r.undone_at} by {r.undone_by}" if r.undone else "",
+                "Corrected": r.created_at,
+                "By": r.actor,
+                "Old fact": r.old_fact,
+                "New fact": r.new_fact,
+                "Source": f"{CORRECTION_CHANNELS.get(r.channel, r.channel)} · {r.author}",
+                "Valid from": day(r.valid_at),
+                "Undone": f"{stamp(r.undone_at)} UTC by {r.undone_by}" if r.undone else None,
             }
             for r in records
         ]
     )
-    st.dataframe(frame, key="timeline.corrections", hide_index=True, column_config={"id": None})
+    show_table(frame, "timeline.corrections", times=("Corrected",), config={"id": None})
     if actor is None:
         return
     open_records = {r.id: r for r in records if not r.undone}
@@ -163,12 +164,14 @@ def render_history(lab: Lab, group_id: str, actor: str | None) -> None:
         "Correction to undo",
         list(open_records),
         key=UNDO_PICK,
-        format_func=lambda i: plain(f"{open_records[i].created_at[:16]} · {open_records[i].new_fact}", OPTION_CHARS),
+        format_func=lambda i: plain(
+            f"{stamp(open_records[i].created_at)} UTC · {open_records[i].new_fact}", OPTION_CHARS
+        ),
     )
     chosen = open_records[picked]
     summary = (
-        f"Undo the correction of {chosen.created_at[:16]} by {md(chosen.actor)}: “{md(chosen.old_fact)}” is current "
-        f"again and “{md(chosen.new_fact)}” is removed."
+        f"Undo the correction of {stamp(chosen.created_at)} UTC by {md(chosen.actor)}: “{md(chosen.old_fact)}” is "
+        f"current again and “{md(chosen.new_fact)}” is removed."
     )
     if st.button("Undo correction…", key="timeline.undo.submit", icon=":material/undo:"):
         ask("timeline.undo.submit", summary)

@@ -9,6 +9,7 @@ import streamlit as st
 from dashboard.common.deal_state import DealState
 from dashboard.common.exports import csv_bytes
 from dashboard.common.runtime import run
+from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, plain
 from dashboard.timeline import data
 from dashboard.timeline.charts import (
@@ -23,6 +24,15 @@ from pipeline.temporal.timeline import superseded_candidate_share
 
 NS = "timeline"
 MODES = {"entity": "Entity", "relation": "Relation", "query": "Topic query"}
+TABLE_NAMES = {  # the as-of and supersession tables' headers (their frames come from charts.py)
+    "valid_at": "Valid from",
+    "invalid_at": "Valid until",
+    "replaced_by": "Replaced by (today)",
+    "when": "Superseded on",
+    "old_fact": "Old fact",
+    "new_fact": "New fact",
+    "source_channel": "Source channel",
+}
 
 
 def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection | None:
@@ -162,17 +172,15 @@ def render_as_of(lab: Lab, group_id: str, state: DealState, selection: Selection
     cols[2].metric("New since", answer.count("new"))
     cols[3].metric("Unchanged", answer.count("unchanged"))
     st.markdown(f"**What was true on {when}**")
-    st.dataframe(
-        then, key=f"{NS}.then", hide_index=True, column_config={"fact": st.column_config.TextColumn(width="large")}
-    )
+    show_table(then, f"{NS}.then", names=TABLE_NAMES, config={"fact": st.column_config.TextColumn(width="large")})
     st.markdown("**Changed since then (compared with today)**")
-    st.dataframe(
+    show_table(
         diff,
-        key=f"{NS}.diff",
-        hide_index=True,
-        column_config={
+        f"{NS}.diff",
+        names=TABLE_NAMES,
+        config={
             "fact": st.column_config.TextColumn(width="large"),
-            "replaced_by": st.column_config.TextColumn("replaced by (today)", width="large"),
+            "replaced_by": st.column_config.TextColumn(width="large"),
         },
     )
 
@@ -203,13 +211,13 @@ def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
             )
     else:
         st.caption("The share of first-stage candidates that are superseded, over the deal's labelled queries (~5 s).")
-    st.dataframe(
+    show_table(
         frame,
-        key=f"{NS}.supersessions",
-        hide_index=True,
-        column_config={
-            "old_fact": st.column_config.TextColumn("old fact", width="large"),
-            "new_fact": st.column_config.TextColumn("new fact", width="large"),
+        f"{NS}.supersessions",
+        names=TABLE_NAMES,
+        config={
+            "old_fact": st.column_config.TextColumn(width="large"),
+            "new_fact": st.column_config.TextColumn(width="large"),
             "old_uuid": None,
             "new_uuid": None,
         },

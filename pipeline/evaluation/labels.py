@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from pipeline.evaluation.experiments import ExperimentInfo
+from pipeline.utc import stamp
 
 
 def experiment_label(info: ExperimentInfo) -> str:
-    return f"#{info.id} {info.name} · {info.group_id} · {info.queries} queries · {info.created_at[:16]}"
+    return f"#{info.id} {info.name} · {info.group_id} · {info.queries} queries · {stamp(info.created_at)} UTC"

@@ -92,17 +92,6 @@ class StagePercentiles:
     budget_ms: float | None
     over_budget: float | None  # share of those runs over the budget, 0..1
 
-    def as_row(self) -> dict[str, object]:
-        return {
-            "stage": self.stage,
-            "runs": self.runs,
-            "p50 ms": self.p50,
-            "p95 ms": self.p95,
-            "p99 ms": self.p99,
-            "mean ms": self.mean,
-            "budget": f"{self.budget_ms:.0f} ms · {self.over_budget:.1%} over" if self.budget_ms is not None else "",
-        }
-
 
 def percentiles(values: np.ndarray, q: Sequence[float] = PERCENTILES, axis: int | None = None) -> np.ndarray:
     """numpy's percentiles (linear interpolation), ignoring NaN; NaN where nothing is left."""

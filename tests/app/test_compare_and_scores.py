@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from streamlit.testing.v1 import AppTest
@@ -12,6 +13,7 @@ from pipeline.vector_index.check import check_recall
 from pipeline.vector_index.repo import save_check
 from tests.app.conftest import no_errors, open_page
 from tests.support.shown import shown
+from tests.support.tables import assert_tidy
 
 RANK = re.compile(r"^\*\*#\d+\*\*$")
 QUERY = "What was Halcyon's FY2025 revenue?"
@@ -77,12 +79,25 @@ def test_scores_table_lists_every_candidate(app: AppTest) -> None:
     no_errors(app)
     frame = app.dataframe[0].value
     assert len(frame) == 50
-    assert {"fused_score", "bm25_rank", "cosine_rank", "bfs_rank", "rerank_score", "rank_before", "rank_after"} <= set(
-        frame.columns
-    )
-    assert sorted(frame["rank_before"]) == list(range(1, 51))
-    assert frame["in_top_k_after"].sum() == 10
-    assert frame["rerank_score"].notna().all()
+    assert {
+        "Fused score (RRF)",
+        "BM25 rank",
+        "Cosine rank",
+        "BFS rank",
+        "Reranker score",
+        "Reranker (0-1)",
+        "Rank before",
+        "Rank",
+        "Moved",
+    } <= set(frame.columns)
+    assert sorted(frame["Rank before"]) == list(range(1, 51))
+    assert frame["In top k after"].sum() == 10
+    assert frame["Reranker score"].notna().all()
+    assert_tidy(frame)
+    assert set(frame["Top k"][10:]) == {"—"}  # below the cut: "—", never an empty cell
+    config = {c.get("label", name): c for name, c in json.loads(app.dataframe[0].proto.columns).items()}
+    assert app.dataframe[0].proto.placeholder == "—"
+    assert config["Rank"].get("pinned") and config["Fact"]["width"] <= 320  # Fact unpinned: pinned text is faded
     assert len(app.get("plotly_chart")) == 4  # scatter, slope, histogram and the picked candidate's waterfall
 
 
@@ -122,4 +137,4 @@ def test_scores_reruns_reuse_the_table_and_charts_of_the_same_run(app: AppTest, 
     assert len(built) == 1 and [c.proto.spec for c in app.get("plotly_chart")] == first and len(first) == 4
     app.slider(key="scores.k").set_value(5).run()  # another run: built again
     no_errors(app)
-    assert len(built) == 2 and app.dataframe[0].value["in_top_k_after"].sum() == 5
+    assert len(built) == 2 and app.dataframe[0].value["In top k after"].sum() == 5

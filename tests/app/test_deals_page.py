@@ -8,6 +8,7 @@ from pipeline.lab import Lab
 from tests.app.conftest import no_errors
 from tests.conftest import ADMIN_SECRET
 from tests.support.graphiti_deal import GROUP_ID, GraphitiDeal, graphiti_deal  # noqa: F401 (session fixture)
+from tests.support.tables import assert_tidy
 from tests.support.wide_deal import wide_deal  # noqa: F401 (session fixture)
 
 
@@ -17,8 +18,9 @@ def test_deals_are_listed_and_reset_is_locked_without_the_secret(app: AppTest) -
     app.run()
     no_errors(app)
     deals = app.dataframe[0].value
-    assert "demo" in list(deals["deal"])
-    assert int(deals.set_index("deal").loc["demo", "facts"]) >= 300
+    assert "demo" in list(deals["Deal"])
+    assert_tidy(deals) and str(deals["Built (UTC)"].dt.tz) == "UTC"
+    assert int(deals.set_index("Deal").loc["demo", "Facts"]) >= 300
     assert not [b for b in app.button if b.key == "deals.reset"]
     assert any("Read-only" in i.value for i in app.info)
 
@@ -50,12 +52,12 @@ def test_every_discovered_deal_is_listed_with_its_vector_size_and_embedder_match
     app.switch_page("app_pages/deals.py")
     app.run()
     no_errors(app)
-    table = app.dataframe[0].value.set_index("deal")
-    assert (table.loc[GROUP_ID, "source"], table.loc[GROUP_ID, "name"]) == ("graphiti", GROUP_ID)
-    assert (int(table.loc[GROUP_ID, "facts"]), int(table.loc[GROUP_ID, "superseded_facts"])) == (19, 2)
-    assert (int(table.loc[GROUP_ID, "vector dim"]), table.loc[GROUP_ID, "embedder match"]) == (384, "yes")
-    assert int(table.loc[wide_deal, "vector dim"]) == 1536
-    assert table.loc[wide_deal, "embedder match"] == "no: RETRIEVAL_LAB_EMBEDDER=openai:text-embedding-3-small"
+    table = app.dataframe[0].value.set_index("Deal")
+    assert (table.loc[GROUP_ID, "Source"], table.loc[GROUP_ID, "Name"]) == ("graphiti", GROUP_ID)
+    assert (int(table.loc[GROUP_ID, "Facts"]), int(table.loc[GROUP_ID, "Superseded facts"])) == (19, 2)
+    assert (int(table.loc[GROUP_ID, "Vector dim"]), table.loc[GROUP_ID, "Embedder match"]) == (384, "yes")
+    assert int(table.loc[wide_deal, "Vector dim"]) == 1536
+    assert table.loc[wide_deal, "Embedder match"] == "no: RETRIEVAL_LAB_EMBEDDER=openai:text-embedding-3-small"
 
     deal_box = app.selectbox(key="sidebar.deal")
     assert f"{GROUP_ID} — {GROUP_ID}" in deal_box.options and "demo — " in " ".join(deal_box.options)

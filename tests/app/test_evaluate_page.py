@@ -16,6 +16,7 @@ from pipeline.evaluation.jobs.repo import claim_job, end_job, get_job, insert_jo
 from pipeline.evaluation.records import SweepSpec
 from pipeline.lab import Lab
 from tests.app.conftest import finish_sweep, no_errors, open_page
+from tests.support.tables import assert_tidy
 
 
 def frame(app: AppTest, column: str) -> pd.DataFrame:
@@ -26,9 +27,9 @@ def frame(app: AppTest, column: str) -> pd.DataFrame:
 def test_page_shows_the_query_set_and_the_sweep_controls(app: AppTest) -> None:
     open_page(app, "app_pages/evaluate.py")
     assert app.title[0].value == "Evaluate & tune"
-    sets = frame(app, "query types")
-    assert sets.iloc[0]["queries"] == 54 and sets.iloc[0]["scorable"] == 54
-    assert "factual 20" in sets.iloc[0]["query types"]
+    sets = frame(app, "Query types")
+    assert sets.iloc[0]["Queries"] == 54 and sets.iloc[0]["Scorable"] == 54
+    assert "factual 20" in sets.iloc[0]["Query types"]
     assert app.multiselect(key="evaluate.candidates").value == [10, 25, 50, 100]
     assert app.multiselect(key="evaluate.top_k").value == [3, 5, 10]
     assert app.multiselect(key="evaluate.rerankers").value == ["none", "local"]
@@ -55,26 +56,29 @@ def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab:
     no_errors(app)
     assert app.query_params["evaluate.experiment"] in (str(job.experiment_id), [str(job.experiment_id)])
     assert app.selectbox(key="evaluate.open").value == job.experiment_id
-    table = frame(app, "recommended")
+    table = frame(app, "Recommended")
     # 2 rerankers x 2 N x 2 k, plus the baseline (none, N=50, k=10) computed beside the grid
     assert len(table) == 9
-    assert set(table["setting"]) >= {"none N=10 k=5", "local N=25 k=10", "none N=50 k=10"}
-    assert table["recommended"].sum() == 1
+    assert set(table["Setting"]) >= {"none N=10 k=5", "local N=25 k=10", "none N=50 k=10"}
+    assert table["Recommended"].sum() == 1
     # the recommendation is said in words (a success when a setting beats the baseline, else a note)
     assert any("Recommended:" in s.value for s in [*app.success, *app.info])
     captions = " ".join(c.value for c in app.caption)
     assert "4 queries" in captions and "Ran on " in captions and "judgments" in captions
     # once the sweep is over: Run live, Cancel off; the job is listed as done with its experiment
     assert app.button(key="evaluate.cancel").disabled and not app.button(key="evaluate.run").disabled
-    jobs = frame(app, "experiment")
-    assert jobs.iloc[0]["job"] == job_id and jobs.iloc[0]["state"] == "done"
-    assert jobs.iloc[0]["experiment"] == f"#{job.experiment_id}"
+    jobs = frame(app, "Experiment")
+    assert jobs.iloc[0]["Job"] == job_id and jobs.iloc[0]["State"] == "done"
+    assert jobs.iloc[0]["Experiment"] == f"#{job.experiment_id}"
     # per-setting inspection and exports are on the page
     # the recommended setting is inspected, or, when nothing beat the baseline, the best of the others (named in words)
-    recommended = table.loc[table["recommended"], "setting"].iloc[0]
+    recommended = table.loc[table["Recommended"], "Setting"].iloc[0]
     inspected = app.selectbox(key="evaluate.inspect").value
-    assert inspected == recommended or (recommended == "none N=50 k=10" and inspected in set(table["setting"]))
-    assert len(frame(app, "type")) >= 1
+    assert inspected == recommended or (recommended == "none N=50 k=10" and inspected in set(table["Setting"]))
+    assert len(frame(app, "Type")) >= 1
+    for shown_table in (table, jobs, frame(app, "Type")):
+        assert_tidy(shown_table)
+    assert str(jobs["Started (UTC)"].dt.tz) == "UTC" and jobs["Ended (UTC)"].notna().all()
 
     saved = [e for e in list_experiments(lab.store, "demo") if e.id == job.experiment_id]
     assert len(saved) == 1 and saved[0].queries == 4 and saved[0].name.startswith("sweep 20")
@@ -88,8 +92,8 @@ def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab:
     again.query_params["evaluate.experiment"] = str(job.experiment_id)
     again.run()
     no_errors(again)
-    shown = frame(again, "recommended")
-    assert list(shown["setting"]) == list(table["setting"])
+    shown = frame(again, "Recommended")
+    assert list(shown["Setting"]) == list(table["Setting"])
     assert list(shown["ndcg@10"]) == list(table["ndcg@10"])
 
     # the user may rename it
@@ -145,12 +149,12 @@ def test_the_sentence_leads_the_results_and_each_win_or_loss_links_to_compare(ap
     assert ("beats the baseline by" in sentence and "nDCG@k, p" in sentence and "ms p50" in sentence) or (
         "No setting beats the baseline (none, N=50, k=10)" in sentence
     )
-    table = frame(app, "recommended")
-    assert bool(table["recommended"].iloc[0])  # the recommended row on top
-    assert list(table.columns[:3]) == ["setting", "recommended", "ndcg@k"]
+    table = frame(app, "Recommended")
+    assert bool(table["Recommended"].iloc[0])  # the recommended row on top
+    assert list(table.columns[:3]) == ["Setting", "Recommended", "ndcg@k"]
     assert (table["tokens@k"] > 0).all() and table["stale@k"].between(0, 1).all()
     # k matters: the heatmap's k columns differ for the same reranker and N
-    row = table.set_index("setting")
+    row = table.set_index("Setting")
     assert row.loc["local N=50 k=5", "ndcg@k"] != row.loc["local N=50 k=10", "ndcg@k"]
     assert any("Stale-fact rate" in c.value for c in app.caption)
 
@@ -158,24 +162,24 @@ def test_the_sentence_leads_the_results_and_each_win_or_loss_links_to_compare(ap
     app.selectbox(key="evaluate.inspect").set_value("local N=25 k=5")
     app.run()
     no_errors(app)
-    changes = frame(app, "compare")
+    changes = frame(app, "Compare")
     assert len(changes) >= 1
     first = changes.iloc[0]
-    url = urlparse(first["compare"])
+    url = urlparse(first["Compare"])
     assert url.path == "compare"
     params = {k: v[0] for k, v in parse_qs(url.query).items()}
-    assert params["compare.q"] == first["query"] and params["sidebar.deal"] == "demo"
+    assert params["compare.q"] == first["Query"] and params["sidebar.deal"] == "demo"
     assert (params["compare.a.reranker"], params["compare.a.n"], params["compare.a.k"]) == ("none", "50", "10")
     assert (params["compare.b.reranker"], params["compare.b.n"], params["compare.b.k"]) == ("local", "25", "5")
 
     # the p-values follow the metric picked
-    before = frame(app, "recommended").set_index("setting")["p_value"]
+    before = frame(app, "Recommended").set_index("Setting")["p ndcg@k (randomization)"]
     app.selectbox(key="evaluate.metric").set_value("recall@10")
     app.run()
     no_errors(app)
-    after = frame(app, "recommended")
-    assert list(after.columns[:3]) == ["setting", "recommended", "recall@10"]
-    assert not after.set_index("setting")["p_value"].equals(before)
+    after = frame(app, "Recommended")
+    assert list(after.columns[:3]) == ["Setting", "Recommended", "recall@10"]
+    assert not after.set_index("Setting")["p recall@10 (randomization)"].equals(before)
 
 
 def test_as_of_and_superseded_options_are_on_the_page_and_refused_together(app: AppTest) -> None:

@@ -80,30 +80,30 @@ def walk_explore(group: str) -> None:
     scores = page("scores", group)
     scores.text_input(key="scores.q").input(QUERY).run()
     no_errors(scores)
-    table = frame_with(scores, "bm25_rank")
-    assert table["bm25_rank"].notna().any()  # BM25 finds facts in a group whose id has a hyphen
-    assert table["rerank_score"].notna().all()
+    table = frame_with(scores, "BM25 rank")
+    assert table["BM25 rank"].notna().any()  # BM25 finds facts in a group whose id has a hyphen
+    assert table["Reranker score"].notna().all()
 
     timeline = page("timeline", group)
-    changes = frame_with(timeline, "old_fact")
-    assert set(zip(changes["old_fact"], changes["new_fact"], strict=True)) == {
+    changes = frame_with(timeline, "Old fact")
+    assert set(zip(changes["Old fact"], changes["New fact"], strict=True)) == {
         (CIM_REVENUE, RESTATED_REVENUE),
         (REVOLVER, UPSIZED_REVOLVER),
     }
-    assert set(changes["link"]) == {"inferred"}  # from graphiti's dates, no attribute of ours
+    assert set(changes["Link"]) == {"inferred"}  # from graphiti's dates, no attribute of ours
     timeline.segmented_control(key="timeline.mode").set_value("relation").run()
     timeline.selectbox(key="timeline.relation").set_value("REPORTED_REVENUE").run()
     timeline.date_input(key="timeline.as_of").set_value(date(2026, 2, 1)).run()
     no_errors(timeline)
-    true_then = frame_with(timeline, "source")
-    assert list(true_then["fact"]) == [CIM_REVENUE]  # before the restatement: the old figure
-    since = frame_with(timeline, "change")
-    assert set(since[since["change"] == "new"]["fact"]) >= {RESTATED_REVENUE}
+    true_then = frame_with(timeline, "Source")
+    assert list(true_then["Fact"]) == [CIM_REVENUE]  # before the restatement: the old figure
+    since = frame_with(timeline, "Change")
+    assert set(since[since["Change"] == "new"]["Fact"]) >= {RESTATED_REVENUE}
 
 
 def walk_evaluate(group: str, queue: str) -> None:
     evaluate = page("evaluate", group)
-    sets = frame_with(evaluate, "query types")
+    sets = frame_with(evaluate, "Query types")
     assert SET_NAME in " ".join(map(str, sets.to_numpy().ravel()))
     evaluate.multiselect(key="evaluate.candidates").set_value([10])
     evaluate.multiselect(key="evaluate.top_k").set_value([5])
@@ -114,7 +114,7 @@ def walk_evaluate(group: str, queue: str) -> None:
     no_errors(evaluate)
     finish_sweep(evaluate, group)  # the sweep is a job: it ends in the background, saved, then shown
     no_errors(evaluate)
-    assert len(frame_with(evaluate, "recommended")) >= 2
+    assert len(frame_with(evaluate, "Recommended")) >= 2
 
     spot = page("spotcheck", group)
     spot.text_input(key="spotcheck.reviewer").input("Walker").run()
@@ -134,22 +134,22 @@ def walk_evaluate(group: str, queue: str) -> None:
     history.selectbox(key="history.deal").set_value(group)  # it takes the sidebar's deal only on the first run
     history.text_input(key="history.text").input(QUERY).run()
     no_errors(history)
-    assert QUERY in set(frame_with(history, "query")["query"])
+    assert QUERY in set(frame_with(history, "Query")["Query"])
 
 
 def walk_admin(group: str) -> None:
     merges = page("merges", group)
-    assert not merges.dataframe or "merged_by" not in merges.dataframe[0].value.columns  # no empty table
+    assert not merges.dataframe or "Merged by" not in merges.dataframe[0].value.columns  # no empty table
     assert any("No merges recorded on this deal" in i.value for i in merges.info)
-    candidates = frame_with(merges, "auto_merge")
+    candidates = frame_with(merges, "Auto merge")
     assert ("Acme Analytics", "Acme Analytics, Inc.") in set(
-        zip(candidates["canonical (suggested)"], candidates["alias"], strict=True)
+        zip(candidates["Canonical (suggested)"], candidates["Alias"], strict=True)
     )
 
     deals = page("deals", group)
-    row = frame_with(deals, "vector dim").set_index("deal").loc[group]
-    assert (row["source"], int(row["vector dim"]), row["embedder match"]) == ("graphiti", 384, "yes")
-    assert (int(row["facts"]), int(row["superseded_facts"]), int(row["episodes"])) == (19, 2, 12)
+    row = frame_with(deals, "Vector dim").set_index("Deal").loc[group]
+    assert (row["Source"], int(row["Vector dim"]), row["Embedder match"]) == ("graphiti", 384, "yes")
+    assert (int(row["Facts"]), int(row["Superseded facts"]), int(row["Episodes"])) == (19, 2, 12)
 
 
 def test_every_page_on_the_graphiti_deal(lab: Lab, acme: str) -> None:

@@ -161,7 +161,7 @@ def test_compare_links_each_side_to_scores(app: AppTest) -> None:
     assert scores.text_input(key="scores.q").value == QUERY
     assert scores.selectbox(key="scores.reranker").value == "none"
     frame = scores.dataframe[0].value
-    assert frame["rerank_score"].isna().all() and list(frame["rank_after"]) == list(frame["rank_before"])
+    assert frame["Reranker score"].isna().all() and list(frame["Rank"]) == list(frame["Rank before"])
 
 
 async def test_scores_grades_cut_and_a_candidates_path(app: AppTest, lab: Lab, demo: str) -> None:
@@ -172,24 +172,23 @@ async def test_scores_grades_cut_and_a_candidates_path(app: AppTest, lab: Lab, d
     frame = app.dataframe[0].value
     judged = await query_judgments(lab, demo, QUERY)
     assert judged is not None
-    for row in frame.itertuples():
-        want = judged.grades.get(row.uuid)
-        assert (None if pd.isna(row.judged_grade) else row.judged_grade) == want
-    assert frame["judged_grade"].notna().sum() >= 1
-    assert list(frame["top_k"][:6]) == ["in top k"] * 4 + ["in top k · cut at k = 5", ""]
+    for uuid, grade in zip(frame["uuid"], frame["Judged grade"], strict=True):
+        assert (None if pd.isna(grade) else grade) == judged.grades.get(uuid)
+    assert frame["Judged grade"].notna().sum() >= 1
+    assert list(frame["Top k"][:6]) == ["in top k"] * 4 + ["in top k · cut at k = 5", "—"]
     path = app.dataframe[1].value
     first = frame.iloc[0]
-    steps = dict(zip(path["step"], path["value"], strict=True))
+    steps = dict(zip(path["Step"], path["Value"], strict=True))
     assert steps["Final rank"] == "#1" and steps["Top k"] == "made the top k"
-    assert steps["First-stage rank"] == f"#{first['rank_before']}"
-    assert steps["RRF contribution"].startswith(f"{first['fused_score']:.3f}")
-    bm25 = first["bm25_rank"]
+    assert steps["First-stage rank"] == f"#{first['Rank before']}"
+    assert steps["RRF contribution"].startswith(f"{first['Fused score (RRF)']:.3f}")
+    bm25 = first["BM25 rank"]
     assert steps["BM25 rank"] == ("not found" if pd.isna(bm25) else f"#{bm25}")
-    assert "min-max within this pool" in " ".join(path["scale"])
+    assert "min-max within this pool" in " ".join(path["Scale"])
     last = frame.iloc[-1]["uuid"]
     app.selectbox(key="scores.pick").set_value(last).run()
     no_errors(app)
-    steps = dict(zip(app.dataframe[1].value["step"], app.dataframe[1].value["value"], strict=True))
+    steps = dict(zip(app.dataframe[1].value["Step"], app.dataframe[1].value["Value"], strict=True))
     assert steps["Top k"] == "cut" and steps["Final rank"] == f"#{len(frame)}"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -12,6 +13,7 @@ from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
 from tests.app.conftest import no_errors, open_page
 from tests.support.shown import shown
+from tests.support.tables import assert_page_tidy, assert_tidy
 
 QUERY = "What is Halcyon's annual recurring revenue? (history page test)"
 
@@ -38,27 +40,35 @@ def test_latency_page_shows_percentiles_costs_and_charts(app: AppTest, lab: Lab,
     assert metric(app, "Runs") == f"{demo_runs:,}"
     assert len(app.get("plotly_chart")) == 4
     percentiles = app.dataframe[0].value
-    assert {"embed_query", "hybrid_search", "rerank", "citations", "total"} <= set(percentiles["stage"])
-    total = percentiles.set_index("stage").loc["total"]
-    assert total["runs"] == demo_runs and 0 < total["p50 ms"] <= total["p95 ms"] <= total["p99 ms"]
-    assert total["budget"].startswith("3000 ms · ") and total["budget"].endswith("% over")
-    costs = app.dataframe[1].value.set_index("reranker")
+    assert {"embed_query", "hybrid_search", "rerank", "citations", "total"} <= set(percentiles["Stage"])
+    total = percentiles.set_index("Stage").loc["total"]
+    assert total["Runs"] == demo_runs and 0 < total["p50 (ms)"] <= total["p95 (ms)"] <= total["p99 (ms)"]
+    assert total["Budget (ms)"] == 3000 and 0 <= total["Runs over budget"] <= 1
+    over = [p for p in ("p50", "p95", "p99", "mean") if total[f"{p.capitalize() if p == 'mean' else p} (ms)"] > 3000]
+    assert total["Over budget"] == ("✓ " + ", ".join(over) if over else "—")
+    assert pd.isna(percentiles.set_index("Stage").loc["bm25", "Budget (ms)"])  # no budget: drawn as "—"
+    assert_page_tidy(app)
+    costs = app.dataframe[1].value
+    assert set(costs["Over budget"]) <= {"—"} | {v for v in costs["Over budget"] if v.startswith("✓ ")}
+    costs = app.dataframe[1].value.set_index("Reranker")
     assert costs.loc["local", "$ / 1k queries"] == 0.0 and costs.loc["none", "$ / query"] == 0.0
 
     app.multiselect(key="latency.rerankers").set_value(["none"]).run()
     no_errors(app)
     only_none = count_runs(lab.store, RunFilter(group_id="demo", rerankers=("none",)))
     assert metric(app, "Runs") == f"{only_none:,}"
-    assert list(app.dataframe[1].value["reranker"]) == ["none"]
-    assert "rerank" not in set(app.dataframe[0].value["stage"])  # no run in the selection reranked
+    assert list(app.dataframe[1].value["Reranker"]) == ["none"]
+    assert "rerank" not in set(app.dataframe[0].value["Stage"])  # no run in the selection reranked
 
 
 def test_history_lists_opens_and_compares_runs(app: AppTest, lab: Lab, recorded: list[int]) -> None:
     open_page(app, "app_pages/history.py")
     assert app.title[0].value == "History"
     table = app.dataframe[0].value
-    assert set(recorded) <= set(table["run"])
-    assert table["run"].is_monotonic_decreasing  # newest first
+    assert set(recorded) <= set(table["Run"])
+    assert table["Run"].is_monotonic_decreasing  # newest first
+    assert_tidy(table)
+    assert str(table["When (UTC)"].dtype).startswith("datetime64") and str(table["When (UTC)"].dt.tz) == "UTC"
 
     first, second = recorded[0], recorded[2]
     app.selectbox(key="history.open").set_value(first).run()
@@ -78,12 +88,14 @@ def test_history_lists_opens_and_compares_runs(app: AppTest, lab: Lab, recorded:
     assert app.subheader[0].value == f"Run #{first} (A) against run #{second} (B)"
     expected = compare_runs(stored.run, load_run(lab.store, second).run)
     assert metric(app, "Shared results") == f"{expected.shared} / 10"
-    params = app.dataframe[1].value.set_index("parameter")
-    assert params.loc["N (candidates)", "run A"] == "25" and params.loc["N (candidates)", "run B"] == "50"
-    assert bool(params.loc["N (candidates)", "differs"]) and not bool(params.loc["deal", "differs"])
+    params = app.dataframe[1].value.set_index("Parameter")
+    assert params.loc["N (candidates)", "Run A"] == "25" and params.loc["N (candidates)", "Run B"] == "50"
+    assert bool(params.loc["N (candidates)", "Differs"]) and not bool(params.loc["deal", "Differs"])
+    assert "None" not in set(params["Run A"]) | set(params["Run B"])  # as of: now, not "None"
     rank_table = app.dataframe[2].value
     assert len(rank_table) == len(expected.ranks)
-    assert list(rank_table["rank in A"].dropna().astype(int)) == [1, 2, 3, 4, 5]  # A's top 5 first, in order
+    assert list(rank_table["Rank in A"].dropna().astype(int)) == [1, 2, 3, 4, 5]  # A's top 5 first, in order
+    assert_page_tidy(app)  # the list, the parameters, the ranks and the timings
 
     app.text_input(key="history.text").input("no run has this text").run()
     no_errors(app)

@@ -17,6 +17,7 @@ from pipeline.merges.records import read_merge_records
 from tests.app.conftest import no_errors, open_page
 from tests.conftest import ADMIN_SECRET
 from tests.support.dump import dump_deal
+from tests.support.tables import assert_tidy
 
 PAGE = "app_pages/merges.py"
 DEAL = "demo_merges_app"
@@ -36,10 +37,10 @@ def unlock(app: AppTest) -> None:
 
 # AppTest does not expose a dataframe's key: each table is known by a column only it has
 MARKERS = {
-    "merges.table": "facts_brought",
-    "merges.brought": "alias was",
-    "merges.candidates": "auto_merge",
-    "merges.rejected": "rejected_by",
+    "merges.table": "Facts brought",
+    "merges.brought": "Alias was",
+    "merges.candidates": "Name match",
+    "merges.rejected": "Rejected by",
 }
 
 
@@ -52,18 +53,21 @@ def test_page_lists_the_demo_merges_candidates_and_pr_chart(app: AppTest) -> Non
     assert [t.value for t in app.title] == ["Entity merges"]
     merges = table(app, "merges.table")
     assert len(merges) == 9
-    assert set(merges["alias"]) >= {"HFS", "Halcyon Freight Corp.", "Marcus O. Okafor", "D. Whitfield"}
-    assert set(merges["method"]) == {"exact", "fuzzy", "semantic", "manual"}
-    assert (merges[merges["alias"] == "HFS"]["canonical"] == "Halcyon Freight Systems, Inc.").all()
+    assert set(merges["Alias"]) >= {"HFS", "Halcyon Freight Corp.", "Marcus O. Okafor", "D. Whitfield"}
+    assert set(merges["Method"]) == {"exact", "fuzzy", "semantic", "manual"}
+    assert (merges[merges["Alias"] == "HFS"]["Canonical"] == "Halcyon Freight Systems, Inc.").all()
+    assert str(merges["Merged (UTC)"].dt.tz) == "UTC"
     brought = table(app, "merges.brought")  # the facts each alias brought
-    assert set(brought["alias"]) == set(merges["alias"]) and len(brought) == merges["facts_brought"].sum()
-    hfs = brought[brought["alias"] == "HFS"]
-    assert len(hfs) == 4 and (hfs["canonical"] == "Halcyon Freight Systems, Inc.").all()
+    assert set(brought["Alias"]) == set(merges["Alias"]) and len(brought) == merges["Facts brought"].sum()
+    hfs = brought[brought["Alias"] == "HFS"]
+    assert len(hfs) == 4 and (hfs["Canonical"] == "Halcyon Freight Systems, Inc.").all()
     candidates = table(app, "merges.candidates")
-    assert {"name_match", "shingle_jaccard", "name_cosine", "score", "auto_merge"} <= set(candidates.columns)
-    assert len(candidates) > 5 and candidates["score"].is_monotonic_decreasing
-    assert set(candidates["auto_merge"]) == {True, False}
-    assert not set(candidates["alias"]) & {"HFS", "Halcyon Freight Corp."}  # merged aliases are left out
+    assert {"Name match", "Shingle Jaccard", "Name cosine", "Score", "Auto merge"} <= set(candidates.columns)
+    assert len(candidates) > 5 and candidates["Score"].is_monotonic_decreasing
+    assert set(candidates["Auto merge"]) == {True, False}
+    assert not set(candidates["Alias"]) & {"HFS", "Halcyon Freight Corp."}  # merged aliases are left out
+    for frame in (merges, brought, candidates):
+        assert_tidy(frame)
     assert len(app.get("plotly_chart")) == 1
     metrics = {m.label: m.value for m in app.metric}
     assert metrics["Precision at 0.85 (default)"] == "100%"
@@ -77,14 +81,14 @@ def test_search_and_threshold(app: AppTest) -> None:
     open_page(app, PAGE)
     app.text_input(key="merges.search").input("okafor").run()
     no_errors(app)
-    assert list(table(app, "merges.table")["alias"]) == ["Marcus O. Okafor"]
-    assert set(table(app, "merges.brought")["alias"]) == {"Marcus O. Okafor"}
+    assert list(table(app, "merges.table")["Alias"]) == ["Marcus O. Okafor"]
+    assert set(table(app, "merges.brought")["Alias"]) == {"Marcus O. Okafor"}
     app.text_input(key="merges.search").input("graphiti-dedup").run()
     assert len(table(app, "merges.table")) == 8  # all but the manual merge by priya.nair
-    at_default = table(app, "merges.candidates")["auto_merge"].sum()
+    at_default = table(app, "merges.candidates")["Auto merge"].sum()
     app.slider(key="merges.threshold").set_value(0.7).run()
     no_errors(app)
-    assert table(app, "merges.candidates")["auto_merge"].sum() > at_default
+    assert table(app, "merges.candidates")["Auto merge"].sum() > at_default
     metrics = {m.label: m.value for m in app.metric}
     assert "Recall at 0.70 (slider)" in metrics and metrics["Recall at 0.85 (default)"] == "54%"
 
@@ -118,7 +122,7 @@ async def test_admin_merge_reject_and_undo(app: AppTest, lab: Lab, own_deal: str
     no_errors(app)
     assert any("will not be suggested again" in s.value for s in app.success)
     assert not any(p and "Reilly" in p for p in app.selectbox(key="merges.pair").options)
-    assert not table(app, "merges.candidates")["alias"].str.contains("Reilly").any()
+    assert not table(app, "merges.candidates")["Alias"].str.contains("Reilly").any()
     assert len(table(app, "merges.rejected")) == 1
 
     app.selectbox(key="merges.undo_pick").set_value(record.uuid).run()
@@ -159,7 +163,7 @@ async def test_widget_changes_reuse_the_candidates_and_admin_actions_refresh_the
     merges_data.clear()
     open_page(app, PAGE, own_deal)
     assert scored.count(own_deal) == 1
-    assert "Greyfield Venture Partners" in set(table(app, "merges.candidates")["alias"])
+    assert "Greyfield Venture Partners" in set(table(app, "merges.candidates")["Alias"])
     app.text_input(key="merges.search").input("okafor").run()
     app.slider(key="merges.threshold").set_value(0.7).run()
     unlock(app)
@@ -173,7 +177,7 @@ async def test_widget_changes_reuse_the_candidates_and_admin_actions_refresh_the
     no_errors(app)
     assert any("Merged 'Greyfield Venture Partners'" in s.value for s in app.success)
     assert scored.count(own_deal) == 2
-    assert "Greyfield Venture Partners" not in set(table(app, "merges.candidates")["alias"])  # a merged alias
+    assert "Greyfield Venture Partners" not in set(table(app, "merges.candidates")["Alias"])  # a merged alias
 
     record = next(r for r in await read_merge_records(lab.backend, own_deal) if r.alias_name.startswith("Greyfield"))
     app.selectbox(key="merges.undo_pick").set_value(record.uuid).run()
@@ -181,4 +185,4 @@ async def test_widget_changes_reuse_the_candidates_and_admin_actions_refresh_the
     app.button(key="merges.undo.confirm").click().run()
     no_errors(app)
     assert scored.count(own_deal) == 3
-    assert "Greyfield Venture Partners" in set(table(app, "merges.candidates")["alias"])
+    assert "Greyfield Venture Partners" in set(table(app, "merges.candidates")["Alias"])

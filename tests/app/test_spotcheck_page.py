@@ -14,6 +14,7 @@ from pipeline.spotcheck.repo import (
 )
 from pipeline.spotcheck.verdicts import record_relevance, record_verdict, verdict_judgments
 from tests.app.conftest import no_errors, open_page
+from tests.support.tables import assert_page_tidy
 
 PAGE = "app_pages/spotcheck.py"
 
@@ -98,6 +99,9 @@ def test_build_a_queue_review_and_see_progress(app: AppTest, lab: Lab, demo: str
     assert "Not enough overlap: agreement needs two reviewers." in captions
     assert len(app.get("plotly_chart")) == 2
     assert app.get("download_button")
+    assert_page_tidy(app)  # rates by channel and document, every answer (its time in UTC), the disagreements
+    answers = next(d.value for d in app.dataframe if "Reviewer" in d.value.columns)
+    assert str(answers["Updated (UTC)"].dt.tz) == "UTC" and set(answers["Reviewer"]) == {"Ana AppTest"}
 
 
 def test_a_second_session_resumes_where_the_reviewer_left(app: AppTest, lab: Lab, demo: str) -> None:
@@ -201,6 +205,7 @@ def test_two_reviewers_answer_both_questions_see_kappa_and_adjudicate(app: AppTe
     )[-1:]
     assert entry["actor"] == "Ana Two" and "prior year figure" in entry["details"]
     assert metric(app, "Supported rate") == "80%"  # 4 "supported" of 5 counted: item 2 now counts once
+    assert_page_tidy(app)
 
 
 def test_a_fact_sample_card_asks_only_the_support_question(app: AppTest, lab: Lab, demo: str) -> None:

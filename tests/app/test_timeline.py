@@ -17,6 +17,7 @@ from tests.app.conftest import no_errors, open_page
 from tests.conftest import ADMIN_SECRET
 from tests.support.dump import dump_deal
 from tests.support.shown import chart_shown
+from tests.support.tables import assert_tidy
 
 PAGE = "app_pages/timeline.py"
 OWN_DEAL = "demo_timeline_app"
@@ -78,17 +79,18 @@ def test_as_of_a_date_shows_what_changed_since(app: AppTest) -> None:
     shown = metrics(app)
     assert shown["True on 2026-01-15"] == "1"
     assert (shown["Superseded since"], shown["New since"], shown["Unchanged"]) == ("1", "1", "0")
-    diff = frame_with(app, "change")
-    assert sorted(diff["change"]) == ["new", "superseded"]
-    row = diff[diff["change"] == "superseded"].iloc[0]
-    assert "$5.0 million" in row["fact"] and "$5.3 million" in row["replaced_by"]
+    diff = frame_with(app, "Change")
+    assert sorted(diff["Change"]) == ["new", "superseded"]
+    row = diff[diff["Change"] == "superseded"].iloc[0]
+    assert "$5.0 million" in row["Fact"] and "$5.3 million" in row["Replaced by (today)"]
+    assert all(assert_tidy(d.value) for d in app.dataframe)  # what was true then, what changed, supersessions
 
 
 def test_the_supersession_list_counts_and_measures(app: AppTest) -> None:
     open_page(app, PAGE)
-    table = frame_with(app, "new_fact")
+    table = frame_with(app, "New fact")
     assert len(table) == SUPERSEDED >= 34
-    assert set(table["link"]) == {"recorded"}
+    assert set(table["Link"]) == {"recorded"}
     shown = metrics(app)
     assert int(shown["Superseded"]) == SUPERSEDED
     assert int(shown["Facts"]) == int(shown["Current"]) + int(shown["Superseded"])
