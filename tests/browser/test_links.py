@@ -1,7 +1,7 @@
 """A page's state travels in its URL: a link opened in a fresh browser context shows the same view.
 
 One app server for the module (the session's); each page's check opens its link in a fresh browser context:
-Compare, Scores, Evaluate, Timeline, History, Latency, Spot-check."""
+Compare, Scores, Evaluate, Timeline, History, Latency, Spot-check, Entity merges and the Audit log."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import pytest
 from playwright.async_api import Browser, Page, expect
 
 from dashboard.common.links import Side, scores_params
+from pipeline.admin.repo import clear_failures
+from pipeline.admin.unlock import try_unlock
 from pipeline.evaluation.experiments import save_experiment
 from pipeline.evaluation.sweep import SweepSpec, run_sweep
 from pipeline.history.repo import save_run
@@ -22,6 +24,7 @@ from pipeline.spotcheck.records import QueueSpec
 from tests.browser.conftest import wait_for_app
 from tests.browser.test_admin_journey import key, pick, relation_and_tab
 from tests.browser.test_pages import assert_no_error
+from tests.conftest import ADMIN_SECRET
 
 QUERY = "What is Halcyon's headcount? (link test)"
 JUDGED = "What was Halcyon's FY2025 revenue?"  # in the demo deal's labelled set: Compare shows a verdict
@@ -208,3 +211,36 @@ async def test_a_spotcheck_link_opens_the_same_card(app_url: str, browser: Brows
         await assert_no_error(fresh)
 
     await in_fresh_context(browser, url, same_card)
+
+
+@pytest.mark.browser
+async def test_a_merges_link_shows_the_same_search_and_threshold(app_url: str, browser: Browser, demo: str) -> None:
+    url = f"{app_url}/merges?{urlencode({'sidebar.deal': demo, 'merges.search': 'okafor', 'merges.threshold': 0.7})}"
+
+    async def same_merges(fresh: Page) -> None:
+        await expect(fresh.get_by_label("Search merges")).to_have_value("okafor", timeout=LONG)
+        slider = fresh.get_by_role("slider", name="Auto-merge threshold")
+        assert await slider.evaluate("e => e.getAttribute('aria-valuenow') ?? e.value") == "0.7"
+        await fresh.get_by_text("Would auto-merge at 0.70").wait_for(timeout=LONG)
+        await fresh.get_by_text("match “okafor”", exact=False).wait_for(timeout=LONG)
+        await assert_no_error(fresh)
+
+    await in_fresh_context(browser, url, same_merges)
+
+
+@pytest.mark.browser
+async def test_an_audit_link_shows_the_same_filters(app_url: str, browser: Browser, lab: Lab) -> None:
+    try_unlock(lab.store, "not-the-secret", ADMIN_SECRET, "Mallory Link")  # an audited failure, of no deal
+    with lab.store.transaction() as conn:  # the audit entry stays; no later unlock in the session waits for it
+        clear_failures(conn)
+    params = {"audit.deals": "(no deal: admin sign-in)", "audit.actors": "Mallory Link"}
+    url = f"{app_url}/audit?{urlencode(params)}"
+
+    async def same_filters(fresh: Page) -> None:
+        chips = fresh.locator(f"{key('audit.actors')} span[data-tag]")
+        await expect(chips).to_have_count(1, timeout=LONG)
+        assert await chips.get_attribute("aria-label") == "Mallory Link"
+        await expect(fresh.locator(f"{key('audit.deals')} span[data-tag]")).to_have_count(1)
+        await assert_no_error(fresh)
+
+    await in_fresh_context(browser, url, same_filters)
