@@ -11,7 +11,7 @@ from dashboard.common.dates import enter_commits_dates
 from dashboard.common.deal_state import DealState
 from dashboard.common.exports import csv_bytes
 from dashboard.common.runtime import run
-from dashboard.common.text import OPTION_CHARS, plain
+from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.common.url_state import linked_date, publish_id, restore_text
 from dashboard.timeline import data
 from dashboard.timeline.charts import (
@@ -119,6 +119,9 @@ def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Select
     )
     only_chains = cols[3].toggle("Only chains with supersession", value=True, key=f"{NS}.only_chains")
     start, end = (window[0], window[1]) if isinstance(window, tuple) and len(window) == 2 else (None, None)
+    if start and end and start > end:  # only a hand-edited link can say so: read it the right way round
+        st.warning(f"The date range ends before it starts: showing {end} to {start}.")
+        start, end = end, start
     shown = filter_timeline(tl, start, end, set(channels), only_chains)
     pages = chart_pages(shown)
     page = _chart_page(len(pages))
@@ -155,8 +158,11 @@ def _as_of_control(col: DeltaGenerator, tl: Timeline, selection: Selection, toda
     """The as-of date, above the chart that draws it as a line (the "As of a date" tab lists what was true then).
     It follows the selection (`default_as_of`) until a date is picked or comes from a link; a picked date is
     in the URL (`timeline.as_of=2026-01-15`)."""
+    raw = st.query_params.get(AS_OF)
     if (linked := linked_date(AS_OF, today)) is not None:
         st.session_state[AS_OF], st.session_state[AS_OF_PICKED] = linked, True
+    elif raw is not None and AS_OF not in st.query_params:  # the link's date was dropped: say why, once
+        st.warning(f"The link's as-of date “{md(raw, 40)}” is not a date up to today (YYYY-MM-DD): left out.")
     if AS_OF not in st.session_state or (
         not st.session_state.get(AS_OF_PICKED) and st.session_state.get(AS_OF_DEFAULT_FOR) != selection
     ):

@@ -136,6 +136,25 @@ def test_a_link_to_an_unknown_relation_or_entity_picks_nothing_from_it(app: AppT
     assert "timeline.relation" not in app.query_params
 
 
+@pytest.mark.parametrize("bad", ["2999-01-01", "15/01/2026", "<b>soon</b>"])
+def test_a_link_with_a_bad_as_of_date_says_so_in_one_line(app: AppTest, bad: str) -> None:
+    app.query_params.update({"timeline.mode": "Relation", "timeline.relation": "HAS_ARR", "timeline.as_of": bad})
+    open_page(app, PAGE)
+    [warning] = [w.value for w in app.warning]
+    assert "as-of date" in warning and "left out" in warning
+    assert "timeline.as_of" not in app.query_params
+    assert app.date_input(key="timeline.as_of").value < date(2999, 1, 1)  # the selection's own default
+
+
+def test_a_reversed_date_range_in_a_link_is_read_the_right_way_round(app: AppTest) -> None:
+    app.query_params.update(
+        {"timeline.mode": "Relation", "timeline.relation": "HAS_ARR", "timeline.range": ["2026-06-30", "2025-06-01"]}
+    )
+    open_page(app, PAGE)
+    assert any("ends before it starts" in w.value for w in app.warning)
+    assert chart(app)["layout"]["xaxis"]["range"][0].startswith("2025-06-01")
+
+
 async def test_a_link_names_an_entity_by_uuid(app: AppTest, lab: Lab, demo: str) -> None:
     """Not the first match of the search (the page's own default): the linked one."""
     matches = await search_entities(lab, demo, "Halcyon")
