@@ -203,8 +203,8 @@ AS_OF_COLOUR = "#444444"
 
 
 def _as_of_line(day: date) -> dict:
-    """A dashed vertical line at the as-of date, labelled at its top (a shape's own label: the chart's
-    annotations are its supersession arrows; fig.add_vline cannot place a label on a date axis)."""
+    """A dashed vertical line at the as-of date, labelled at its top, right of it (a shape's own label: the
+    chart's annotations are its supersession arrows; fig.add_vline cannot place a label on a date axis)."""
     x = day.isoformat()
     return {
         "type": "line",
@@ -218,8 +218,10 @@ def _as_of_line(day: date) -> dict:
         "label": {
             "text": f"as of {x}",
             "textangle": 0,
-            "textposition": "end",
+            "textposition": "end",  # at the top, inside the plot: above it the legend would cover it
             "xanchor": "left",
+            "yanchor": "top",
+            "padding": 4,
             "font": {"color": AS_OF_COLOUR, "size": 12},
         },
     }

@@ -21,7 +21,7 @@ from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueSpec
-from tests.browser.conftest import wait_for_app
+from tests.browser.conftest import screenshot, wait_for_app
 from tests.browser.test_admin_journey import key, pick, relation_and_tab
 from tests.browser.test_pages import assert_no_error
 from tests.conftest import ADMIN_SECRET
@@ -185,8 +185,13 @@ async def test_a_timeline_link_shows_the_same_relation_as_of_date_and_tab(
         assert part in url, url
 
     async def same_view(fresh: Page) -> None:
-        await fresh.locator(key("timeline.chart")).get_by_text("as of 2026-01-15").wait_for(timeout=LONG)
+        label = fresh.locator(key("timeline.chart")).get_by_text("as of 2026-01-15")
+        await label.wait_for(timeout=LONG)
         await wait_for_app(fresh)
+        # inside the plot area, where nothing covers it (above it, the legend would)
+        plot = await fresh.locator(f"{key('timeline.chart')} .bglayer .bg").first.bounding_box()
+        text = await label.bounding_box()
+        assert plot and text and plot["y"] <= text["y"] and text["y"] + text["height"] <= plot["y"] + plot["height"]
         relation, tab = await relation_and_tab(fresh)
         assert relation.startswith("HAS_ARR") and tab == "Supersession list", (relation, tab)
         hidden = fresh.locator(f"{key('timeline.as_of')} input[type='date']")
@@ -195,6 +200,7 @@ async def test_a_timeline_link_shows_the_same_relation_as_of_date_and_tab(
         assert await script.count() >= 1
         await expect(script.first).to_be_hidden()  # the Enter-commits script takes no room on the page
         await assert_no_error(fresh)
+        await screenshot(fresh, "timeline-link")
 
     await in_fresh_context(browser, url, same_view)
 
