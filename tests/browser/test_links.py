@@ -189,7 +189,7 @@ async def test_a_timeline_link_shows_the_same_relation_as_of_date_and_tab(
         await label.wait_for(timeout=LONG)
         await wait_for_app(fresh)
         # inside the plot area, where nothing covers it (above it, the legend would)
-        plot = await fresh.locator(f"{key('timeline.chart')} .bglayer .bg").first.bounding_box()
+        plot = await fresh.locator(f"{key('timeline.chart')} rect.nsewdrag").first.bounding_box()
         text = await label.bounding_box()
         assert plot and text and plot["y"] <= text["y"] and text["y"] + text["height"] <= plot["y"] + plot["height"]
         relation, tab = await relation_and_tab(fresh)
