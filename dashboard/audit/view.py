@@ -24,25 +24,35 @@ COLUMNS = ["When (UTC)", "Who", "Action", "Deal", "What", "Before", "After", "Un
 def render_filters(store: Store, deal: str | None) -> AuditFilter:
     facets = audit_facets(store)
     deals, actions, actors = st.columns([1, 1, 1])
-    if st.session_state.get(f"{NS}.for_deal", "") != deal:  # opens on the sidebar's deal, and follows it
+    # the filters are bound to the URL: a link or a reload shows the same entries
+    linked = f"{NS}.for_deal" not in st.session_state and f"{NS}.deals" in st.query_params
+    if st.session_state.get(f"{NS}.for_deal", "") != deal:  # opens on the sidebar's deal (or the link's), follows it
         st.session_state[f"{NS}.for_deal"] = deal
-        st.session_state[f"{NS}.deals"] = [deal] if deal in facets["deals"] else []
+        if not linked:
+            st.session_state[f"{NS}.deals"] = [deal] if deal in facets["deals"] else []
     return AuditFilter(
         deals.multiselect(
             "Deal",
             facets["deals"],
             key=f"{NS}.deals",
             placeholder="All deals",
+            bind="query-params",
             format_func=lambda g: plain(g or "(no deal: admin sign-in)", OPTION_CHARS),
         ),
         actions.multiselect(
-            "Action", facets["actions"], key=f"{NS}.actions", placeholder="All actions", format_func=action_label
+            "Action",
+            facets["actions"],
+            key=f"{NS}.actions",
+            placeholder="All actions",
+            format_func=action_label,
+            bind="query-params",
         ),
         actors.multiselect(
             "Person",
             facets["actors"],
             key=f"{NS}.actors",
             placeholder="Everyone",
+            bind="query-params",
             format_func=lambda a: plain(a, OPTION_CHARS),
         ),
     )

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
+from dashboard.common.dates import enter_commits_dates
 from pipeline.history.records import RunFilter
 from pipeline.history.repo import count_runs, filter_choices
 from pipeline.store.db import Store
@@ -33,6 +34,7 @@ def run_filter_controls(ns: str, store: Store, sidebar_deal: str | None, text_se
         st.session_state[f"{ns}.deal"] = sidebar_deal if sidebar_deal in choices.group_ids else ALL_DEALS
     elif st.session_state[f"{ns}.deal"] not in deals:
         st.session_state[f"{ns}.deal"] = ALL_DEALS
+    enter_commits_dates()  # a typed date range commits on Enter, not only when the field loses focus
     cols = st.columns([2, 3, 2, 3] + ([3] if text_search else []))
     # every filter is bound to the URL: a reload or a link shows the same runs
     deal = cols[0].selectbox("Deal", deals, key=f"{ns}.deal", bind="query-params")

@@ -1,23 +1,26 @@
-"""Page state in the URL for selections a widget cannot bind itself: a pick among records by id.
+"""Page state in the URL for selections a widget cannot bind itself: a pick among records by id or name.
 
 A selectbox bound with `bind="query-params"` writes its *formatted* option to the URL, which for a list of
-runs or experiments is a long label. These picks keep the record's id in the URL instead (`?history.open=12`):
-`restore` seeds the widget from the URL when a page is opened from a link or reloaded, `publish` writes the
-current pick back after the widget has drawn.
+runs or experiments is a long label. These picks keep the record's id in the URL instead (`?history.open=12`),
+or a stable name or uuid (`?timeline.relation=HAS_ARR`): `restore` seeds the widget from the URL when a page
+is opened from a link or reloaded, `publish` writes the current pick back after the widget has drawn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from datetime import date
+from typing import TypeVar
 
 import streamlit as st
 
+T = TypeVar("T")
 SEEDED = "url_state.seeded"  # the keys already seeded from the URL in this session (a link is read once)
 
 
-def linked_id(key: str, valid: Collection[int]) -> int | None:
-    """The id the URL gives for `key`, once per session (a link or a reload is read when the page is first
-    drawn), when it is one of `valid`; an id the page cannot show is dropped from the URL."""
+def _linked(key: str, parse: Callable[[str], T | None]) -> T | None:
+    """The value the URL gives for `key`, once per session (a link or a reload is read when the page is first
+    drawn), parsed; a value the page cannot show (`parse` gives None) is dropped from the URL."""
     seeded: set[str] = st.session_state.setdefault(SEEDED, set())
     if key in seeded:
         return None
@@ -25,14 +28,43 @@ def linked_id(key: str, valid: Collection[int]) -> int | None:
     raw = st.query_params.get(key)
     if raw is None:
         return None
-    try:
-        value = int(raw)
-    except ValueError:
-        value = None
-    if value in valid:
+    if (value := parse(raw)) is not None:
         return value
     del st.query_params[key]
     return None
+
+
+def linked_id(key: str, valid: Collection[int]) -> int | None:
+    """The id the URL gives for `key` (once per session, `_linked`) when it is one of `valid`."""
+
+    def parse(raw: str) -> int | None:
+        return int(raw) if raw.isdigit() and int(raw) in valid else None
+
+    return _linked(key, parse)
+
+
+def linked_text(key: str, valid: Collection[str]) -> str | None:
+    """`linked_id` for a pick named by text (a name or a uuid)."""
+    return _linked(key, lambda raw: raw if raw in valid else None)
+
+
+def linked_date(key: str, latest: date) -> date | None:
+    """`linked_id` for an ISO date (YYYY-MM-DD) no later than `latest`."""
+
+    def parse(raw: str) -> date | None:
+        try:
+            day = date.fromisoformat(raw)
+        except ValueError:
+            return None
+        return day if len(raw) == 10 and day <= latest else None
+
+    return _linked(key, parse)
+
+
+def restore_text(key: str, valid: Collection[str]) -> None:
+    """`restore_id` for a pick named by text."""
+    if (value := linked_text(key, valid)) is not None:
+        st.session_state[key] = value
 
 
 def restore_id(key: str, valid: Collection[int]) -> None:
@@ -41,8 +73,8 @@ def restore_id(key: str, valid: Collection[int]) -> None:
         st.session_state[key] = value
 
 
-def publish_id(key: str, value: int | None) -> None:
-    """After the widget `key` is drawn: its id in the URL, or no parameter when nothing is picked."""
+def publish_id(key: str, value: int | str | None) -> None:
+    """After the widget `key` is drawn: its id (or name) in the URL, or no parameter when nothing is picked."""
     if value is None:
         if key in st.query_params:
             del st.query_params[key]

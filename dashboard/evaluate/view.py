@@ -12,6 +12,7 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
+from dashboard.common.dates import enter_commits_dates
 from dashboard.common.links import Side, compare_url
 from dashboard.common.runtime import run
 from dashboard.common.tables import show_table
@@ -137,6 +138,7 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
 
 def _time_controls() -> tuple[str | None, bool, bool]:
     """As of a date, superseded facts in or out, and whether to measure what the superseded filter keeps out."""
+    enter_commits_dates()  # a typed date commits on Enter, not only when the field loses focus
     cols = st.columns([2, 2, 4])
     day = cols[0].date_input(
         "As of (optional)",

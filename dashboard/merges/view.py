@@ -119,7 +119,10 @@ def render_recorded(lab: Lab, group_id: str, state: DealState, all_merges: Seque
         _undone_merges(lab, group_id, state)
         return
     search = st.text_input(
-        "Search merges", key=f"{NS}.search", placeholder="entity name, method, who, or words of a fact"
+        "Search merges",
+        key=f"{NS}.search",
+        placeholder="entity name, method, who, or words of a fact",
+        bind="query-params",  # a link or a reload shows the same merges
     )
     views = [v for v in all_merges if v.matches(search)]
     canonicals = len({v.record.canonical_uuid for v in all_merges})
@@ -222,6 +225,7 @@ def render_candidates(lab: Lab, group_id: str, state: DealState, report: Candida
         step=0.01,
         key=THRESHOLD,
         help="Pairs scoring at or above it would be merged automatically.",
+        bind="query-params",
     )
     frame = candidates_frame(report, threshold)
     left, mid, right = st.columns(3)

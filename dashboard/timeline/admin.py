@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.common.admin import ask, confirmed, read_only_notice
+from dashboard.common.dates import enter_commits_dates
 from dashboard.common.flash import flash, show_flash
 from dashboard.common.runtime import run
 from dashboard.common.tables import day, show_table, stamp
@@ -95,7 +96,10 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
                 "Source", list(CORRECTION_CHANNELS), key=f"{NS}.channel", format_func=CORRECTION_CHANNELS.__getitem__
             )
             author = cols[1].text_input("Who said it", key=f"{NS}.author", placeholder="e.g. Dana Whitfield (CFO)")
-            when = cols[2].date_input("When (valid from)", key=f"{NS}.date", max_value=datetime.now(UTC).date())
+            enter_commits_dates()
+            when = cols[2].date_input(
+                "When (valid from)", key=f"{NS}.date", max_value=datetime.now(UTC).date(), format="YYYY-MM-DD"
+            )
             source = st.text_area(
                 "The answer or note as written (optional)",
                 key=f"{NS}.source",

@@ -74,6 +74,21 @@ def chart_pages(tl: Timeline, bars: int = PAGE_BARS) -> list[Timeline]:
     return out
 
 
+def default_as_of(tl: Timeline, today: date) -> date:
+    """The as-of date a selection opens on: the day before its middle change, so that the diff shows that
+    change and every later one (on a change's own day the old fact is no longer true, so "superseded since"
+    would read 0); today when nothing in it ever changed."""
+    by_uuid = {f.uuid: f for f in tl.facts}
+    changed = sorted(
+        when.date()
+        for link in tl.links
+        if (when := by_uuid[link.old].invalid_at or by_uuid[link.new].starts_at) is not None
+    )
+    if not changed:
+        return today
+    return min(changed[len(changed) // 2] - timedelta(days=1), today)
+
+
 def timeline_frame(facts: Sequence[FactRow], now: datetime | None = None) -> pd.DataFrame:
     """One row per fact: the bar (start, end), its status and everything the hover shows, the text escaped
     for Plotly (facts, names and citations come from the graph: no tag or link may be built from them)."""
@@ -105,10 +120,14 @@ def timeline_frame(facts: Sequence[FactRow], now: datetime | None = None) -> pd.
 
 
 def timeline_figure(
-    tl: Timeline, now: datetime | None = None, window: tuple[date | None, date | None] | None = None
+    tl: Timeline,
+    now: datetime | None = None,
+    window: tuple[date | None, date | None] | None = None,
+    as_of: date | None = None,
 ) -> go.Figure:
     """Bars from valid_at to invalid_at (open-ended ones run to today), coloured by source channel,
-    hatched when superseded, with an arrow from each superseded fact to the fact that replaced it."""
+    hatched when superseded, with an arrow from each superseded fact to the fact that replaced it, and the
+    as-of date as a labelled vertical line."""
     frame = timeline_frame(tl.facts, now)
     if frame.empty:
         return go.Figure()
@@ -157,7 +176,8 @@ def timeline_figure(
                 "text": "",
             }
             for link in tl.links
-        ]
+        ],
+        shapes=[_as_of_line(as_of)] if as_of else [],
     )
     fig.update_yaxes(
         categoryorder="array",
@@ -177,6 +197,34 @@ def timeline_figure(
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
     )
     return fig
+
+
+AS_OF_COLOUR = "#444444"
+
+
+def _as_of_line(day: date) -> dict:
+    """A dashed vertical line at the as-of date, labelled at its top, right of it (a shape's own label: the
+    chart's annotations are its supersession arrows; fig.add_vline cannot place a label on a date axis)."""
+    x = day.isoformat()
+    return {
+        "type": "line",
+        "x0": x,
+        "x1": x,
+        "xref": "x",
+        "y0": 0,
+        "y1": 1,
+        "yref": "paper",
+        "line": {"color": AS_OF_COLOUR, "width": 1.5, "dash": "dash"},
+        "label": {
+            "text": f"as of {x}",
+            "textangle": 0,
+            "textposition": "end",  # at the top, inside the plot: above it the legend would cover it
+            "xanchor": "left",
+            "yanchor": "top",
+            "padding": 4,
+            "font": {"color": AS_OF_COLOUR, "size": 12},
+        },
+    }
 
 
 def as_of_frames(answer: AsOfAnswer) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
+from dashboard.common.dates import enter_commits_dates
 from dashboard.common.deal_state import DealState
 from dashboard.common.exports import csv_bytes
 from dashboard.common.runtime import run
 from dashboard.common.tables import show_table
-from dashboard.common.text import OPTION_CHARS, plain
+from dashboard.common.text import OPTION_CHARS, md, plain
+from dashboard.common.url_state import linked_date, publish_id, restore_text
 from dashboard.timeline import data
 from dashboard.timeline.charts import (
     CHANNEL_LABELS,
     PAGE_BARS,
     chart_pages,
+    default_as_of,
     filter_timeline,
 )
 from pipeline.lab import Lab
@@ -33,16 +37,27 @@ TABLE_NAMES = {  # the as-of and supersession tables' headers (their frames come
     "new_fact": "New fact",
     "source_channel": "Source channel",
 }
+AS_OF = f"{NS}.as_of"
+AS_OF_PICKED, AS_OF_DEFAULT_FOR = f"{NS}.as_of.picked", f"{NS}.as_of.default_for"
+DAY = "YYYY-MM-DD"
 
 
 def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection | None:
-    """Entity (searched by name), relation, or topic query; None until something is picked."""
+    """Entity (searched by name), relation, or topic query; None until something is picked. All of it is in
+    the URL: the mode, the search text and the query bound to it, the entity (uuid) and relation (name) by
+    url_state, since their labels carry fact counts a correction changes."""
     mode = st.segmented_control(
-        "Show the facts of", list(MODES), key=f"{NS}.mode", default="entity", format_func=MODES.__getitem__
+        "Show the facts of",
+        list(MODES),
+        key=f"{NS}.mode",
+        default="entity",
+        format_func=MODES.__getitem__,
+        bind="query-params",
     )
     if mode == "relation":
         relations = data.relations(lab, group_id, state)
         counts = dict(relations)
+        restore_text(f"{NS}.relation", counts)
         name = st.selectbox(
             "Relation",
             list(counts),
@@ -51,6 +66,7 @@ def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection |
             placeholder="Pick a relation…",
             format_func=lambda r: plain(f"{r} ({counts[r]} facts)", OPTION_CHARS),
         )
+        publish_id(f"{NS}.relation", name)
         return Selection("relation", name) if name else None
     if mode == "query":
         text = st.text_input(
@@ -59,18 +75,23 @@ def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection |
             max_chars=2000,
             placeholder="e.g. Halcyon ARR",
             help="Its top 20 facts from hybrid search (superseded ones included), with their whole chains.",
+            bind="query-params",
         )
         return Selection("query", text) if text.strip() else None
     left, right = st.columns([2, 3])
-    search = left.text_input("Search entities by name", key=f"{NS}.entity_search", placeholder="e.g. Halcyon")
+    search = left.text_input(
+        "Search entities by name", key=f"{NS}.entity_search", placeholder="e.g. Halcyon", bind="query-params"
+    )
     matches = data.entities_named(lab, group_id, state, search)
     if not matches:
         right.info("No entity with facts matches that name.")
         return None
     names = {m.uuid: plain(f"{m.name} ({m.facts} facts)", OPTION_CHARS) for m in matches}
+    restore_text(f"{NS}.entity", names)
     if st.session_state.get(f"{NS}.entity") not in names:
         st.session_state[f"{NS}.entity"] = matches[0].uuid
     picked = right.selectbox("Entity", list(names), key=f"{NS}.entity", format_func=names.__getitem__)
+    publish_id(f"{NS}.entity", picked)
     return Selection("entity", picked) if picked else None
 
 
@@ -87,19 +108,30 @@ def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Select
     changed = [c.date() for c in changes if c]
     # open on the months where facts changed (a deal's history can reach back a decade), all of it a click away
     default_start = max(first, min(changed) - timedelta(days=120)) if changed else first
-    cols = st.columns([3, 3, 2])
+    enter_commits_dates()
+    cols = st.columns([3, 2, 3, 2])
     window = cols[0].date_input(
-        "Date range", value=(default_start, today), min_value=first, max_value=today, key=f"{NS}.range"
+        "Date range",
+        value=(default_start, today),
+        min_value=first,
+        max_value=today,
+        key=f"{NS}.range",
+        format=DAY,
+        bind="query-params",
     )
-    channels = cols[1].multiselect(
+    when = _as_of_control(cols[1], tl, selection, today)
+    channels = cols[2].multiselect(
         "Source channel",
         list(CHANNEL_LABELS),
         default=list(CHANNEL_LABELS),
         key=f"{NS}.channels",
         format_func=CHANNEL_LABELS.__getitem__,
     )
-    only_chains = cols[2].toggle("Only chains with supersession", value=True, key=f"{NS}.only_chains")
+    only_chains = cols[3].toggle("Only chains with supersession", value=True, key=f"{NS}.only_chains")
     start, end = (window[0], window[1]) if isinstance(window, tuple) and len(window) == 2 else (None, None)
+    if start and end and start > end:  # only a hand-edited link can say so: read it the right way round
+        st.warning(f"The date range ends before it starts: showing {end} to {start}.")
+        start, end = end, start
     shown = filter_timeline(tl, start, end, set(channels), only_chains)
     pages = chart_pages(shown)
     page = _chart_page(len(pages))
@@ -108,7 +140,7 @@ def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Select
     st.caption(
         f"{len(shown.facts)} of {len(tl.facts)} facts · {len(shown.links)} supersession links{paged} "
         "(red arrow: recorded, purple: inferred from dates) · hatched bars are superseded, bars run to today "
-        "while a fact is still valid"
+        "while a fact is still valid · the dashed line is the as-of date"
     )
     if part.facts:
         # the figure is rebuilt only when what it shows changes: a rerun that keeps it reuses the built one
@@ -123,12 +155,45 @@ def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Select
             only_chains,
             page,
             today,
+            when,
         )
-        figure = data.figure(drawn, part, (start, end))
+        figure = data.figure(drawn, part, (start, end), when)
         st.plotly_chart(figure, key=f"{NS}.chart", width="stretch")
     else:
         st.info("The filters hide every fact: widen the date range or pick more channels.")
     return tl
+
+
+def _as_of_control(col: DeltaGenerator, tl: Timeline, selection: Selection, today: date) -> date | None:
+    """The as-of date, above the chart that draws it as a line (the "As of a date" tab lists what was true then).
+    It follows the selection (`default_as_of`) until a date is picked or comes from a link; a picked date is
+    in the URL (`timeline.as_of=2026-01-15`)."""
+    raw = st.query_params.get(AS_OF)
+    if (linked := linked_date(AS_OF, today)) is not None:
+        st.session_state[AS_OF], st.session_state[AS_OF_PICKED] = linked, True
+    elif raw is not None and AS_OF not in st.query_params:  # the link's date was dropped: say why, once
+        st.warning(f"The link's as-of date “{md(raw, 40)}” is not a date up to today (YYYY-MM-DD): left out.")
+    if AS_OF not in st.session_state or (
+        not st.session_state.get(AS_OF_PICKED) and st.session_state.get(AS_OF_DEFAULT_FOR) != selection
+    ):
+        st.session_state[AS_OF] = default_as_of(tl, today)
+        st.session_state[AS_OF_DEFAULT_FOR] = selection
+    when = col.date_input(
+        "As of",
+        max_value=today,
+        key=AS_OF,
+        format=DAY,
+        on_change=_as_of_picked,
+        help="Drawn on the chart as a dashed line; the 'As of a date' tab lists what was true then and what "
+        "changed since.",
+    )
+    picked = st.session_state.get(AS_OF_PICKED) and isinstance(when, date)
+    publish_id(AS_OF, when.isoformat() if picked else None)
+    return when
+
+
+def _as_of_picked() -> None:
+    st.session_state[AS_OF_PICKED] = True
 
 
 def _chart_page(pages: int) -> int:
@@ -153,24 +218,23 @@ def _chart_page(pages: int) -> int:
 
 def render_as_of(lab: Lab, group_id: str, state: DealState, selection: Selection, tl: Timeline) -> None:
     st.caption(
-        "What was true on a date for this selection, and what changed since: facts superseded since then, "
-        "facts new since then, facts unchanged. A topic query runs retrieval with that as-of date."
+        "What was true on the as-of date (picked above the chart) for this selection, and what changed since: "
+        "facts superseded since then, facts new since then, facts unchanged. A topic query runs retrieval with "
+        "that as-of date."
     )
-    key = f"{NS}.as_of"
-    if key not in st.session_state:
-        ends = sorted(f.invalid_at.date() for f in tl.facts if f.invalid_at)
-        st.session_state[key] = ends[len(ends) // 2] if ends else None
-    when = st.date_input("As of", key=key, max_value=datetime.now(UTC).date())
-    if when is None:
-        st.info("Pick a date to see what was true then.")
+    if not tl.facts:
+        return
+    when = st.session_state.get(AS_OF)  # picked above the chart
+    if not isinstance(when, date):
+        st.info("Pick an as-of date above the chart to see what was true then.")
         return
     when_utc = datetime(when.year, when.month, when.day, tzinfo=UTC)
     answer, then, diff = data.as_of_tables(lab, group_id, state, selection.kind, selection.value, when_utc)
     cols = st.columns(4)
     cols[0].metric(f"True on {when}", len(answer.then))
-    cols[1].metric("Superseded since", answer.count("superseded"))
-    cols[2].metric("New since", answer.count("new"))
-    cols[3].metric("Unchanged", answer.count("unchanged"))
+    cols[1].metric("Superseded since then", answer.count("superseded"))
+    cols[2].metric("New since then", answer.count("new"))
+    cols[3].metric("Unchanged since then", answer.count("unchanged"))
     st.markdown(f"**What was true on {when}**")
     show_table(then, f"{NS}.then", names=TABLE_NAMES, config={"fact": st.column_config.TextColumn(width="large")})
     st.markdown("**Changed since then (compared with today)**")

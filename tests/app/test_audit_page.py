@@ -101,6 +101,16 @@ def test_filters_by_action_and_person(app: AppTest, deal: dict[str, str]) -> Non
     assert list(table(app)["Action"]) == ["Fact corrected"]
 
 
+def test_a_link_opens_the_same_filters(app: AppTest, deal: dict[str, str]) -> None:
+    """The filters are bound to the URL by their labels; the link's deals win over the sidebar's on opening."""
+    app.query_params.update({"audit.actions": ["Entities merged"], "audit.actors": ["Ana"], "audit.deals": [DEAL]})
+    open_page(app, PAGE)
+    assert app.multiselect(key="audit.deals").value == [DEAL]
+    assert app.multiselect(key="audit.actions").value == ["merge"]
+    assert app.multiselect(key="audit.actors").value == ["Ana"]
+    assert list(table(app)["Action"]) == ["Entities merged"] and list(table(app)["Who"]) == ["Ana"]
+
+
 def test_filters_by_deal(app: AppTest, deal: dict[str, str], lab: Lab) -> None:
     try_unlock(lab.store, "not-the-secret", ADMIN_SECRET, "Mallory")  # an entry of no deal
     open_page(app, PAGE, DEAL)

@@ -93,6 +93,15 @@ def test_search_and_threshold(app: AppTest) -> None:
     assert "Recall at 0.70 (slider)" in metrics and metrics["Recall at 0.85 (default)"] == "54%"
 
 
+def test_a_link_opens_the_same_search_and_threshold(app: AppTest) -> None:
+    app.query_params.update({"merges.search": "okafor", "merges.threshold": "0.7"})
+    open_page(app, PAGE)
+    assert app.text_input(key="merges.search").value == "okafor"
+    assert list(table(app, "merges.table")["Alias"]) == ["Marcus O. Okafor"]
+    assert app.slider(key="merges.threshold").value == 0.7
+    assert "Recall at 0.70 (slider)" in {m.label for m in app.metric}
+
+
 async def test_admin_merge_reject_and_undo(app: AppTest, lab: Lab, own_deal: str) -> None:
     before = await dump_deal(lab.backend, own_deal)
     open_page(app, PAGE, own_deal)

@@ -13,6 +13,7 @@ from pipeline.corrections.actions import list_corrections
 from pipeline.ingest.demo.seed import DEAL_FILE, seed_demo
 from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
+from pipeline.temporal.timeline import search_entities
 from tests.app.conftest import no_errors, open_page
 from tests.conftest import ADMIN_SECRET
 from tests.support.dump import dump_deal
@@ -78,12 +79,15 @@ def test_as_of_a_date_shows_what_changed_since(app: AppTest) -> None:
     no_errors(app)
     shown = metrics(app)
     assert shown["True on 2026-01-15"] == "1"
-    assert (shown["Superseded since"], shown["New since"], shown["Unchanged"]) == ("1", "1", "0")
+    assert (shown["Superseded since then"], shown["New since then"], shown["Unchanged since then"]) == ("1", "1", "0")
     diff = frame_with(app, "Change")
     assert sorted(diff["Change"]) == ["new", "superseded"]
     row = diff[diff["Change"] == "superseded"].iloc[0]
     assert "$5.0 million" in row["Fact"] and "$5.3 million" in row["Replaced by (today)"]
     assert all(assert_tidy(d.value) for d in app.dataframe)  # what was true then, what changed, supersessions
+    [line] = chart(app)["layout"]["shapes"]  # the as-of date is drawn on the chart, labelled
+    assert line["x0"] == line["x1"] == "2026-01-15" and line["label"]["text"] == "as of 2026-01-15"
+    assert app.query_params["timeline.as_of"] == "2026-01-15"  # a picked date is in the link
 
 
 def test_the_supersession_list_counts_and_measures(app: AppTest) -> None:
@@ -107,6 +111,84 @@ def test_without_the_admin_secret_the_page_is_read_only(app: AppTest) -> None:
     assert any("Read-only" in i.value for i in app.info)
     with pytest.raises(KeyError):
         app.button(key="timeline.fix.submit")
+
+
+def test_the_as_of_date_opens_before_a_change(app: AppTest) -> None:
+    """Not on a change's own day, where the superseded fact is already gone and the diff reads 0."""
+    open_page(app, PAGE)
+    app.segmented_control(key="timeline.mode").set_value("relation").run()
+    app.selectbox(key="timeline.relation").set_value("HAS_ARR").run()
+    no_errors(app)
+    when = app.date_input(key="timeline.as_of").value
+    assert "timeline.as_of" not in app.query_params  # a default is not a pick: the link does not pin it
+    shown = metrics(app)
+    assert int(shown["Superseded since then"]) >= 1, shown
+    assert shown[f"True on {when}"] != "0"
+    [line] = chart(app)["layout"]["shapes"]
+    assert line["label"]["text"] == f"as of {when.isoformat()}"
+
+
+def test_a_link_opens_the_same_timeline(app: AppTest) -> None:
+    """The mode, the relation (by name), the window and the as-of date come from the URL; a name the deal does
+    not have is dropped from it and nothing is picked."""
+    app.query_params.update(
+        {
+            "timeline.mode": "Relation",
+            "timeline.relation": "HAS_ARR",
+            "timeline.range": ["2025-06-01", "2026-06-30"],
+            "timeline.as_of": "2026-01-15",
+            "timeline.tab": "As of a date",
+        }
+    )
+    open_page(app, PAGE)
+    assert app.segmented_control(key="timeline.mode").value == "relation"
+    assert app.selectbox(key="timeline.relation").value == "HAS_ARR"
+    assert app.date_input(key="timeline.range").value == (date(2025, 6, 1), date(2026, 6, 30))
+    assert metrics(app)["True on 2026-01-15"] == "1"
+    spec = chart(app)
+    assert spec["layout"]["xaxis"]["range"][0].startswith("2025-06-01")
+    assert spec["layout"]["shapes"][0]["x0"] == "2026-01-15"
+    # the pick is published by name (its label carries counts a correction changes)
+    app.selectbox(key="timeline.relation").set_value("HAS_CASH").run()
+    assert app.query_params["timeline.relation"] == "HAS_CASH"
+
+
+def test_a_link_to_an_unknown_relation_or_entity_picks_nothing_from_it(app: AppTest) -> None:
+    app.query_params.update({"timeline.mode": "Relation", "timeline.relation": "NO_SUCH_RELATION"})
+    open_page(app, PAGE)
+    no_errors(app)
+    assert app.selectbox(key="timeline.relation").value is None
+    assert "timeline.relation" not in app.query_params
+
+
+@pytest.mark.parametrize("bad", ["2999-01-01", "15/01/2026", "<b>soon</b>"])
+def test_a_link_with_a_bad_as_of_date_says_so_in_one_line(app: AppTest, bad: str) -> None:
+    app.query_params.update({"timeline.mode": "Relation", "timeline.relation": "HAS_ARR", "timeline.as_of": bad})
+    open_page(app, PAGE)
+    [warning] = [w.value for w in app.warning]
+    assert "as-of date" in warning and "left out" in warning
+    assert "timeline.as_of" not in app.query_params
+    assert app.date_input(key="timeline.as_of").value < date(2999, 1, 1)  # the selection's own default
+
+
+def test_a_reversed_date_range_in_a_link_is_read_the_right_way_round(app: AppTest) -> None:
+    app.query_params.update(
+        {"timeline.mode": "Relation", "timeline.relation": "HAS_ARR", "timeline.range": ["2026-06-30", "2025-06-01"]}
+    )
+    open_page(app, PAGE)
+    assert any("ends before it starts" in w.value for w in app.warning)
+    assert chart(app)["layout"]["xaxis"]["range"][0].startswith("2025-06-01")
+
+
+async def test_a_link_names_an_entity_by_uuid(app: AppTest, lab: Lab, demo: str) -> None:
+    """Not the first match of the search (the page's own default): the linked one."""
+    matches = await search_entities(lab, demo, "Halcyon")
+    assert len(matches) >= 2
+    app.query_params.update({"timeline.entity_search": "Halcyon", "timeline.entity": matches[1].uuid})
+    open_page(app, PAGE)
+    assert app.text_input(key="timeline.entity_search").value == "Halcyon"
+    assert app.selectbox(key="timeline.entity").value == matches[1].uuid
+    assert app.query_params["timeline.entity"] == matches[1].uuid
 
 
 @pytest.fixture

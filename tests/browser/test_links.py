@@ -1,18 +1,34 @@
-"""A page's state travels in its URL: a link opened in a fresh browser context shows the same view."""
+"""A page's state travels in its URL: a link opened in a fresh browser context shows the same view.
+
+One app server for the module (the session's); each page's check opens its link in a fresh browser context:
+Compare, Scores, Evaluate, Timeline, History, Latency, Spot-check, Entity merges and the Audit log."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from urllib.parse import urlencode
 
 import pytest
 from playwright.async_api import Browser, Page, expect
 
+from dashboard.common.links import Side, scores_params
+from pipeline.admin.repo import clear_failures
+from pipeline.admin.unlock import try_unlock
+from pipeline.evaluation.experiments import save_experiment
+from pipeline.evaluation.sweep import SweepSpec, run_sweep
 from pipeline.history.repo import save_run
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
-from tests.browser.conftest import wait_for_app
+from pipeline.spotcheck.queue import build_queue
+from pipeline.spotcheck.records import QueueSpec
+from tests.browser.conftest import screenshot, wait_for_app
+from tests.browser.test_admin_journey import key, pick, relation_and_tab
+from tests.browser.test_pages import assert_no_error
+from tests.conftest import ADMIN_SECRET
 
 QUERY = "What is Halcyon's headcount? (link test)"
+JUDGED = "What was Halcyon's FY2025 revenue?"  # in the demo deal's labelled set: Compare shows a verdict
+LONG = 60_000  # ms: a first query on a loaded 2-core machine
 
 
 async def in_fresh_context(browser: Browser, url: str, look: Callable[[Page], Awaitable[None]]) -> None:
@@ -72,3 +88,165 @@ async def test_latency_filters_travel_in_the_link(app_url: str, page: Page, brow
         assert await chips.get_attribute("aria-label") == "none"
 
     await in_fresh_context(browser, url, only_none)
+
+
+@pytest.mark.browser
+async def test_a_compare_link_shows_the_same_comparison(app_url: str, page: Page, browser: Browser, demo: str) -> None:
+    await page.goto(f"{app_url}/compare?{urlencode({'sidebar.deal': demo})}")
+    await wait_for_app(page)
+    box = page.get_by_label("Query")
+    await box.fill(JUDGED)
+    await box.press("Enter")
+    await page.get_by_role("heading", name="B: with local").wait_for(timeout=LONG)
+    await wait_for_app(page)
+    verdict = await page.locator("[data-testid='stAlert']").filter(has_text="nDCG@").first.inner_text()
+    headings = await page.locator("h3").all_inner_texts()
+    url = page.url
+    assert "compare.q=" in url, url
+
+    async def same_comparison(fresh: Page) -> None:
+        await fresh.get_by_role("heading", name="B: with local").wait_for(timeout=LONG)
+        await wait_for_app(fresh)
+        await expect(fresh.get_by_label("Query")).to_have_value(JUDGED)
+        assert await fresh.locator("[data-testid='stAlert']").filter(has_text="nDCG@").first.inner_text() == verdict
+        assert await fresh.locator("h3").all_inner_texts() == headings
+        await assert_no_error(fresh)
+
+    await in_fresh_context(browser, url, same_comparison)
+
+
+@pytest.mark.browser
+async def test_a_scores_link_shows_the_same_query_and_setting(
+    app_url: str, page: Page, browser: Browser, demo: str
+) -> None:
+    params = scores_params(demo, JUDGED, Side("none", 20, 5))  # not the page's default reranker
+    await page.goto(f"{app_url}/scores?{urlencode(params)}")
+    await wait_for_app(page)
+    await page.get_by_text("the first 5 (k) are handed on").wait_for(timeout=LONG)
+    url = page.url
+    assert "scores.q=" in url and "scores.reranker=none" in url, url
+
+    async def same_setting(fresh: Page) -> None:
+        await fresh.get_by_text("the first 5 (k) are handed on").wait_for(timeout=LONG)
+        await expect(fresh.get_by_label("Query")).to_have_value(JUDGED)
+        await expect(fresh.locator(f"{key('scores.reranker')} input")).to_have_value("No reranking (first-stage order)")
+        for name, value in (("Candidates (N)", "20"), ("Top-k", "5")):
+            slider = fresh.get_by_role("slider", name=name)
+            assert await slider.evaluate("e => e.getAttribute('aria-valuenow') ?? e.value") == value, name
+        await assert_no_error(fresh)
+
+    await in_fresh_context(browser, url, same_setting)
+
+
+@pytest.fixture(scope="module")
+async def experiment(lab: Lab, demo: str) -> tuple[int, str]:
+    """A saved sweep on the demo deal (3 queries, one setting): Evaluate shows it when its id is in the URL."""
+    result = await run_sweep(lab, SweepSpec(demo, (10,), (5,), ("none",), limit_queries=3))
+    name = "link test sweep"
+    return save_experiment(lab.store, result, name), name
+
+
+@pytest.mark.browser
+async def test_an_evaluate_link_shows_the_same_experiment(
+    app_url: str, browser: Browser, demo: str, experiment: tuple[int, str]
+) -> None:
+    exp_id, name = experiment
+    url = f"{app_url}/evaluate?{urlencode({'sidebar.deal': demo, 'evaluate.experiment': exp_id})}"
+
+    async def same_experiment(fresh: Page) -> None:
+        await fresh.get_by_role("heading", name=f"Experiment #{exp_id} {name}").wait_for(timeout=LONG)
+        assert f"evaluate.experiment={exp_id}" in fresh.url, fresh.url
+        await assert_no_error(fresh)
+
+    await in_fresh_context(browser, url, same_experiment)
+
+
+@pytest.mark.browser
+async def test_a_timeline_link_shows_the_same_relation_as_of_date_and_tab(
+    app_url: str, page: Page, browser: Browser, demo: str
+) -> None:
+    await page.goto(f"{app_url}/timeline?{urlencode({'sidebar.deal': demo})}")
+    await wait_for_app(page)
+    await page.locator(key("timeline.mode")).get_by_text("Relation", exact=True).click()
+    await wait_for_app(page)
+    await pick(page, "timeline.relation", "HAS_ARR")
+    # a typed date commits on Enter (Streamlit's date field alone commits only when focus moves elsewhere)
+    await page.locator(f"{key('timeline.as_of')} [role='spinbutton']").first.click()
+    await page.keyboard.type("20260115")
+    await page.keyboard.press("Enter")
+    chart = page.locator(key("timeline.chart"))
+    await chart.get_by_text("as of 2026-01-15").wait_for(timeout=30_000)  # the as-of line on the chart
+    await wait_for_app(page)
+    await page.get_by_text("True on 2026-01-15", exact=True).wait_for(timeout=30_000)
+    await page.get_by_role("tab", name="Supersession list").click()
+    await wait_for_app(page)
+    url = page.url
+    for part in ("timeline.mode=Relation", "timeline.relation=HAS_ARR", "timeline.as_of=2026-01-15"):
+        assert part in url, url
+
+    async def same_view(fresh: Page) -> None:
+        label = fresh.locator(key("timeline.chart")).get_by_text("as of 2026-01-15")
+        await label.wait_for(timeout=LONG)
+        await wait_for_app(fresh)
+        # inside the plot area, where nothing covers it (above it, the legend would)
+        plot = await fresh.locator(f"{key('timeline.chart')} rect.nsewdrag").first.bounding_box()
+        text = await label.bounding_box()
+        assert plot and text and plot["y"] <= text["y"] and text["y"] + text["height"] <= plot["y"] + plot["height"]
+        relation, tab = await relation_and_tab(fresh)
+        assert relation.startswith("HAS_ARR") and tab == "Supersession list", (relation, tab)
+        hidden = fresh.locator(f"{key('timeline.as_of')} input[type='date']")
+        await expect(hidden).to_have_value("2026-01-15")
+        script = fresh.locator("[data-testid='stElementContainer']:has(script[data-enter-commits-dates])")
+        assert await script.count() >= 1
+        await expect(script.first).to_be_hidden()  # the Enter-commits script takes no room on the page
+        await assert_no_error(fresh)
+        await screenshot(fresh, "timeline-link")
+
+    await in_fresh_context(browser, url, same_view)
+
+
+@pytest.mark.browser
+async def test_a_spotcheck_link_opens_the_same_card(app_url: str, browser: Browser, lab: Lab, demo: str) -> None:
+    queue = await build_queue(lab, QueueSpec("link test queue", demo, "fact_sample", 3, 7, "disagreement", "Lee"))
+    url = f"{app_url}/spotcheck?{urlencode({'sidebar.deal': demo, 'spotcheck.queue': queue.id, 'spotcheck.item': 2})}"
+
+    async def same_card(fresh: Page) -> None:
+        item = fresh.locator("[data-testid='stMetric']").filter(has_text="Item")
+        await expect(item).to_contain_text("2 / 3", timeout=LONG)
+        assert "link test queue" in await fresh.locator(f"{key('spotcheck.queue')} input").input_value()
+        await assert_no_error(fresh)
+
+    await in_fresh_context(browser, url, same_card)
+
+
+@pytest.mark.browser
+async def test_a_merges_link_shows_the_same_search_and_threshold(app_url: str, browser: Browser, demo: str) -> None:
+    url = f"{app_url}/merges?{urlencode({'sidebar.deal': demo, 'merges.search': 'okafor', 'merges.threshold': 0.7})}"
+
+    async def same_merges(fresh: Page) -> None:
+        await expect(fresh.get_by_label("Search merges")).to_have_value("okafor", timeout=LONG)
+        slider = fresh.get_by_role("slider", name="Auto-merge threshold")
+        assert await slider.evaluate("e => e.getAttribute('aria-valuenow') ?? e.value") == "0.7"
+        await fresh.get_by_text("Would auto-merge at 0.70").wait_for(timeout=LONG)
+        await fresh.get_by_text("match “okafor”", exact=False).wait_for(timeout=LONG)
+        await assert_no_error(fresh)
+
+    await in_fresh_context(browser, url, same_merges)
+
+
+@pytest.mark.browser
+async def test_an_audit_link_shows_the_same_filters(app_url: str, browser: Browser, lab: Lab) -> None:
+    try_unlock(lab.store, "not-the-secret", ADMIN_SECRET, "Mallory Link")  # an audited failure, of no deal
+    with lab.store.transaction() as conn:  # the audit entry stays; no later unlock in the session waits for it
+        clear_failures(conn)
+    params = {"audit.deals": "(no deal: admin sign-in)", "audit.actors": "Mallory Link"}
+    url = f"{app_url}/audit?{urlencode(params)}"
+
+    async def same_filters(fresh: Page) -> None:
+        chips = fresh.locator(f"{key('audit.actors')} span[data-tag]")
+        await expect(chips).to_have_count(1, timeout=LONG)
+        assert await chips.get_attribute("aria-label") == "Mallory Link"
+        await expect(fresh.locator(f"{key('audit.deals')} span[data-tag]")).to_have_count(1)
+        await assert_no_error(fresh)
+
+    await in_fresh_context(browser, url, same_filters)
