@@ -76,7 +76,7 @@ def _use_example(ns: str, notes: dict[str, Example], sides: tuple[str, ...]) -> 
     example = notes.get(picked)
     if example is None or example.delta is None:
         return
-    if example.candidates % 5 or not 5 <= example.candidates <= 100 or example.top_k > MAX_SHOWN_K:
+    if example.candidates % 5 or not 5 <= example.candidates <= MAX_CANDIDATES or example.top_k > MAX_SHOWN_K:
         return  # not a setting the sliders can show
     rerankers = ("none", example.reranker) if len(sides) == 2 else (example.reranker,)
     for side, reranker in zip(sides, rerankers, strict=True):
@@ -123,7 +123,7 @@ def setting_controls(ns: str, lab: Lab, side: str = "", with_none: bool = False,
     names = [c for c in choices if with_none or c != "none"]
     cols = st.columns([2, 2, 3])
     n = cols[0].slider(
-        "Candidates (N)", 5, 100, settings.default_candidates, step=5, key=f"{ns}.{side}n", bind="query-params"
+        "Candidates (N)", 5, MAX_CANDIDATES, settings.default_candidates, step=5, key=f"{ns}.{side}n", bind="query-params"
     )
     k = cols[1].slider("Top-k", 1, MAX_SHOWN_K, settings.default_top_k, key=f"{ns}.{side}k", bind="query-params")
     key = f"{ns}.{side}reranker"
