@@ -32,16 +32,23 @@ def render_filters(store: Store, deal: str | None) -> AuditFilter:
             facets["deals"],
             key=f"{NS}.deals",
             placeholder="All deals",
+            wrap=True,
             format_func=lambda g: plain(g or "(no deal: admin sign-in)", OPTION_CHARS),
         ),
         actions.multiselect(
-            "Action", facets["actions"], key=f"{NS}.actions", placeholder="All actions", format_func=action_label
+            "Action",
+            facets["actions"],
+            key=f"{NS}.actions",
+            placeholder="All actions",
+            format_func=action_label,
+            wrap=True,
         ),
         actors.multiselect(
             "Person",
             facets["actors"],
             key=f"{NS}.actors",
             placeholder="Everyone",
+            wrap=True,
             format_func=lambda a: plain(a, OPTION_CHARS),
         ),
     )

@@ -75,13 +75,16 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
     running = job is not None
     usable = {c.name: c for c in reranker_choices(lab.settings) if c.available}
     cols = st.columns([2, 2, 2, 2])
-    ns = cols[0].multiselect("Candidates N", CANDIDATE_OPTIONS, default=[10, 25, 50, 100], key=f"{NS}.candidates")
-    ks = cols[1].multiselect("Top-k", TOP_K_OPTIONS, default=[3, 5, 10], key=f"{NS}.top_k")
+    ns = cols[0].multiselect(
+        "Candidates N", CANDIDATE_OPTIONS, default=[10, 25, 50, 100], key=f"{NS}.candidates", wrap=True
+    )
+    ks = cols[1].multiselect("Top-k", TOP_K_OPTIONS, default=[3, 5, 10], key=f"{NS}.top_k", wrap=True)
     rerankers = cols[2].multiselect(
         "Rerankers",
         list(usable),
         default=[r for r in ("none", "local") if r in usable],
         key=f"{NS}.rerankers",
+        wrap=True,
         help="; ".join(f"{c.name}: {c.label}" for c in usable.values()),
     )
     source = cols[3].selectbox(
