@@ -39,13 +39,13 @@ def deal_labels(deals: Sequence[DealInfo]) -> dict[str, str]:
         d.group_id: _fit(one_line(d.name), LABEL_CHARS) if d.name and d.name != d.group_id else short_id(d.group_id)
         for d in deals
     }
-    shared = Counter(labels.values())
-    for group_id, label in labels.items():
-        if shared[label] > 1:  # same name: say which is which
-            room = LABEL_CHARS - ID_CHARS - 3
-            labels[group_id] = f"{_fit(label, room)} · {short_id(group_id, ID_CHARS)}"
-    if len(set(labels.values())) < len(labels):  # ids alike in their first characters too: the whole id
-        labels = {d.group_id: d.group_id for d in deals}
+    for shorten in (
+        lambda group_id, label: f"{_fit(label, LABEL_CHARS - ID_CHARS - 3)} · {short_id(group_id, ID_CHARS)}",
+        lambda group_id, label: short_id(group_id),  # same name, ids alike in their first characters
+        lambda group_id, label: group_id,  # ids alike in head and tail too: the whole id
+    ):
+        shared = Counter(labels.values())
+        labels = {g: shorten(g, label) if shared[label] > 1 else label for g, label in labels.items()}
     return labels
 
 

@@ -59,7 +59,7 @@ def test_every_discovered_deal_is_listed_with_its_vector_size_and_embedder_match
 
     deal_box = app.selectbox(key="sidebar.deal")
     # each deal by its name, short enough for the sidebar; a graphiti deal's name is its group id
-    assert GROUP_ID in deal_box.options and "Project Halcyon" in " ".join(deal_box.options)
+    assert GROUP_ID in deal_box.options and "Project Hal" in " ".join(deal_box.options)
     assert all(len(option) <= 24 for option in deal_box.options)
     deal_box.set_value(GROUP_ID).run()
     no_errors(app)

@@ -31,10 +31,23 @@ def test_deals_of_the_same_name_say_their_ids() -> None:
     assert all(len(label) <= LABEL_CHARS for label in labels.values())
 
 
-def test_ids_alike_in_their_first_characters_fall_back_to_whole_ids() -> None:
+def test_ids_alike_in_their_first_characters_say_more_of_them() -> None:
+    name = "Project Halcyon - sale of Halcyon Freight Systems"
+    ids = ["demo_more_a", "demo_more_b", "demo_admin_gate", "demo"]
+    labels = deal_labels([deal(group_id, name) for group_id in ids])
+    assert labels == {  # only the deals whose labels would still be alike say more
+        "demo_more_a": "demo_more_a",
+        "demo_more_b": "demo_more_b",
+        "demo_admin_gate": "Project Hal… · demo_adm…",
+        "demo": "Project Hal… · demo",
+    }
     a, b = UUID, UUID[:-1] + "0"
-    labels = deal_labels([deal(a, "Same"), deal(b, "Same")])
-    assert labels == {a: a, b: b}
+    assert deal_labels([deal(a, "Same"), deal(b, "Same")]) == {
+        a: "7c9e6679-7425-40de-…0ae7",
+        b: "7c9e6679-7425-40de-…0ae0",
+    }
+    c = UUID[:20] + "f" + UUID[21:]  # alike in head and tail too: the whole ids
+    assert deal_labels([deal(a, "Same"), deal(c, "Same")]) == {a: a, c: c}
 
 
 def test_the_caption_has_the_full_name_and_id_as_text() -> None:
