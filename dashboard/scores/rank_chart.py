@@ -30,7 +30,7 @@ MOVES = (("moved up", "#2e9e5b"), ("moved down", "#d9534f"), ("unchanged", "#8a9
 class RankMoves:
     """What the chart draws (`shown`, best final rank first) and what it only counts (`others`)."""
 
-    rows: int  # the rows drawn on each side: ranks 1..rows, then a "below" row
+    rows: int  # the top rows drawn on each side (ranks 1..rows); under a gap row, those from further down
     top_k: int
     shown: tuple[RankedCandidate, ...]
     others: tuple[RankedCandidate, ...]
