@@ -391,10 +391,10 @@ def render_comparison(lab: Lab, group_id: str) -> None:
     def option(i: int) -> str:
         return plain(labels[i], OPTION_CHARS)
 
-    cols = st.columns(3)
-    a = cols[0].selectbox("Experiment A", list(labels), index=1, key=f"{NS}.cmp_a", format_func=option)
-    b = cols[1].selectbox("Experiment B", list(labels), index=0, key=f"{NS}.cmp_b", format_func=option)
-    metric = cols[2].selectbox("Metric", list(METRIC_NAMES), key=f"{NS}.cmp_metric")
+    # one experiment a row: their labels (name, deal, queries, when) need the page's width at 1280 px
+    a = st.selectbox("Experiment A", list(labels), index=1, key=f"{NS}.cmp_a", format_func=option)
+    b = st.selectbox("Experiment B", list(labels), index=0, key=f"{NS}.cmp_b", format_func=option)
+    metric = st.columns(3)[0].selectbox("Metric", list(METRIC_NAMES), key=f"{NS}.cmp_metric")
     if a == b:
         st.caption("Pick two different experiments.")
         return

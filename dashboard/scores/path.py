@@ -10,11 +10,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard.common.text import md, plain
+from dashboard.common.text import OPTION_CHARS, md, plain
 from pipeline.retrieval.records import METHODS, RankedCandidate, RetrievalRun
 
 METHOD_NAMES = {"bm25": "BM25", "cosine": "cosine", "bfs": "graph BFS"}
-PICK_CHARS = 90  # what the picker shows uncut across the page at 1280 px
 
 
 def contributions(candidate: RankedCandidate) -> dict[str, float]:
@@ -103,10 +102,10 @@ def render_path(run: RetrievalRun) -> None:
         "Candidate",
         list(by_uuid),
         key="scores.pick",
-        format_func=lambda u: plain(f"#{by_uuid[u].rank} · {by_uuid[u].candidate.fact}", PICK_CHARS),
+        format_func=lambda u: plain(f"#{by_uuid[u].rank} · {by_uuid[u].candidate.fact}", OPTION_CHARS),
     )
     picked = by_uuid.get(picked_uuid) or run.reranked[0]
-    if len(f"#{picked.rank} · {picked.candidate.fact}") > PICK_CHARS:  # the box shows its start: all of it here
+    if len(f"#{picked.rank} · {picked.candidate.fact}") > OPTION_CHARS:  # the box shows its start: all of it here
         st.caption(md(picked.candidate.fact))
     left, right = st.columns([3, 2])
     left.dataframe(path_steps(run, picked), key="scores.path", hide_index=True)
