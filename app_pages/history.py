@@ -24,14 +24,14 @@ if any_runs(lab.store):
             restore_id(key, labels)  # a link or a reload opens the same runs
             if st.session_state.get(key) not in (None, *labels):  # a run the filters now hide is deselected
                 st.session_state[key] = None
-        pick = st.columns(2)
-        first = pick[0].selectbox(
+        # one picker a row: a run's label (when, reranker, N, query) needs the page's width at 1280 px
+        first = st.selectbox(
             "Open a run",
             [None, *labels],
             key="history.open",
             format_func=lambda i: "Pick a run…" if i is None else plain(labels[i], OPTION_CHARS),
         )
-        second = pick[1].selectbox(
+        second = st.selectbox(
             "Compare it with",
             [None, *labels],
             key="history.compare",

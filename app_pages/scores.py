@@ -40,9 +40,9 @@ if deal is not None:
         render_path(run)
         if view.charts is not None:
             scatter, slope, histogram = view.charts
+            st.plotly_chart(slope, key="scores.slope")  # full width: its facts label both sides
             left, right = st.columns(2)
             left.plotly_chart(scatter, key="scores.scatter")
-            right.plotly_chart(slope, key="scores.slope")
-            st.plotly_chart(histogram, key="scores.hist")
+            right.plotly_chart(histogram, key="scores.hist")
         else:
             st.info("No reranker scores to chart: pick a reranker that can run here.")

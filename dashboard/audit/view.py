@@ -37,6 +37,7 @@ def render_filters(store: Store, deal: str | None) -> AuditFilter:
             key=f"{NS}.deals",
             placeholder="All deals",
             bind="query-params",
+            wrap=True,
             format_func=lambda g: plain(g or "(no deal: admin sign-in)", OPTION_CHARS),
         ),
         actions.multiselect(
@@ -46,6 +47,7 @@ def render_filters(store: Store, deal: str | None) -> AuditFilter:
             placeholder="All actions",
             format_func=action_label,
             bind="query-params",
+            wrap=True,
         ),
         actors.multiselect(
             "Person",
@@ -53,6 +55,7 @@ def render_filters(store: Store, deal: str | None) -> AuditFilter:
             key=f"{NS}.actors",
             placeholder="Everyone",
             bind="query-params",
+            wrap=True,
             format_func=lambda a: plain(a, OPTION_CHARS),
         ),
     )

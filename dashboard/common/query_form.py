@@ -76,7 +76,7 @@ def _use_example(ns: str, notes: dict[str, Example], sides: tuple[str, ...]) -> 
     example = notes.get(picked)
     if example is None or example.delta is None:
         return
-    if example.candidates % 5 or not 5 <= example.candidates <= 100 or example.top_k > MAX_SHOWN_K:
+    if example.candidates % 5 or not 5 <= example.candidates <= MAX_CANDIDATES or example.top_k > MAX_SHOWN_K:
         return  # not a setting the sliders can show
     rerankers = ("none", example.reranker) if len(sides) == 2 else (example.reranker,)
     for side, reranker in zip(sides, rerankers, strict=True):
@@ -121,23 +121,36 @@ def setting_controls(ns: str, lab: Lab, side: str = "", with_none: bool = False,
     settings = lab.settings
     choices = {c.name: c for c in reranker_choices(settings)}
     names = [c for c in choices if with_none or c != "none"]
-    cols = st.columns([2, 2, 3])
-    n = cols[0].slider(
-        "Candidates (N)", 5, 100, settings.default_candidates, step=5, key=f"{ns}.{side}n", bind="query-params"
+    if side:  # one of Compare's half-width sides: the reranker on its own row, so its name is not cut off
+        reranker_box, n_box, k_box = st.container(), *st.columns(2)
+    else:
+        n_box, k_box, reranker_box = st.columns([2, 2, 3])
+    n = n_box.slider(
+        "Candidates (N)",
+        5,
+        MAX_CANDIDATES,
+        settings.default_candidates,
+        step=5,
+        key=f"{ns}.{side}n",
+        bind="query-params",
     )
-    k = cols[1].slider("Top-k", 1, MAX_SHOWN_K, settings.default_top_k, key=f"{ns}.{side}k", bind="query-params")
+    k = k_box.slider("Top-k", 1, MAX_SHOWN_K, settings.default_top_k, key=f"{ns}.{side}k", bind="query-params")
     key = f"{ns}.{side}reranker"
     fallback = default if default in names else names[0]
     if key not in st.session_state:  # first view: the URL's reranker name, if it names one
         wanted = st.query_params.get(key)
         st.session_state[key] = wanted if wanted in names else fallback
-    reranker = cols[2].selectbox(
+    unavailable = [choices[c] for c in names if not choices[c].available]
+    reranker = reranker_box.selectbox(
         "Reranker",
         names,
         key=key,
-        format_func=lambda c: choices[c].label if choices[c].available else f"{choices[c].label} — {choices[c].note}",
-        help="The local re-scorer is not a cross-encoder: it re-scores candidates with the embedding model and BM25.",
+        format_func=lambda c: choices[c].label if choices[c].available else f"{choices[c].label} (unavailable)",
+        help="The local re-scorer is not a cross-encoder: it re-scores candidates with the embedding model and BM25."
+        + "".join(f"  \n{md(c.label)}: {md(c.note)}" for c in unavailable),
     )
+    if not choices[reranker].available:  # the reason, in full, where the short label cannot hold it
+        reranker_box.caption(f"Unavailable: {md(choices[reranker].note)}")
     # The URL holds the reranker's name (the links' contract), not its label as a bound select box would.
     if reranker == fallback:
         st.query_params.pop(key, None)

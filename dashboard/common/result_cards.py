@@ -67,16 +67,18 @@ def result_card(
     """One result; with `grades` (the query is judged) its judged grade is shown beside its movement."""
     ranked = result.ranked
     with st.container(border=True, key=key):
-        head = st.columns([1, 6, 3])
+        head = st.columns([1, 9])
         head[0].markdown(f"**#{ranked.rank}**")
-        head[1].markdown(md(ranked.candidate.fact))
-        text, colour = movement(ranked.rank, other_rank, top_k, side, where)
-        with head[2]:
-            st.badge(text, color=colour)
-            if grades is not None:
-                grade_text, grade_colour = grade_badge(grades.get(result.uuid))
-                st.badge(grade_text, color=grade_colour)
-            st.caption(score_caption(result, low_confidence))
+        with head[1]:
+            st.markdown(md(ranked.candidate.fact))
+            text, colour = movement(ranked.rank, other_rank, top_k, side, where)
+            # under the fact, in a row that wraps: a narrow column beside it cut the badges off at 1280 px
+            with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+                st.badge(text, color=colour)
+                if grades is not None:
+                    grade_text, grade_colour = grade_badge(grades.get(result.uuid))
+                    st.badge(grade_text, color=grade_colour)
+                st.caption(score_caption(result, low_confidence))
         if ranked.candidate.superseded:
             st.caption(f":orange[superseded] · invalid since {day(ranked.candidate.invalid_at)}")
         for citation in result.citations[:2]:

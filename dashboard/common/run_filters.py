@@ -35,23 +35,25 @@ def run_filter_controls(ns: str, store: Store, sidebar_deal: str | None, text_se
     elif st.session_state[f"{ns}.deal"] not in deals:
         st.session_state[f"{ns}.deal"] = ALL_DEALS
     enter_commits_dates()  # a typed date range commits on Enter, not only when the field loses focus
-    cols = st.columns([2, 3, 2, 3] + ([3] if text_search else []))
+    # two rows, so a long group id and the date range are never cut off at a laptop's width;
     # every filter is bound to the URL: a reload or a link shows the same runs
-    deal = cols[0].selectbox("Deal", deals, key=f"{ns}.deal", bind="query-params")
-    rerankers = cols[1].multiselect(
-        "Reranker", list(choices.rerankers), key=f"{ns}.rerankers", placeholder="all", bind="query-params"
+    deal_box, dates_box = st.columns(2)
+    deal = deal_box.selectbox("Deal", deals, key=f"{ns}.deal", bind="query-params")
+    cols = st.columns(3 if text_search else 2)
+    rerankers = cols[0].multiselect(
+        "Reranker", list(choices.rerankers), key=f"{ns}.rerankers", placeholder="all", bind="query-params", wrap=True
     )
-    sources = cols[2].multiselect(
-        "Source", list(choices.sources), key=f"{ns}.sources", placeholder="all", bind="query-params"
+    sources = cols[1].multiselect(
+        "Source", list(choices.sources), key=f"{ns}.sources", placeholder="all", bind="query-params", wrap=True
     )
     today = datetime.now(UTC).date()  # runs recorded later in this session are "today": keep them in range
     first, last = choices.first_day or today, max(choices.last_day or today, today)
-    picked = cols[3].date_input(
+    picked = dates_box.date_input(
         "Date range (UTC)", value=(first, last), key=f"{ns}.dates", format="YYYY-MM-DD", bind="query-params"
     )
     dates = tuple(picked) if isinstance(picked, list | tuple) else (picked,)
     text = (
-        cols[4].text_input("Query contains", key=f"{ns}.text", max_chars=200, bind="query-params")
+        cols[2].text_input("Query contains", key=f"{ns}.text", max_chars=200, bind="query-params")
         if text_search
         else ""
     )

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from dashboard.common.deal_picker import DEAL_KEY as DEAL_KEY  # the URL key, which links import from here
+from dashboard.common.deal_picker import deal_caption, pick_deal
 from dashboard.common.runtime import get_lab, run
-from dashboard.common.text import OPTION_CHARS, md, plain
+from dashboard.common.text import md
 from pipeline.deals import DealInfo, match_label
 from pipeline.deals.access import scoped_store
 from pipeline.errors import InvalidInput, RetrievalLabError
@@ -22,7 +24,6 @@ from pipeline.rerankers import reranker_choices
 from pipeline.settings import Settings, get_settings
 from pipeline.store import Store
 
-DEAL_KEY = "sidebar.deal"
 DRAWN_KEY = "sidebar.drawn"  # this run's lab and deal, or why the sidebar could not get them
 
 
@@ -87,18 +88,9 @@ def _render(lab: Lab) -> DealInfo | None:
     with st.sidebar:
         deal = None
         if deals:
-            by_id = {d.group_id: d for d in deals}
-            if st.session_state.get(DEAL_KEY) not in by_id:
-                st.session_state.pop(DEAL_KEY, None)
-            group_id = st.selectbox(
-                "Deal",
-                list(by_id),
-                index=list(by_id).index(DEMO_GROUP) if DEMO_GROUP in by_id else 0,
-                key=DEAL_KEY,
-                bind="query-params",
-                format_func=lambda g: plain(f"{g} — {by_id[g].name}", OPTION_CHARS),
-            )
-            deal = by_id[group_id]
+            ids = [d.group_id for d in deals]
+            deal = pick_deal(deals, DEMO_GROUP if DEMO_GROUP in ids else ids[0])
+            st.caption(deal_caption(deal))
             st.caption(_vectors_caption(deal, lab))
         else:
             st.warning("No deal loaded yet. Run `python -m pipeline seed-demo`.")

@@ -18,7 +18,7 @@ DISPLAY_CHARS = 4_000  # a 50 MB passage is cut here for display: the page stays
 LABEL_CHARS = 120  # widget labels, headings, expander titles
 HOVER_CHARS = 300  # a chart's hover text
 TICK_CHARS = 60  # a chart's axis labels
-OPTION_CHARS = 200  # options of a select box (shown as text, but a 50 MB option would still be sent)
+OPTION_CHARS = 90  # options of a select box: what one across the page shows uncut at 1280 px (a 50 MB one is not sent)
 
 # The ASCII punctuation Markdown or Streamlit's extensions act on inline: escapes, code, emphasis, links and
 # images, HTML and autolinks, entities, LaTeX, strikethrough, email autolinks. Colons are handled apart.

@@ -11,9 +11,17 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from dashboard.common.query_form import Setting, checked, first_stage_control, query_box, setting_controls
+from dashboard.common.query_form import (
+    MAX_SHOWN_K,
+    Setting,
+    checked,
+    first_stage_control,
+    query_box,
+    setting_controls,
+)
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
+from pipeline.retrieval.retrieve import MAX_CANDIDATES
 from pipeline.vector_index import FirstStageName
 
 NS = "compare"
@@ -42,7 +50,7 @@ def _legacy_params(lab: Lab) -> None:
         parsed: str | int | None = value if old == "reranker" and value in names else None
         if old in ("n", "k") and value.isdigit():
             number = int(value)
-            ok = 5 <= number <= 100 and number % 5 == 0 if old == "n" else 1 <= number <= 25
+            ok = 5 <= number <= MAX_CANDIDATES and number % 5 == 0 if old == "n" else 1 <= number <= MAX_SHOWN_K
             parsed = number if ok else None
         for side in sides:
             key = f"{NS}.{side}{old}"

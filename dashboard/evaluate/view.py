@@ -77,13 +77,16 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
     running = job is not None
     usable = {c.name: c for c in reranker_choices(lab.settings) if c.available}
     cols = st.columns([2, 2, 2, 2])
-    ns = cols[0].multiselect("Candidates N", CANDIDATE_OPTIONS, default=[10, 25, 50, 100], key=f"{NS}.candidates")
-    ks = cols[1].multiselect("Top-k", TOP_K_OPTIONS, default=[3, 5, 10], key=f"{NS}.top_k")
+    ns = cols[0].multiselect(
+        "Candidates N", CANDIDATE_OPTIONS, default=[10, 25, 50, 100], key=f"{NS}.candidates", wrap=True
+    )
+    ks = cols[1].multiselect("Top-k", TOP_K_OPTIONS, default=[3, 5, 10], key=f"{NS}.top_k", wrap=True)
     rerankers = cols[2].multiselect(
         "Rerankers",
         list(usable),
         default=[r for r in ("none", "local") if r in usable],
         key=f"{NS}.rerankers",
+        wrap=True,
         help="; ".join(f"{c.name}: {c.label}" for c in usable.values()),
     )
     source = cols[3].selectbox(
@@ -390,10 +393,10 @@ def render_comparison(lab: Lab, group_id: str) -> None:
     def option(i: int) -> str:
         return plain(labels[i], OPTION_CHARS)
 
-    cols = st.columns(3)
-    a = cols[0].selectbox("Experiment A", list(labels), index=1, key=f"{NS}.cmp_a", format_func=option)
-    b = cols[1].selectbox("Experiment B", list(labels), index=0, key=f"{NS}.cmp_b", format_func=option)
-    metric = cols[2].selectbox("Metric", list(METRIC_NAMES), key=f"{NS}.cmp_metric")
+    # one experiment a row: their labels (name, deal, queries, when) need the page's width at 1280 px
+    a = st.selectbox("Experiment A", list(labels), index=1, key=f"{NS}.cmp_a", format_func=option)
+    b = st.selectbox("Experiment B", list(labels), index=0, key=f"{NS}.cmp_b", format_func=option)
+    metric = st.columns(3)[0].selectbox("Metric", list(METRIC_NAMES), key=f"{NS}.cmp_metric")
     if a == b:
         st.caption("Pick two different experiments.")
         return

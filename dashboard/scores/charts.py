@@ -28,26 +28,6 @@ def score_scatter(frame: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def rank_slope(frame: pd.DataFrame) -> go.Figure:
-    fig = go.Figure()
-    for row in frame.itertuples():
-        colour = "#2e9e5b" if row.rank_change > 0 else "#d9534f" if row.rank_change < 0 else "#b0b7c3"
-        fig.add_trace(
-            go.Scatter(
-                x=["before", "after"],
-                y=[row.rank_before, row.rank_after],
-                mode="lines+markers",
-                line={"color": colour, "width": 2 if row.in_top_k_after or row.in_top_k_before else 1},
-                hovertext=chart(row.fact, HOVER_CHARS),
-                hoverinfo="text",
-                showlegend=False,
-            )
-        )
-    fig.update_yaxes(autorange="reversed", title="rank")
-    fig.update_layout(title="Rank changes (green: moved up, red: moved down)")
-    return fig
-
-
 def rerank_histogram(frame: pd.DataFrame) -> go.Figure:
     return px.histogram(
         frame,

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.common.tables import show_table
-from dashboard.common.text import OPTION_CHARS, plain
+from dashboard.common.text import OPTION_CHARS, md, plain
 from pipeline.retrieval.records import METHODS, RankedCandidate, RetrievalRun
 
 METHOD_NAMES = {"bm25": "BM25", "cosine": "cosine", "bfs": "graph BFS"}
@@ -106,6 +106,8 @@ def render_path(run: RetrievalRun) -> None:
         format_func=lambda u: plain(f"#{by_uuid[u].rank} · {by_uuid[u].candidate.fact}", OPTION_CHARS),
     )
     picked = by_uuid.get(picked_uuid) or run.reranked[0]
+    if len(f"#{picked.rank} · {picked.candidate.fact}") > OPTION_CHARS:  # the box shows its start: all of it here
+        st.caption(md(picked.candidate.fact))
     left, right = st.columns([3, 2])
     show_table(path_steps(run, picked), "scores.path", where=left)
     right.plotly_chart(rrf_waterfall(picked), key="scores.waterfall")

@@ -15,7 +15,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.common.exports import csv_bytes
-from dashboard.scores.charts import rank_slope, rerank_histogram, score_scatter
+from dashboard.scores.charts import rerank_histogram, score_scatter
+from dashboard.scores.rank_chart import rank_changes
 from dashboard.scores.table import candidates_frame
 from pipeline.retrieval.records import RetrievalRun
 
@@ -26,14 +27,18 @@ KEY = "scores.view"
 class ScoresView:
     frame: pd.DataFrame
     csv: bytes
-    charts: tuple[go.Figure, go.Figure, go.Figure] | None  # scatter, rank slope, histogram: when reranked
+    charts: tuple[go.Figure, go.Figure, go.Figure] | None  # scatter, rank changes, histogram: when reranked
 
 
 def scores_view(run: RetrievalRun, grades: Mapping[str, int] | None = None) -> ScoresView:
     kept: tuple[RetrievalRun, Mapping[str, int] | None, ScoresView] | None = st.session_state.get(KEY)
     if kept is None or kept[0] is not run or kept[1] is not grades:
         frame = candidates_frame(run, grades)
-        charts = (score_scatter(frame), rank_slope(frame), rerank_histogram(frame)) if run.rerank_used else None
+        charts = (
+            (score_scatter(frame), rank_changes(run.reranked, run.top_k), rerank_histogram(frame))
+            if run.rerank_used
+            else None
+        )
         kept = (run, grades, ScoresView(frame, csv_bytes(frame), charts))
         st.session_state[KEY] = kept
     return kept[2]

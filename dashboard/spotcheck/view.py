@@ -318,13 +318,15 @@ def render_new_queue(lab: Lab, group_id: str) -> None:
         st.text_input(
             "Queue name", key=f"{NS}.new.name", max_chars=120, placeholder="Optional: named from the settings"
         )
-        cols = st.columns(4)
+        cols = st.columns(2)  # source and priority on a row of their own: their longest names fit at 1280 px
         cols[0].selectbox("Source", list(SOURCES), key=f"{NS}.new.source", format_func=SOURCES.__getitem__)
-        cols[1].number_input("Sample size", 1, MAX_SIZE, 20, key=f"{NS}.new.size")
-        cols[2].number_input(
+        priority = cols[1]
+        cols = st.columns(2)
+        cols[0].number_input("Sample size", 1, MAX_SIZE, 20, key=f"{NS}.new.size")
+        cols[1].number_input(
             "Seed", 0, 2**31 - 1, 42, key=f"{NS}.new.seed", help="Same seed + same graph = same sample."
         )
-        cols[3].selectbox(
+        priority.selectbox(
             "Priority",
             list(PRIORITIES),
             key=f"{NS}.new.priority",

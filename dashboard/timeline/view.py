@@ -126,6 +126,7 @@ def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Select
         default=list(CHANNEL_LABELS),
         key=f"{NS}.channels",
         format_func=CHANNEL_LABELS.__getitem__,
+        wrap=True,  # the chips wrap: none is cut off at a laptop's width
     )
     only_chains = cols[3].toggle("Only chains with supersession", value=True, key=f"{NS}.only_chains")
     start, end = (window[0], window[1]) if isinstance(window, tuple) and len(window) == 2 else (None, None)

@@ -111,7 +111,10 @@ def test_a_compare_page_query_is_recorded_and_shows_in_history(app: AppTest, lab
     recorded = list_runs(lab.store, RunFilter(text=query, sources=("dashboard",)))
     assert sorted(r.reranker for r in recorded) == ["local", "none"]
     app.slider(key="compare.a.k").set_value(3)
-    app.slider(key="compare.b.k").set_value(3).run()  # new parameters: two more runs; a rerun alone adds none
+    app.slider(key="compare.b.k").set_value(3).run()  # a new cut of the same runs: nothing more recorded
+    assert len(list_runs(lab.store, RunFilter(text=query, sources=("dashboard",)))) == 2
+    app.slider(key="compare.a.n").set_value(20)
+    app.slider(key="compare.b.n").set_value(20).run()  # new pools: two more runs; a rerun alone adds none
     app.run()
     assert len(list_runs(lab.store, RunFilter(text=query, sources=("dashboard",)))) == 4
 

@@ -8,9 +8,11 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
-from dashboard.scores.charts import rank_slope, score_scatter
+from dashboard.scores.charts import score_scatter
+from dashboard.scores.rank_chart import rank_changes
 from dashboard.spotcheck.charts import verdict_bars
 from dashboard.timeline.charts import timeline_figure
+from pipeline.retrieval.records import Candidate, RankedCandidate
 from pipeline.spotcheck.verdicts import RateRow
 from pipeline.temporal.records import FactRow, Selection, Timeline
 
@@ -58,7 +60,13 @@ def test_scores_charts_escape_the_facts() -> None:
         ]
     )  # fmt: skip
     assert_inert(score_scatter(frame).to_json())
-    assert_inert(rank_slope(frame).to_json())
+    reranked = [
+        RankedCandidate(Candidate("u1", HOSTILE, "R", "s", "t", (), None, None, None, 0.5, 2, {}), 1, 0.9, 1.0),
+        RankedCandidate(Candidate("u2", "plain", "R", "s", "t", (), None, None, None, 0.6, 1, {}), 2, 0.1, 0.0),
+    ]
+    rank_fig = rank_changes(reranked, 1)
+    assert_inert(rank_fig.to_json())
+    assert html.unescape(rank_fig.layout.yaxis2.ticktext[0]).startswith("1. <a href=")  # labelled, as text
 
 
 def test_spotcheck_bars_escape_document_names() -> None:
