@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from urllib.parse import parse_qs
 
 from streamlit.testing.v1 import AppTest
 
@@ -11,7 +12,7 @@ from pipeline.lab import Lab
 from pipeline.vector_index.build import ensure_index
 from pipeline.vector_index.check import check_recall
 from pipeline.vector_index.repo import save_check
-from tests.app.conftest import no_errors, open_page
+from tests.app.conftest import APP, no_errors, open_page
 from tests.support.shown import shown
 from tests.support.tables import assert_tidy
 
@@ -138,3 +139,25 @@ def test_scores_reruns_reuse_the_table_and_charts_of_the_same_run(app: AppTest, 
     app.slider(key="scores.k").set_value(5).run()  # another run: built again
     no_errors(app)
     assert len(built) == 2 and app.dataframe[0].value["In top k after"].sum() == 5
+
+
+def test_scores_links_its_query_and_setting_to_compare(app: AppTest, demo: str) -> None:
+    """The way back from Scores: its query and setting on Compare's right, beside no reranking."""
+    open_page(app, "app_pages/scores.py")
+    app.slider(key="scores.n").set_value(20)
+    app.slider(key="scores.k").set_value(5)
+    app.text_input(key="scores.q").input(QUERY).run()
+    no_errors(app)
+    [link] = [p for p in app.get("page_link") if "Compare" in p.proto.label]
+    params = {k: v[0] for k, v in parse_qs(link.proto.query_string).items()}
+    assert params["compare.q"] == QUERY and params["sidebar.deal"] == demo
+    sides = [tuple(params[f"compare.{s}.{f}"] for f in ("reranker", "n", "k")) for s in ("a", "b")]
+    assert sides == [("none", "20", "5"), ("local", "20", "5")]
+
+    compare = AppTest.from_file(APP, default_timeout=60)  # a colleague opening the link: a new session
+    compare.query_params.update(params)
+    open_page(compare, "app_pages/compare.py")
+    no_errors(compare)
+    assert compare.text_input(key="compare.q").value == QUERY
+    assert [s.value for s in compare.subheader] == ["A: without reranking", "B: with local"]
+    assert len(card_ranks(compare)) == 10  # k = 5 on each side
