@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pipeline.audit import record_audit
 from pipeline.deals.access import access_of
@@ -252,26 +253,35 @@ def adjudications(
     return {(r["item_id"], r["question"]): AdjudicationRecord.from_row(r) for r in rows}
 
 
-def reviewer_relevance(store: Store, queue_id: int, reviewer: str) -> dict[int, RelevanceRecord]:
-    """item id -> this reviewer's relevance grade, for one queue."""
+def _reviewer_answers(store: Store, t: _AnswerTables, queue_id: int, reviewer: str) -> list[sqlite3.Row]:
+    """This reviewer's answer rows to one question, for one queue (`t` is a constant above, never user text)."""
     _require_queue(store, queue_id)
-    rows = store.query(
-        """
-        SELECT r.* FROM spotcheck_relevance r JOIN spotcheck_items i ON i.id = r.item_id
-        WHERE i.queue_id = ? AND r.reviewer = ?
+    return store.query(
+        f"""
+        SELECT a.* FROM {t.table} a JOIN spotcheck_items i ON i.id = a.item_id
+        WHERE i.queue_id = ? AND a.reviewer = ?
         """,
         (queue_id, reviewer.strip()),
     )
-    return {r["item_id"]: RelevanceRecord.from_row(r) for r in rows}
+
+
+def _answer_history(store: Store, t: _AnswerTables, answer_id: int) -> list[tuple[int, Any, str, str]]:
+    """(revision, answer, note, recorded_at) of one answer row, oldest first."""
+    rows = store.query(
+        f"SELECT revision, {t.value}, note, recorded_at FROM {t.history} WHERE {t.history_key} = ? ORDER BY id",
+        (answer_id,),
+    )
+    return [tuple(r) for r in rows]  # type: ignore[misc]
+
+
+def reviewer_relevance(store: Store, queue_id: int, reviewer: str) -> dict[int, RelevanceRecord]:
+    """item id -> this reviewer's relevance grade, for one queue."""
+    return {r["item_id"]: RelevanceRecord.from_row(r) for r in _reviewer_answers(store, _RELEVANCE, queue_id, reviewer)}
 
 
 def relevance_history(store: Store, relevance_id: int) -> list[tuple[int, int, str, str]]:
     """(revision, grade, note, recorded_at), oldest first."""
-    rows = store.query(
-        "SELECT revision, grade, note, recorded_at FROM spotcheck_relevance_history WHERE relevance_id = ? ORDER BY id",
-        (relevance_id,),
-    )
-    return [tuple(r) for r in rows]  # type: ignore[misc]
+    return _answer_history(store, _RELEVANCE, relevance_id)
 
 
 # an item this reviewer has answered (either question): what progress and resuming count
@@ -282,15 +292,7 @@ ANSWERED = """(
 
 def reviewer_verdicts(store: Store, queue_id: int, reviewer: str) -> dict[int, VerdictRecord]:
     """item id -> this reviewer's support verdict, for one queue."""
-    _require_queue(store, queue_id)
-    rows = store.query(
-        """
-        SELECT v.* FROM spotcheck_verdicts v JOIN spotcheck_items i ON i.id = v.item_id
-        WHERE i.queue_id = ? AND v.reviewer = ?
-        """,
-        (queue_id, reviewer.strip()),
-    )
-    return {r["item_id"]: VerdictRecord.from_row(r) for r in rows}
+    return {r["item_id"]: VerdictRecord.from_row(r) for r in _reviewer_answers(store, _SUPPORT, queue_id, reviewer)}
 
 
 def progress(store: Store, queue_id: int, reviewer: str) -> Progress:
@@ -327,11 +329,7 @@ def next_open_position(store: Store, queue_id: int, reviewer: str, after: int) -
 
 def verdict_history(store: Store, verdict_id: int) -> list[tuple[int, str, str, str]]:
     """(revision, verdict, note, recorded_at), oldest first."""
-    rows = store.query(
-        "SELECT revision, verdict, note, recorded_at FROM spotcheck_verdict_history WHERE verdict_id = ? ORDER BY id",
-        (verdict_id,),
-    )
-    return [tuple(r) for r in rows]  # type: ignore[misc]
+    return _answer_history(store, _SUPPORT, verdict_id)
 
 
 def verdict_rows(store: Store, group_id: str, queue_id: int | None = None) -> list[VerdictRow]:
