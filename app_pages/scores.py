@@ -1,6 +1,6 @@
 import streamlit as st
 
-from dashboard.common.links import Side, scores_to_compare
+from dashboard.common.links import scores_to_compare
 from dashboard.common.query_form import query_form, setting_run
 from dashboard.common.sidebar import page_context
 from dashboard.common.text import md
@@ -20,17 +20,11 @@ if deal is not None:
     request = query_form("scores", lab, deal.group_id)
     if request is not None:
         run = setting_run("scores", lab, request.query, deal.group_id, request.setting, request.first_stage)
-        setting = request.setting
         st.page_link(
             "app_pages/compare.py",
             label="This query on Compare, with and without reranking",
             icon=":material/compare_arrows:",
-            query_params=scores_to_compare(
-                deal.group_id,
-                request.query,
-                Side(setting.reranker, setting.num_candidates, setting.top_k),
-                request.first_stage,
-            ),
+            query_params=scores_to_compare(deal.group_id, request.query, request.setting, request.first_stage),
         )
         if run.fallback_reason:
             st.warning(f"**The reranker fell back to first-stage order.** {md(run.fallback_reason)}")

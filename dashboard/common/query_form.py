@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
+from dashboard.common.links import Setting
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
 from pipeline.comparison.examples import Example, examples
@@ -31,13 +32,6 @@ log = logging.getLogger("retrieval_lab")
 
 MAX_SHOWN_K = 25  # the top-k slider's maximum: a pool is cited this deep once, then cut at any k
 POOLS_KEPT = 20
-
-
-@dataclass(frozen=True)
-class Setting:
-    reranker: str
-    num_candidates: int
-    top_k: int
 
 
 @dataclass(frozen=True)

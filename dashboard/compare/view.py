@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.common.links import Side, scores_params
+from dashboard.common.links import Setting, scores_params
 from dashboard.common.query_form import setting_run
 from dashboard.common.result_cards import result_card
 from dashboard.common.runtime import run
@@ -135,7 +135,7 @@ def _cards(
                 query_params=scores_params(
                     request.group_id,
                     request.query,
-                    Side(side.reranker, side.num_candidates, side.top_k),
+                    Setting(side.reranker, side.num_candidates, side.top_k),
                     request.first_stage,
                 ),
             )

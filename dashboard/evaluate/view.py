@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.common.dates import enter_commits_dates
-from dashboard.common.links import Side, compare_url
+from dashboard.common.links import Setting, compare_url
 from dashboard.common.runtime import run
 from dashboard.common.tables import show_table
 from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, label, md, plain
@@ -264,7 +264,7 @@ def render_wins_losses(result: SweepResult, key: str, metric: str) -> None:
     wins, losses = wins_and_losses(result, key, metric)
     st.markdown(f"**Per-query wins and losses** of {md(key)} against the baseline ({metric})")
     base, mine = result.setting(result.baseline), result.setting(key)
-    a, b = Side(base.reranker, base.candidates, base.top_k), Side(mine.reranker, mine.candidates, mine.top_k)
+    a, b = Setting(base.reranker, base.candidates, base.top_k), Setting(mine.reranker, mine.candidates, mine.top_k)
     changes = [*wins, *losses]
     if changes:
         show_table(

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pytest
 from playwright.async_api import Browser, Page, expect
 
-from dashboard.common.links import Side, scores_params
+from dashboard.common.links import Setting, scores_params
 from pipeline.admin.repo import clear_failures
 from pipeline.admin.unlock import try_unlock
 from pipeline.evaluation.experiments import save_experiment
@@ -119,7 +119,7 @@ async def test_a_compare_link_shows_the_same_comparison(app_url: str, page: Page
 async def test_a_scores_link_shows_the_same_query_and_setting(
     app_url: str, page: Page, browser: Browser, demo: str
 ) -> None:
-    params = scores_params(demo, JUDGED, Side("none", 20, 5))  # not the page's default reranker
+    params = scores_params(demo, JUDGED, Setting("none", 20, 5))  # not the page's default reranker
     await page.goto(f"{app_url}/scores?{urlencode(params)}")
     await wait_for_app(page)
     await page.get_by_text("the first 5 (k) are handed on").wait_for(timeout=LONG)
