@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import os
 import signal
 import subprocess
@@ -35,6 +36,8 @@ from pipeline.graph.embedded.locks import FileLock, is_free
 from pipeline.graph.embedded.paths import ServerFiles
 from pipeline.graph.embedded.persistence import PersistenceRefused
 from pipeline.graph.embedded.status import READY, REFUSED, STARTING, pid_alive, read_status
+
+log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 180.0  # the supervisor may wait for a previous server to flush, then replay a large AOF
 STOP_TIMEOUT_S = 90.0
@@ -56,6 +59,7 @@ class EmbeddedFalkorDB:
     data_dir: Path
     process: ServerPids | None = field(default=None, repr=False)  # the server this client holds a lease on
     _lease: FileLock | None = field(default=None, repr=False)
+    notice: str = ""  # what the last start of the server by this client repaired, if anything
 
     @property
     def files(self) -> ServerFiles:
@@ -148,6 +152,9 @@ class EmbeddedFalkorDB:
             status = read_status(files)
             if status is not None and status.nonce == nonce:
                 if status.state == READY and status.redis:
+                    if status.message:  # what the start repaired (a torn tail cut off): said once
+                        log.warning("embedded FalkorDB: %s", status.message)
+                        self.notice = status.message
                     return ServerPids(pid=status.redis, supervisor=status.supervisor)
                 if status.state == REFUSED:
                     raise PersistenceRefused(status.message)

@@ -24,27 +24,9 @@ from pipeline.graph.embedded.persistence import PersistenceRefused
 from pipeline.graph.embedded.status import pid_alive
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
 from pipeline.settings import PROJECT_ROOT
+from tests.support.embedded_files import aof, count, fill, fingerprint, query
 
 GRAPHS = {"alpha": 40, "beta": 25}  # graph -> nodes, each with one edge to the next
-
-
-def _query(server: EmbeddedFalkorDB, graph: str, cypher: str) -> list[object]:
-    """The raw reply: [header, rows, statistics] for a read, [statistics] for a write."""
-    client = redis.Redis(unix_socket_path=str(server.socket_path))
-    try:
-        return client.execute_command("GRAPH.QUERY", graph, cypher)  # type: ignore[no-any-return]
-    finally:
-        client.close()
-
-
-def _fill(server: EmbeddedFalkorDB, graph: str, nodes: int, start: int = 0) -> None:
-    for i in range(start, start + nodes):
-        _query(server, graph, f"CREATE (:N {{i: {i}, text: 'passage {i} ' + '{'x' * 40}'}})")
-    _query(server, graph, f"MATCH (a:N), (b:N) WHERE b.i = a.i + 1 AND a.i >= {start} CREATE (a)-[:NEXT]->(b)")
-
-
-def _count(server: EmbeddedFalkorDB, graph: str) -> int:
-    return int(_query(server, graph, "MATCH (n) RETURN count(n)")[1][0][0])  # type: ignore[index]
 
 
 def _rewrite(server: EmbeddedFalkorDB) -> None:
@@ -65,9 +47,9 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data = tmp_path_factory.mktemp("pristine") / "data"
     server = EmbeddedFalkorDB(data)
     server.ensure_running()
-    _fill(server, "alpha", GRAPHS["alpha"])
+    fill(server, "alpha", GRAPHS["alpha"])
     _rewrite(server)
-    _fill(server, "beta", GRAPHS["beta"])
+    fill(server, "beta", GRAPHS["beta"])
     server.stop()
     assert not server.is_running()
     record = json.loads(ServerFiles(data).state.read_text())
@@ -82,17 +64,6 @@ def data(pristine: Path, tmp_path: Path) -> Path:
     return copy
 
 
-def _aof(data: Path, kind: str) -> Path:
-    (found,) = [p for p in (data / "appendonlydir").iterdir() if p.name.endswith(kind)]
-    return found
-
-
-def _fingerprint(data: Path) -> dict[str, str]:
-    """sha256 of every data file (not logs, locks or the supervisor's status)."""
-    keep = [data / "dump.rdb", data / "falkordb.state.json", *(data / "appendonlydir").glob("*")]
-    return {str(p.relative_to(data)): hashlib.sha256(p.read_bytes()).hexdigest() for p in keep if p.is_file()}
-
-
 def _flip_middle_byte(path: Path) -> None:
     raw = bytearray(path.read_bytes())
     raw[len(raw) // 2] ^= 0x20
@@ -105,7 +76,7 @@ def _truncate(path: Path, by: int = 7) -> None:
 
 
 def _aof_moved_away_rdb_left(data: Path) -> None:
-    shutil.copy(_aof(data, ".base.rdb"), data / "dump.rdb")
+    shutil.copy(aof(data, ".base.rdb"), data / "dump.rdb")
     shutil.move(data / "appendonlydir", data.parent / "moved-appendonlydir")
 
 
@@ -133,21 +104,20 @@ DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
         "appendonly.aof.manifest line 1",
     ),
     "manifest names a missing file": (
-        lambda d: _aof(d, ".incr.aof").rename(d / "appendonlydir" / "elsewhere"),
+        lambda d: aof(d, ".incr.aof").rename(d / "appendonlydir" / "elsewhere"),
         "listed in the manifest but missing",
     ),
-    "base rdb changed": (lambda d: _flip_middle_byte(_aof(d, ".base.rdb")), ".base.rdb was changed"),
-    "incr aof changed": (lambda d: _flip_middle_byte(_aof(d, ".incr.aof")), ".incr.aof was changed"),
-    "incr aof truncated": (lambda d: _truncate(_aof(d, ".incr.aof")), ".incr.aof is shorter than recorded"),
+    "base rdb changed": (lambda d: _flip_middle_byte(aof(d, ".base.rdb")), ".base.rdb was changed"),
+    "incr aof changed": (lambda d: _flip_middle_byte(aof(d, ".incr.aof")), ".incr.aof was changed"),
+    "incr aof truncated": (lambda d: _truncate(aof(d, ".incr.aof")), ".incr.aof is shorter than recorded"),
     "incr aof grew after a clean stop": (
-        lambda d: _aof(d, ".incr.aof").open("ab").write(b"*1\r\n$4\r\nPING\r\n"),
+        lambda d: aof(d, ".incr.aof").open("ab").write(b"*1\r\n$4\r\nPING\r\n"),
         "grew after a clean stop",
     ),
     "state file damaged": (lambda d: (d / "falkordb.state.json").write_text("{"), "falkordb.state.json is damaged"),
     "loaded counts differ": (_edit_counts, "graph 'alpha' loaded from"),
-    "no record, incr aof truncated": (_forget_record(lambda d: _truncate(_aof(d, ".incr.aof"))), "could not load"),
     "no record, base rdb changed": (
-        _forget_record(lambda d: _flip_middle_byte(_aof(d, ".base.rdb"))),
+        _forget_record(lambda d: _flip_middle_byte(aof(d, ".base.rdb"))),
         "could not load",
     ),
 }
@@ -164,13 +134,14 @@ def _cli_status(data: Path) -> subprocess.CompletedProcess[str]:
 def test_each_damaged_file_is_refused_and_left_as_it_was(data: Path, case: str) -> None:
     damage, expected = DAMAGE[case]
     damage(data)
-    before = _fingerprint(data)
+    before = fingerprint(data)
     server = EmbeddedFalkorDB(data)
     with pytest.raises(PersistenceRefused) as refused:  # a BackendUnavailable: one line on a page
         server.ensure_running()
     message = str(refused.value)
     assert "\n" not in message and expected in message, message
-    assert "nothing was changed" in message and "restore" in message.lower() and "to start empty" in message
+    assert "nothing was changed" in message and "python -m pipeline restore" in message
+    assert "docs/recovery.md" in message and "empty" not in message  # never advice that drops intact data
     assert not server.is_running()
     assert server.process is None and server.stop() is None  # holds nothing
 
@@ -179,14 +150,14 @@ def test_each_damaged_file_is_refused_and_left_as_it_was(data: Path, case: str) 
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0] == f"error: {message}", done.stderr
     assert not server.is_running()
-    assert _fingerprint(data) == before
+    assert fingerprint(data) == before
 
 
 def test_a_clean_copy_starts_with_everything(data: Path) -> None:
     server = EmbeddedFalkorDB(data)
     server.ensure_running()
     try:
-        assert {g: _count(server, g) for g in GRAPHS} == GRAPHS
+        assert {g: count(server, g) for g in GRAPHS} == GRAPHS
     finally:
         server.stop()
 
@@ -198,8 +169,7 @@ def test_a_kill_after_more_writes_still_starts_with_everything(data: Path, victi
     server.ensure_running()
     assert server.process is not None
     pids = server.process
-    _fill(server, "beta", 10, start=100)
-    time.sleep(1.2)  # appendfsync everysec
+    fill(server, "beta", 10, start=100)
     os.kill(pids.pid if victim == "redis" else pids.supervisor, signal.SIGKILL)
     deadline = time.monotonic() + 20
     while (pid_alive(pids.pid) or pid_alive(pids.supervisor)) and time.monotonic() < deadline:
@@ -208,7 +178,7 @@ def test_a_kill_after_more_writes_still_starts_with_everything(data: Path, victi
     again = EmbeddedFalkorDB(data)
     again.ensure_running()
     try:
-        assert _count(again, "beta") == GRAPHS["beta"] + 10 and _count(again, "alpha") == GRAPHS["alpha"]
+        assert count(again, "beta") == GRAPHS["beta"] + 10 and count(again, "alpha") == GRAPHS["alpha"]
     finally:
         again.stop()
 
@@ -218,7 +188,7 @@ def test_a_rewrite_is_recorded_so_a_kill_after_it_still_starts(data: Path) -> No
     server.ensure_running()
     assert server.process is not None
     pids = server.process
-    _fill(server, "gamma", 5)
+    fill(server, "gamma", 5)
     _rewrite(server)
     files = ServerFiles(data)
     deadline = time.monotonic() + 10  # the supervisor notices the new manifest within a poll
@@ -232,7 +202,7 @@ def test_a_rewrite_is_recorded_so_a_kill_after_it_still_starts(data: Path) -> No
     again = EmbeddedFalkorDB(data)
     again.ensure_running()
     try:
-        assert _count(again, "gamma") == 5 and _count(again, "alpha") == GRAPHS["alpha"]
+        assert count(again, "gamma") == 5 and count(again, "alpha") == GRAPHS["alpha"]
     finally:
         again.stop()
 
@@ -247,11 +217,11 @@ def test_a_refusal_is_a_backend_error(data: Path) -> None:
 def test_a_dump_rdb_beside_the_append_only_files_is_never_written(data: Path) -> None:
     """An older layout kept RDB snapshots too: they are neither loaded nor ever overwritten now."""
     snapshot = data / "dump.rdb"
-    shutil.copy(_aof(data, ".base.rdb"), snapshot)
+    shutil.copy(aof(data, ".base.rdb"), snapshot)
     before = hashlib.sha256(snapshot.read_bytes()).hexdigest()
     server = EmbeddedFalkorDB(data)
     server.ensure_running()
-    _fill(server, "delta", 3)
+    fill(server, "delta", 3)
     client = redis.Redis(unix_socket_path=str(server.socket_path))
     assert client.config_get("save") == {"save": ""}
     client.close()
@@ -266,8 +236,8 @@ def test_damage_in_what_was_appended_before_a_crash_is_refused(data: Path) -> No
     server.ensure_running()
     assert server.process is not None
     pids = server.process
-    _query(server, "beta", "CREATE (:N {text: 'MARKER-appended-while-running'})")
-    incr = _aof(data, ".incr.aof")
+    query(server, "beta", "CREATE (:N {text: 'MARKER-appended-while-running'})")
+    incr = aof(data, ".incr.aof")
     marker = incr.read_bytes().index(b"MARKER-appended")
     state = ServerFiles(data).state
     deadline = time.monotonic() + 20
@@ -281,7 +251,7 @@ def test_damage_in_what_was_appended_before_a_crash_is_refused(data: Path) -> No
     raw = bytearray(incr.read_bytes())
     raw[marker + 2] ^= 0x20  # MARKER -> MArKER: still a valid command
     incr.write_bytes(bytes(raw))
-    before = _fingerprint(data)
+    before = fingerprint(data)
     with pytest.raises(PersistenceRefused, match=r"\.incr\.aof was changed"):
         EmbeddedFalkorDB(data).ensure_running()
-    assert _fingerprint(data) == before
+    assert fingerprint(data) == before

@@ -168,7 +168,6 @@ def test_killed_redis_is_restarted_by_the_next_client(tmp_path: Path, clients: l
     first = Client(data, write="g")
     clients.append(first)
     pids = first.answer()
-    time.sleep(1.2)  # appendfsync everysec: the write is on disk
     os.kill(pids["redis"], signal.SIGKILL)
     assert _wait(lambda: not pid_alive(pids["supervisor"])), "the supervisor outlived its redis-server"
     second = Client(data, write="g")

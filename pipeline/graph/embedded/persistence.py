@@ -11,10 +11,12 @@ at a clean stop, every graph's node and edge counts) in `falkordb.state.json`:
   file only ever grows, so its recorded prefix must be (a kill -9 leaves more, never different bytes);
   files of a newer rewrite than the record are left to redis's own checks (RDB checksums,
   `aof-load-truncated no`);
+- after a crash (no clean stop recorded), a torn tail of the newest incremental file, the incomplete last
+  command a killed server leaves, is cut off and its bytes kept beside it (torn_tail.py), and one line says so;
 - after a clean stop with the files untouched, the loaded counts must equal the recorded ones.
 
-Anything else is refused with one line naming the file and what to do, before redis-server starts (so
-nothing is written) or, for counts, by stopping it without saving.
+Anything else is refused with one line naming the file, what is intact and what to do, before redis-server
+starts (so nothing is written) or, for counts, by stopping it without saving.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import BackendUnavailable
+from pipeline.graph.embedded import torn_tail
 from pipeline.graph.embedded.paths import ServerFiles
 
 STATE_VERSION = 1
@@ -40,11 +43,26 @@ class PersistenceRefused(BackendUnavailable):
     """The embedded server's files are not the ones it left behind: it will not start from them."""
 
 
-def refusal(files: ServerFiles, what: str) -> PersistenceRefused:
+def refusal(files: ServerFiles, what: str, damaged: Path | None = None) -> PersistenceRefused:
+    """One line: what is wrong, what is intact, and what to do; never advice that drops intact data."""
+    intact = ""
+    if damaged is not None:
+        others = [name for name in _listed_files(files) if name != damaged.name]
+        if others:
+            intact = f"; intact: {', '.join(others)}"
     return PersistenceRefused(
-        f"embedded FalkorDB refused to start: {what}; nothing was changed. Restore {files.data_dir} from a "
-        f"backup, or move {files.aof_dir.name}/, {files.rdb.name} and {files.state.name} out of it to start empty."
+        f"embedded FalkorDB refused to start: {what}; nothing was changed{intact}. Keep {files.data_dir} as it "
+        f"is and restore it from a backup (python -m pipeline restore BACKUP_DIR), or repair it as "
+        f"docs/recovery.md says"
     )
+
+
+def _listed_files(files: ServerFiles) -> list[str]:
+    """The files the manifest lists (none if it cannot be read)."""
+    try:
+        return [e.name for e in parse_manifest(files, files.manifest.read_text(encoding="utf-8")) if e.kind != "h"]
+    except (OSError, UnicodeDecodeError, PersistenceRefused):
+        return []
 
 
 @dataclass(frozen=True)
@@ -145,7 +163,7 @@ def take_snapshot(files: ServerFiles) -> Snapshot | None:
             continue
         path = files.aof_dir / entry.name
         if not path.is_file():
-            raise refusal(files, f"{path} is listed in the manifest but missing")
+            raise refusal(files, f"{path} is listed in the manifest but missing", path)
         found[entry.name] = digest(path)  # size read first: an incremental file only ever grows past it
     base_seq = max((e.seq for e in entries if e.kind == "b"), default=0)
     return Snapshot(manifest=text, files=found, base_seq=base_seq)
@@ -211,7 +229,7 @@ def check_before_start(files: ServerFiles) -> Verdict:
             raise refusal(files, f"{files.aof_dir}/ is missing, but {files.state} records its files")
         return Verdict(snapshot=None)
     if record is None:
-        return Verdict(snapshot=snapshot, notes=["no record yet: redis-server's own checks only"])
+        return Verdict(snapshot=snapshot, notes=_cut_torn_tail(files, snapshot, None))
     exact = record.clean
     for name, recorded in record.files.items():
         path = files.aof_dir / name
@@ -220,20 +238,44 @@ def check_before_start(files: ServerFiles) -> Verdict:
             if snapshot.base_seq > record.base_seq:
                 exact = False  # a rewrite finished after the record: its files are newer, not damaged
                 continue
-            raise refusal(files, f"{path} (recorded {recorded.size} bytes) is missing from the manifest")
+            raise refusal(files, f"{path} (recorded {recorded.size} bytes) is missing from the manifest", path)
         if current.size < recorded.size:
-            raise refusal(files, f"{path} is shorter than recorded ({current.size} < {recorded.size} bytes)")
+            raise refusal(files, f"{path} is shorter than recorded ({current.size} < {recorded.size} bytes)", path)
         same = current if current.size == recorded.size else digest(path, recorded.size)
         if same.sha256 != recorded.sha256:
             changed = "changed" if current.size == recorded.size else "changed within its recorded part"
-            raise refusal(files, f"{path} was {changed} since it was recorded (sha256 differs)")
+            raise refusal(files, f"{path} was {changed} since it was recorded (sha256 differs)", path)
         if current.size != recorded.size:
             if name.endswith(".rdb") or record.clean:
-                raise refusal(files, f"{path} grew after a clean stop ({recorded.size} -> {current.size} bytes)")
+                raise refusal(files, f"{path} grew after a clean stop ({recorded.size} -> {current.size} bytes)", path)
             exact = False
     if set(snapshot.files) != set(record.files):
         exact = False
-    return Verdict(snapshot=snapshot, expected_counts=record.counts if exact else None)
+    notes = [] if record.clean else _cut_torn_tail(files, snapshot, record)
+    return Verdict(snapshot=snapshot, expected_counts=record.counts if exact else None, notes=notes)
+
+
+def _cut_torn_tail(files: ServerFiles, snapshot: Snapshot, record: Record | None) -> list[str]:
+    """After a crash: cut the newest incremental file's torn tail (its bytes kept beside it); what was done.
+
+    The record is moved to the cut first: a crash between the two steps leaves a file longer than recorded
+    (allowed after a crash), never shorter."""
+    incr = [e for e in parse_manifest(files, snapshot.manifest) if e.kind == "i"]
+    if not incr:
+        return []
+    path = files.aof_dir / max(incr, key=lambda e: e.seq).name
+    found = torn_tail.scan(path)
+    if found.state != torn_tail.TORN:
+        return []  # whole, or damage that redis-server's load then names
+    kept = torn_tail.keep_tail(path, found.keep)
+    snapshot.files[path.name] = digest(path, found.keep)
+    if record is not None:
+        write_record(files, snapshot, clean=False, counts=None)
+    torn_tail.cut(path, found.keep)
+    return [
+        f"a crash left an incomplete last command in {path}: its {found.size - found.keep} bytes were moved to "
+        f"{kept} and the file cut there; every whole command before it loads"
+    ]
 
 
 def compare_counts(files: ServerFiles, expected: dict[str, list[int]], loaded: dict[str, list[int]]) -> None:
@@ -255,8 +297,8 @@ def compare_counts(files: ServerFiles, expected: dict[str, list[int]], loaded: d
 class GrowthDigest:
     """The incremental file's sha256 carried forward as redis appends to it, so a crash leaves little
     unrecorded tail: each `advance` takes in the bytes that were already there at the previous call
-    (fsynced since, with `appendfsync everysec`, so a power cut cannot leave the file shorter than the
-    record) and returns the snapshot to record, or None when nothing grew."""
+    (fsynced, with `appendfsync always`, so a power cut cannot leave the file shorter than the record)
+    and returns the snapshot to record, or None when nothing grew."""
 
     def __init__(self, files: ServerFiles, snapshot: Snapshot) -> None:
         self.files = files

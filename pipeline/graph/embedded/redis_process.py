@@ -31,7 +31,7 @@ def command(files: ServerFiles) -> list[str]:
         "--appendonly",
         "yes",
         "--appendfsync",
-        "everysec",
+        "always",  # a write is on disk before its reply: an acknowledged change survives a power cut too
         "--aof-load-truncated",
         "no",  # a cut-off AOF is refused, not loaded short
         "--aof-use-rdb-preamble",

@@ -134,7 +134,7 @@ class Supervisor:
                 self._status(REFUSED, str(exc))
                 return 2
         self._record(clean=False, counts=None)
-        self._status(READY)
+        self._status(READY, " ".join(verdict.notes))
         self.ready = True
         return self._watch()
 
@@ -146,6 +146,11 @@ class Supervisor:
                 self._shutdown(save_record=False)
                 return RuntimeError("stopped while starting")
             if self.process.poll() is not None:
+                if self.process.returncode < 0:  # killed from outside (kill -9, the OOM killer): not the files
+                    return RuntimeError(
+                        f"redis-server was stopped by signal {-self.process.returncode} before it had loaded "
+                        f"{self.files.aof_dir}/; its files are as they were and load at the next start"
+                    )
                 reason = redis_process.last_log_line(self.files) or f"exit code {self.process.returncode}"
                 reason = reason.split(". You can:")[0]  # redis's advice names options this tool does not offer
                 if had_files:
