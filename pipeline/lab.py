@@ -105,7 +105,8 @@ class Lab:
             await self.backend.close()
             self.backend = await connect(self.settings)
             load_read_only_groups(self.backend, self.store)
-            return f"{problem}; reconnected to {self.backend.label}"
+            repaired = self.backend.embedded.notice if self.backend.embedded is not None else ""
+            return f"{problem}; reconnected to {self.backend.label}" + (f"; {repaired}" if repaired else "")
 
     async def close(self) -> None:
         await self.backend.close()

@@ -16,6 +16,7 @@ from pipeline.ingest.beir import import_beir
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
 from tests.conftest import FIXTURES, make_settings
+from tests.support.embedded_files import newest_incr
 
 
 def _wait_gone(pid: int, timeout_s: float = 20) -> None:
@@ -48,6 +49,30 @@ async def test_killed_server_is_restarted_and_keeps_acknowledged_writes(tmp_path
         run = await retrieve(lab, "Northwind net sales", "kill", 8, 3, "local")
         assert len(run.results) == 3
         assert await lab.recover() is None  # healthy now: nothing to do
+    finally:
+        await lab.close()
+        if lab.backend.embedded:
+            lab.backend.embedded.stop()
+
+
+async def test_a_torn_tail_left_by_the_kill_is_cut_and_said_in_the_reconnect_line(tmp_path: Path) -> None:
+    """What the dashboard shows in its one toast when it reconnects after a crash."""
+    lab = await Lab.open(make_settings(tmp_path))
+    try:
+        await import_beir(lab.backend, lab.embedder, lab.settings.resolved_data_dir, FIXTURES / "beir_mini", "torn")
+        before = await deal_counts(lab.backend, "torn")
+        server = lab.backend.embedded
+        assert server is not None and server.process is not None
+        killed = server.process
+        os.kill(killed.pid, signal.SIGKILL)
+        _wait_gone(killed.pid)
+        _wait_gone(killed.supervisor)
+        with newest_incr(lab.settings.resolved_data_dir).open("ab") as handle:
+            handle.write(b"*3\r\n$11\r\nGRAPH.QUERY\r\n$4\r\ntorn\r\n$40\r\nCREATE (:N {cut: 'off")
+        what = await lab.recover()
+        assert what is not None and "reconnected" in what and "incomplete last command" in what, what
+        assert "\n" not in what
+        assert await deal_counts(lab.backend, "torn") == before
     finally:
         await lab.close()
         if lab.backend.embedded:
