@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Reliability checks: bad input, faults, kills at every admin step, two processes on one data dir, damaged
-# persistence files, loaders, isolation and the allow-list, the admin gate, inert data and load; then the figures.
+# persistence files, crash recovery (random kills, kills while loading), loaders, isolation and the allow-list, the
+# admin gate, inert data and load; then the figures.
 #
 #   bash scripts/reliability.sh            (needs .venv with the test extras: bash scripts/setup.sh --test)
 #

@@ -27,6 +27,11 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "tests/integration/test_journal_crash.py",
         "tests/integration/test_loader_replace_kill.py",
     ),
+    "crash recovery (random kills, loading)": (
+        "tests/unit/test_torn_tail.py",
+        "tests/integration/test_crash_recovery.py",
+        "tests/integration/test_random_kills.py",
+    ),
     "two processes, one data dir": (
         "tests/integration/test_admin_two_process.py",
         "tests/integration/test_journal_lock.py",
@@ -101,6 +106,9 @@ def report(out: Path) -> bool:
         ok &= bool(results) and all(results)
         print(f"{group:<40} {sum(results)} passed of {len(results)}")
     print(f"{'admin kill points (process or server)':<40} {kills} step boundaries killed, state checked after restart")
+    for line in log.splitlines():  # the crash loop prints where its kills landed
+        if line.startswith("random kills: "):
+            print(f"{'server killed at random points':<40} {line.removeprefix('random kills: ')}")
     print(f"{'hypothesis examples run':<40} {sum(examples.values())}")
     for test, n in sorted(examples.items()):
         print(f"    {n:>4}  {test}")
