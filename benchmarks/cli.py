@@ -264,6 +264,17 @@ def _pages(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def _durability(args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.durability import durability, render_durability
+    from benchmarks.import_speed import DEFAULT_CORPUS
+
+    corpus = Path(args.corpus) if args.corpus else DEFAULT_CORPUS
+    result = durability(corpus, args.limit, args.corrections, args.repeat)
+    if not args.json:
+        print(render_durability(result))
+    return result
+
+
 def _import_speed(args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.import_speed import DEFAULT_CORPUS, import_speed, render_import_speed
 
@@ -363,6 +374,13 @@ def build_parser() -> argparse.ArgumentParser:
     speed.add_argument("--repeat", type=whole(1, 20), default=2, help="imports and embeddings, alternately")
     speed.set_defaults(run=_import_speed, no_lab=True)
 
+    fsync = sub.add_parser("durability", help="appendfsync always (the policy) against everysec: imports, corrections")
+    fsync.add_argument("--corpus", default=None, help="a BEIR folder (default: ../shared/data/tatqa)")
+    fsync.add_argument("--limit", type=whole(1, 1_000_000), default=1000, help="import the first N passages")
+    fsync.add_argument("--corrections", type=whole(1, 300), default=20, help="corrections a round")
+    fsync.add_argument("--repeat", type=whole(1, 20), default=3, help="rounds under each policy, alternately")
+    fsync.set_defaults(run=_durability, no_lab=True)
+
     low = sub.add_parser("low-confidence", help="Compare's low-confidence rule on labelled and off-topic queries")
     low.add_argument("--group", default="demo")
     low.add_argument("--split", default=None, help="only the labelled queries of this split (e.g. test)")
@@ -370,7 +388,7 @@ def build_parser() -> argparse.ArgumentParser:
     low.add_argument("--candidates", type=whole(1, 200), default=50)
     low.set_defaults(run=_low_confidence)
 
-    add_json_flag(bench, load, page, compare, first, huge, sizes, parity, sweep, pages, speed, low)
+    add_json_flag(bench, load, page, compare, first, huge, sizes, parity, sweep, pages, speed, fsync, low)
 
     return parser
 

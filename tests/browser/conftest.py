@@ -63,7 +63,7 @@ def app_url(demo: str) -> Iterator[str]:
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 180  # it warms up first: seconds when quiet, much more on a busy machine
             while True:
                 try:
                     with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:

@@ -24,7 +24,7 @@ from pipeline.graph.embedded.status import pid_alive
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
 from pipeline.settings import PROJECT_ROOT
 
-GONE_WITHIN_S = 20.0  # the supervisor's grace (2 s) plus a clean shutdown, on a busy machine
+GONE_WITHIN_S = 60.0  # the supervisor's grace (2 s) plus a clean shutdown, on a busy machine
 
 
 class Client:
