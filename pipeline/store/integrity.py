@@ -38,7 +38,8 @@ def missing_store(path: Path, groups: Sequence[str]) -> StoreUnavailable:
     return StoreUnavailable(
         f"The store {path} is missing, but the embedded graph in {path.parent} holds deals it describes "
         f"({shown}); refusing to start on an empty store (their records and audit log would be lost). "
-        f"{RESTORE_HINT[0].upper()}{RESTORE_HINT[1:]}."
+        f"{RESTORE_HINT[0].upper()}{RESTORE_HINT[1:]}; without one, move appendonlydir/ and falkordb.state.json "
+        f"out of {path.parent} to start empty."
     )
 
 

@@ -90,6 +90,7 @@ async def test_restore_gives_back_the_backed_up_graph_store_and_audit(
     data_dir_env(source.settings.resolved_data_dir)
     assert await cli(["backup", str(backup)]) == 0
     assert "the store and the embedded graph's append-only files" in capsys.readouterr().err
+    assert {m for _, m in modes(backup)} <= {0o700, 0o600}
     graph_then = await dump_deal(source.backend, DEAL)
     tables_then = store_tables(store_path(source.settings.resolved_data_dir))
     audit_then = audit_log(source.store, DEAL)
