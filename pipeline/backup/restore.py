@@ -6,7 +6,8 @@ client holds the embedded server's lease (`falkordb.lease`), no server runs (`fa
 admin action holds `admin.lock`; the start lock and the lease are held exclusively throughout, so nothing
 starts a server on half-restored files. The files are renamed into place in an order whose every
 intermediate state the next start refuses (the state record first, which then names files not there yet;
-the append-only files last), and the replaced data is kept until the new is all in place.
+the append-only files last). What it replaces is moved into `.replaced-<time>-*/` inside the data directory
+and kept there: the tool never deletes data; remove it yourself once the restored directory is what you want.
 """
 
 from __future__ import annotations
@@ -38,10 +39,11 @@ class RestoreResult:
     data_dir: Path
     contents: BackupContents
     replaced: tuple[str, ...]  # what the data directory held before (with --force)
+    kept: Path | None  # where that is now: never deleted by the tool
 
     def line(self) -> str:
         what = "the store and the embedded graph" if self.contents.graph else "the SQLite store"
-        replaced = f"; replaced {', '.join(self.replaced)}" if self.replaced else ""
+        replaced = f"; what it replaced ({', '.join(self.replaced)}) is kept in {self.kept}" if self.kept else ""
         return f"restored {what} from the backup of {self.contents.created_at} into {self.data_dir}{replaced}"
 
 
@@ -65,11 +67,15 @@ def restore_backup(source: Path, data_dir: Path, force: bool = False) -> Restore
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        replaced = Path(tempfile.mkdtemp(prefix=".replaced-", dir=data_dir))
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        replaced = Path(tempfile.mkdtemp(prefix=f".replaced-{stamp}-", dir=data_dir))
         _swap(data_dir, staging, replaced, contents.graph)  # on a failure both stay, for the person to look at
         shutil.rmtree(staging, ignore_errors=True)
-        shutil.rmtree(replaced, ignore_errors=True)
-    return RestoreResult(data_dir, contents, present)
+        kept: Path | None = replaced
+        if not any(replaced.iterdir()):
+            replaced.rmdir()
+            kept = None
+    return RestoreResult(data_dir, contents, present, kept)
 
 
 def _refuse_unless_forced(data_dir: Path, force: bool) -> tuple[str, ...]:

@@ -17,7 +17,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     restore.add_argument("dir", type=Path, help="a folder written by python -m pipeline backup")
     restore.add_argument(
-        "--force", action="store_true", help="replace the data directory's data (only while nothing uses it)"
+        "--force",
+        action="store_true",
+        help="replace the data directory's data, kept in .replaced-*/ inside it (only while nothing uses it)",
     )
     restore.set_defaults(run=run, no_lab=True)  # opening the Lab would start the server on what is replaced
     return restore
@@ -28,4 +30,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     result = restore_backup(args.dir, get_settings().resolved_data_dir, force=args.force)
     print(result.line(), file=sys.stderr)
-    return {"data_dir": str(result.data_dir), "graph": result.contents.graph, "replaced": list(result.replaced)}
+    return {
+        "data_dir": str(result.data_dir),
+        "graph": result.contents.graph,
+        "replaced": list(result.replaced),
+        "kept_in": str(result.kept) if result.kept else None,
+    }

@@ -38,8 +38,7 @@ def missing_store(path: Path, groups: Sequence[str]) -> StoreUnavailable:
     return StoreUnavailable(
         f"The store {path} is missing, but the embedded graph in {path.parent} holds deals it describes "
         f"({shown}); refusing to start on an empty store (their records and audit log would be lost). "
-        f"{RESTORE_HINT[0].upper()}{RESTORE_HINT[1:]}; without one, move appendonlydir/ and falkordb.state.json "
-        f"out of {path.parent} to start empty."
+        f"Keep {path.parent} as it is and {RESTORE_HINT}; docs/recovery.md says more."
     )
 
 
@@ -53,4 +52,7 @@ def damaged_store(path: Path, exc: sqlite3.DatabaseError) -> StoreUnavailable | 
         what = "cannot be opened"
     else:
         return None
-    return StoreUnavailable(f"The store {path} {what} ({one_line(exc)}); nothing was changed: {RESTORE_HINT}.")
+    return StoreUnavailable(
+        f"The store {path} {what} ({one_line(exc)}); nothing was changed. Keep it as it is and {RESTORE_HINT}; "
+        "docs/recovery.md says more."
+    )

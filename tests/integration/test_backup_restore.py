@@ -143,8 +143,12 @@ async def test_restore_refuses_a_data_directory_holding_data_unless_forced_and_u
     source.backend.embedded.stop()
     open_store.cache_clear()  # this process's connection to the store being replaced (as a stopped process's)
     assert await cli(["restore", str(backup), "--force"]) == 0
-    assert "replaced" in capsys.readouterr().err
-    assert not [p for p in target.iterdir() if p.name.startswith((".restore-", ".replaced-"))]
+    line = capsys.readouterr().err.strip()
+    [kept] = [p for p in target.iterdir() if p.name.startswith(".replaced-")]
+    assert f"is kept in {kept}" in line and "\n" not in line
+    assert not [p for p in target.iterdir() if p.name.startswith(".restore-")]
+    assert store_tables(kept / "retrieval_lab.sqlite3") == tables_now  # the replaced data, never deleted
+    assert (kept / "appendonlydir").is_dir()
     again = await Lab.open(make_settings(target))
     try:
         assert await dump_deal(again.backend, DEAL) == graph_then
