@@ -31,3 +31,8 @@ class EmbedderUnavailable(RetrievalLabError):
 
 class ReadOnly(RetrievalLabError):
     """A write was asked of a graph attached read-only (the whole backend, or one deal); nothing was written."""
+
+
+class StoreUnavailable(RetrievalLabError):
+    """The SQLite store cannot be used: missing while the embedded graph it describes holds deals, or unreadable
+    (not a database, damaged, no permission). Nothing is started on an empty store in its place."""

@@ -15,7 +15,8 @@ from pipeline.embedders import LabEmbedder, make_embedder
 from pipeline.errors import RetrievalLabError
 from pipeline.graph.backend import GraphBackend, connect
 from pipeline.settings import Settings, get_settings
-from pipeline.store import Store
+from pipeline.store import Store, store_path
+from pipeline.store.integrity import missing_store, store_absent
 from pipeline.store.private import make_private_dir
 
 log = logging.getLogger(__name__)
@@ -35,11 +36,28 @@ class Lab:
         backend = await connect(settings)
         lab = cls(settings=settings, backend=backend, embedder=make_embedder(settings))
         try:
+            await lab._require_store()
             await lab._attach()
+        except Exception as exc:
+            await backend.close()
+            problem = backend.connection_lost(exc)  # the server went away while we attached: one line naming it
+            if problem is None:
+                raise
+            raise problem from exc
         except BaseException:
             await backend.close()
             raise
         return lab
+
+    async def _require_store(self) -> None:
+        """Refuse an embedded graph holding deals whose store is gone (pipeline/store/integrity.py), before
+        anything opens, and so creates, an empty store in its place."""
+        path = store_path(self.settings.resolved_data_dir)
+        if self.backend.embedded is None or not store_absent(path):
+            return
+        groups = await self.backend.cypher.group_ids()
+        if groups and store_absent(path):  # asked again: another process may have created it meanwhile
+            raise missing_store(path, groups)
 
     async def _attach(self) -> None:
         """Give the backend the read-only deals, move earlier versions' deal nodes into the store, then finish

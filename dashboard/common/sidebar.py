@@ -17,12 +17,13 @@ from dashboard.common.runtime import get_lab, run
 from dashboard.common.text import md
 from pipeline.deals import DealInfo, match_label
 from pipeline.deals.access import scoped_store
-from pipeline.errors import InvalidInput, RetrievalLabError
+from pipeline.errors import InvalidInput, RetrievalLabError, StoreUnavailable
 from pipeline.ingest.demo.seed import DEMO_GROUP
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 from pipeline.settings import Settings, get_settings
-from pipeline.store import Store
+from pipeline.store import Store, store_path
+from pipeline.store.integrity import store_absent
 
 DRAWN_KEY = "sidebar.drawn"  # this run's lab and deal, or why the sidebar could not get them
 
@@ -68,14 +69,19 @@ def store_context() -> tuple[Lab | StoreOnly, DealInfo | None]:
     drawn = st.session_state[DRAWN_KEY]
     if not isinstance(drawn, _BackendDown):
         return page_context()
-    st.warning("The graph backend is unavailable: showing recorded runs only.", icon=":material/cloud_off:")
     settings = get_settings()
+    if store_absent(store_path(settings.resolved_data_dir)):  # nothing recorded; and never create a store here
+        raise drawn.reason
+    st.warning("The graph backend is unavailable: showing recorded runs only.", icon=":material/cloud_off:")
     return StoreOnly(settings, scoped_store(settings.resolved_data_dir, settings.allowed_deals)), None
 
 
 def _draw() -> tuple[Lab, DealInfo | None] | _BackendDown:
     try:
         lab = get_lab()
+    except StoreUnavailable as exc:  # the page says it too (page_context raises it); no store-only fallback
+        st.sidebar.error(f"**Store unavailable.** {md(exc)}", icon=":material/error:")
+        raise
     except RetrievalLabError as exc:
         heading = "Settings error." if isinstance(exc, InvalidInput) else "Graph backend unavailable."
         st.sidebar.error(f"**{heading}** {md(exc)}", icon=":material/cloud_off:")

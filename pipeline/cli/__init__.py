@@ -1,5 +1,5 @@
 """`python -m pipeline ...`: seed the demo, import BEIR sets and query sets, show status and deals, query,
-compare two settings, evaluate, give a deal the vector index.
+compare two settings, evaluate, give a deal the vector index, back up and restore the data directory.
 
 One module per command (`add_parser` + `run`); `common.py` runs them. Errors meant for the user (bad
 input, unreachable backend, unknown deal) print one line and exit 2. Benchmarks have their own entry
@@ -10,7 +10,18 @@ from __future__ import annotations
 
 import argparse
 
-from pipeline.cli import compare, deals, import_beir, import_queries, query, seed_demo, status, vector_index
+from pipeline.cli import (
+    backup,
+    compare,
+    deals,
+    import_beir,
+    import_queries,
+    query,
+    restore,
+    seed_demo,
+    status,
+    vector_index,
+)
 from pipeline.cli import eval as eval_command
 from pipeline.cli.common import OneLineParser, add_json_flag, run
 
@@ -21,7 +32,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="python -m pipeline", description=__doc__)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True)
-    commands = (seed_demo, import_beir, import_queries, status, deals, query, compare, eval_command, vector_index)
+    commands = (
+        seed_demo,
+        import_beir,
+        import_queries,
+        status,
+        deals,
+        query,
+        compare,
+        eval_command,
+        vector_index,
+        backup,
+        restore,
+    )
     add_json_flag(*(command.add_parser(sub) for command in commands))
     return parser
 

@@ -1,7 +1,7 @@
 """What every command line shares: a parser whose errors are one line, the number, date and path checks, and
 `run()`, which opens the Lab, runs one command and turns errors into one line and an exit code (bad input,
-a bad setting or data file, unreachable backend, unknown deal: 2; a bug: 1, with the traceback under --debug;
-Ctrl-C: 130).
+a bad setting or data file, unreachable or lost backend, missing or damaged store, unknown deal: 2; a bug: 1,
+with the traceback under --debug; Ctrl-C: 130).
 """
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ import argparse
 import asyncio
 import getpass
 import json
+import logging
 import math
 import os
+import sqlite3
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -24,6 +26,8 @@ from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.ingest.fields import DATE_RULE, date_field
 from pipeline.lab import Lab
 from pipeline.settings import settings_error_line
+from pipeline.store import store_path
+from pipeline.store.integrity import damaged_store
 from pipeline.text import one_line
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
@@ -121,8 +125,19 @@ async def _with_lab(args: argparse.Namespace, command: Command) -> Any:
         args.top_k = lab.settings.default_top_k
     try:
         return await command(lab, args)
+    except Exception as exc:  # a graph server lost or a store damaged mid-way: one line naming which
+        problem = lab.backend.connection_lost(exc) or _store_problem(lab, exc)
+        if problem is None:
+            raise
+        raise problem from exc
     finally:
         await lab.close()
+
+
+def _store_problem(lab: Lab, exc: Exception) -> RetrievalLabError | None:
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return None
+    return damaged_store(store_path(lab.settings.resolved_data_dir), exc)
 
 
 def _unexpected(exc: Exception) -> int:
@@ -136,6 +151,8 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # a bad argument (one line already printed) or --help: the code, not an exit
         return exc.code if isinstance(exc.code, int) else 2
+    if not args.debug:  # graphiti logs each failed query (statement and parameters); the error is our one line
+        logging.getLogger("graphiti_core.driver").setLevel(logging.CRITICAL)
     try:
         result = args.run(args) if getattr(args, "no_lab", False) else asyncio.run(_with_lab(args, args.run))
     except RetrievalLabError as exc:

@@ -144,6 +144,19 @@ class GraphBackend:
             return f"{self.label} at {self.location}: {_reason(exc)}"
         return None
 
+    def connection_lost(self, exc: BaseException) -> BackendUnavailable | None:
+        """One line naming this backend when `exc` (or what caused it) is its connection breaking mid-way
+        (a killed or stopped server, a dropped network); None for anything else."""
+        cause: BaseException | None = exc
+        while cause is not None:
+            if isinstance(cause, _connection_errors()):
+                return BackendUnavailable(
+                    f"Lost the connection to {self.label} at {self.location} mid-way ({_reason(cause)}); check that "
+                    "it is running, then try again."
+                )
+            cause = cause.__cause__ or cause.__context__
+        return None
+
     async def close(self) -> None:
         self._drivers.clear()
         if self.embedded is not None:
@@ -158,6 +171,15 @@ class GraphBackend:
 async def _close_quietly(driver: GraphDriver) -> None:
     with contextlib.suppress(Exception):  # closing a dead connection must not mask the real error
         await driver.close()
+
+
+def _connection_errors() -> tuple[type[BaseException], ...]:
+    """What the drivers raise when a connection breaks: redis's for FalkorDB (the embedded server and a server
+    alike), the Neo4j driver's for Neo4j."""
+    from neo4j.exceptions import ServiceUnavailable, SessionExpired
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    return (RedisConnectionError, ServiceUnavailable, SessionExpired)
 
 
 def _reason(exc: BaseException) -> str:

@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from pipeline.store.integrity import damaged_store
 from pipeline.store.private import make_private_dir
 from pipeline.utc import now_iso
 
@@ -30,7 +31,14 @@ class Store:
         self.path = path
         make_private_dir(path.parent)  # 0700, files 0600 (runs, verdicts and the audit log are not for others)
         self._local = threading.local()
-        self._migrate()
+        try:
+            self._migrate()
+        except sqlite3.DatabaseError as exc:  # random bytes, a damaged page, no access: one line, not a trace
+            problem = damaged_store(path, exc)
+            if problem is None:
+                raise
+            self.close()
+            raise problem from None
 
     def connection(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -42,6 +50,13 @@ class Store:
             conn.execute("PRAGMA foreign_keys=ON")
             self._local.conn = conn
         return conn
+
+    def close(self) -> None:
+        """Close this thread's connection (others close with their threads)."""
+        conn = getattr(self._local, "conn", None)
+        self._local.conn = None
+        if conn is not None:
+            conn.close()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -86,7 +101,11 @@ class Store:
                 tx.execute(f"PRAGMA user_version = {max(version, self.schema_version)}")
 
 
+def store_path(data_dir: Path) -> Path:
+    return data_dir / DB_NAME
+
+
 @lru_cache(maxsize=8)
 def open_store(data_dir: Path) -> Store:
     """One Store object per data directory and process."""
-    return Store(data_dir / DB_NAME)
+    return Store(store_path(data_dir))

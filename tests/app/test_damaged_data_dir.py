@@ -1,18 +1,22 @@
-"""The dashboard on a data directory whose append-only files were damaged: one line saying which file and
-what to do, no traceback, and the files left exactly as they were."""
+"""The dashboard on a data directory whose append-only files, or whose store, were damaged or lost: one line
+saying which file and what to do, no traceback, and the files left exactly as they were."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 from streamlit.testing.v1 import AppTest
 
 from dashboard.common import runtime
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
 from pipeline.settings import get_settings
+from pipeline.store.db import DB_NAME
+from tests.support.shown import shown
 
 
 def _files(data: Path) -> dict[str, str]:
@@ -47,3 +51,41 @@ def test_a_damaged_file_is_one_line_on_the_page(app: AppTest, damaged: Path) -> 
     assert "\n" not in error
     assert _files(damaged) == before
     assert not EmbeddedFalkorDB(damaged).is_running()
+
+
+@pytest.fixture(params=["missing", "garbage"])
+def lost_store(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A data directory whose embedded graph holds a deal, with its store missing or overwritten with garbage."""
+    data = tmp_path / "data"
+    server = EmbeddedFalkorDB(data)
+    server.ensure_running()
+    client = redis.Redis(unix_socket_path=str(server.socket_path))
+    client.execute_command("GRAPH.QUERY", "acme", "CREATE (:Entity {uuid: 'e1', name: 'Acme', group_id: 'acme'})")
+    client.close()
+    server.stop()
+    if request.param == "garbage":
+        (data / DB_NAME).write_bytes(os.urandom(65536))
+    monkeypatch.setenv("RETRIEVAL_LAB_DATA_DIR", str(data))
+    get_settings.cache_clear()
+    runtime._lab.clear()
+    yield data
+    monkeypatch.undo()
+    get_settings.cache_clear()
+    runtime._lab.clear()
+
+
+def test_a_missing_or_damaged_store_is_one_line_on_the_page(app: AppTest, lost_store: Path) -> None:
+    store = lost_store / DB_NAME
+    before = store.read_bytes() if store.exists() else None
+    app.run()
+    assert not app.exception
+    [error] = [shown(e.value) for e in app.main.error]
+    assert str(store) in error and ("is missing" in error if before is None else "is damaged" in error)
+    assert "python -m pipeline restore" in error and "\n" not in error
+    assert (store.read_bytes() if store.exists() else None) == before  # no empty store started in its place
+    app.switch_page("app_pages/history.py")  # a page that reads the store alone
+    app.run()
+    assert not app.exception
+    [error] = [shown(e.value) for e in app.main.error]
+    assert str(store) in error
+    assert (store.read_bytes() if store.exists() else None) == before
