@@ -27,10 +27,13 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "tests/integration/test_journal_crash.py",
         "tests/integration/test_loader_replace_kill.py",
     ),
-    "crash recovery (random kills, loading)": (
+    "crash recovery (kills, lost and corrupt store)": (
         "tests/unit/test_torn_tail.py",
         "tests/integration/test_crash_recovery.py",
         "tests/integration/test_random_kills.py",
+        "tests/integration/test_graph_lost_mid_command.py",
+        "tests/integration/test_store_belongs.py",
+        "tests/integration/test_backup_restore.py",
     ),
     "two processes, one data dir": (
         "tests/integration/test_admin_two_process.py",

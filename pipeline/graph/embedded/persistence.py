@@ -52,7 +52,7 @@ def refusal(files: ServerFiles, what: str, damaged: Path | None = None) -> Persi
             intact = f"; intact: {', '.join(others)}"
     return PersistenceRefused(
         f"embedded FalkorDB refused to start: {what}; nothing was changed{intact}. Keep {files.data_dir} as it "
-        f"is and restore it from a backup (python -m pipeline restore BACKUP_DIR), or repair it as "
+        f"is and restore it from a backup (python -m pipeline restore BACKUP_DIR --force), or repair it as "
         f"docs/recovery.md says"
     )
 
