@@ -11,10 +11,11 @@ from datetime import date
 from urllib.parse import parse_qs, urlparse
 
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline.evaluation.experiments import list_experiments, load_experiment
-from pipeline.evaluation.jobs.repo import claim_job, end_job, get_job, insert_job, record_progress
+from pipeline.evaluation.jobs.repo import claim_job, end_job, get_job, insert_job, list_jobs, record_progress
 from pipeline.evaluation.records import SweepSpec
 from pipeline.lab import Lab
 from pipeline.processes import this_process
@@ -150,6 +151,19 @@ def test_a_job_whose_process_is_gone_is_shown_interrupted_and_never_blocks_the_d
     assert jobs.loc[job_id, "State"] == "interrupted"
     assert f"The process running it (pid {pid} on {socket.gethostname()}) is gone" in jobs.loc[job_id, "Note"]
     assert get_job(lab.store, job_id).state == "interrupted"  # type: ignore[union-attr]
+
+
+def test_a_grid_over_the_cap_is_one_line_on_the_page(app: AppTest, lab: Lab, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page and the CLI share one cap (SweepSpec.validate); the page's own options stay under the real one, so
+    the test lowers it."""
+    monkeypatch.setattr("pipeline.evaluation.records.MAX_GRID_SETTINGS", 10)
+    open_page(app, "app_pages/evaluate.py")
+    jobs = len(list_jobs(lab.store, "demo", 1000))
+    app.button(key="evaluate.run").click()
+    app.run()
+    errors = [e.value for e in app.error]
+    assert len(errors) == 1 and "A sweep grid may hold at most 10 settings; this one has 24" in errors[0], errors
+    assert len(list_jobs(lab.store, "demo", 1000)) == jobs  # nothing written
 
 
 def test_the_sentence_leads_the_results_and_each_win_or_loss_links_to_compare(app: AppTest) -> None:
