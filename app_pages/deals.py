@@ -4,6 +4,7 @@ from dashboard.common.admin import admin_actor, ask, confirmed, read_only_notice
 from dashboard.common.runtime import run
 from dashboard.common.sidebar import page_context
 from dashboard.common.tables import show_table
+from dashboard.common.text import md
 from pipeline.corrections.actions import list_corrections
 from pipeline.deals.summary import deal_summaries
 from pipeline.ingest.demo.seed import DEMO_GROUP, reset_demo
@@ -28,9 +29,13 @@ rows = [
         "embedder match": s.embedder_match,
         "read-only": s.deal.read_only,
         "built": s.deal.created_at,
+        "import": s.deal.import_note,
     }
     for s in summaries
 ]
+for s in summaries:
+    if s.deal.import_note:
+        st.warning(f"Deal {md(s.deal.group_id)}: {md(s.deal.import_note)}.", icon=":material/warning:")
 show_table(rows, "deals.table", times=("built",))
 st.caption(
     f"Configured embedder: {lab.embedder.info.describe()}. Set a deal read-only with "

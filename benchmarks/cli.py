@@ -12,6 +12,7 @@
     python -m benchmarks pages --group demo           every page's server time per rerun, cold and warm
     python -m benchmarks import-speed --limit 1000    import-beir beside embedding the same passages alone
     python -m benchmarks low-confidence --group demo  Compare's low-confidence rule on labelled and off-topic queries
+    python -m benchmarks big-experiment --settings 200  a large saved sweep opened whole, and as the page opens it
 
 Errors meant for the user print one line and exit 2, as `python -m pipeline` does.
 """
@@ -140,6 +141,23 @@ def _first_query(args: argparse.Namespace) -> dict[str, Any]:
     result = time_first_query(args.queries, args.rounds)
     if not args.json:
         print(render(result))
+    return result
+
+
+def _big_experiment(args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.big_experiment import big_experiment
+
+    result = big_experiment(args.settings, args.queries)
+    if not args.json:
+        print(
+            f"a saved sweep of {result['settings']:,} settings x {result['queries']:,} queries "
+            f"({result['store_mb']:,} MB store, saved in {result['save_s']} s):"
+        )
+        for o in result["opened"]:
+            print(
+                f"  {o['mode']:>5}: {o['rows']:,} rows, opened in {o['open_s']} s ({o['open_and_recommend_s']} s with "
+                f"the recommendation), memory held +{o['rss_added_mb']:,} MB"
+            )
     return result
 
 
@@ -388,7 +406,12 @@ def build_parser() -> argparse.ArgumentParser:
     low.add_argument("--candidates", type=whole(1, 200), default=50)
     low.set_defaults(run=_low_confidence)
 
-    add_json_flag(bench, load, page, compare, first, huge, sizes, parity, sweep, pages, speed, fsync, low)
+    big = sub.add_parser("big-experiment", help="open a large saved sweep, whole and as the Evaluate page does")
+    big.add_argument("--settings", type=whole(1, 100_000), default=200, help="settings (default: the grid cap)")
+    big.add_argument("--queries", type=whole(1, 100_000), default=54)
+    big.set_defaults(run=_big_experiment, no_lab=True)
+
+    add_json_flag(bench, load, page, compare, first, huge, sizes, parity, sweep, pages, speed, fsync, low, big)
 
     return parser
 

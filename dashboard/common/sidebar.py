@@ -98,6 +98,8 @@ def _render(lab: Lab) -> DealInfo | None:
             deal = pick_deal(deals, DEMO_GROUP if DEMO_GROUP in ids else ids[0])
             st.caption(deal_caption(deal))
             st.caption(_vectors_caption(deal, lab))
+            if deal.import_note:
+                st.caption(f":orange[{md(deal.import_note.capitalize())}]")
         else:
             st.warning("No deal loaded yet. Run `python -m pipeline seed-demo`.")
         st.caption(f"**Graph:** {lab.backend.label} · :green[healthy]  \n`{lab.backend.location}`")

@@ -28,7 +28,7 @@ SHOWN = 10  # jobs listed
 
 
 def active_job(lab: Lab, group_id: str) -> SweepJob | None:
-    return next((j for j in sweep_job.list_jobs(lab.store, group_id, SHOWN) if j.active), None)
+    return next((j for j in sweep_job.deal_jobs(lab.store, group_id, SHOWN) if j.active), None)
 
 
 def who() -> str:
@@ -64,7 +64,7 @@ def follow_jobs(lab: Lab, group_id: str) -> None:
     """Startup recovery, this session's job once it ended (its experiment opened, or why not), the job list."""
     interrupted = sweep_job.startup(lab.store, str(lab.store.path))
     if interrupted:
-        st.caption(f"{interrupted} sweep job(s) left running by a stopped server were marked interrupted.")
+        st.caption(f"{interrupted} sweep job(s) whose process is gone were marked interrupted.")
     mine = st.session_state.get(MINE)
     if mine is not None:
         job = sweep_job.get_job(lab.store, mine)
@@ -75,7 +75,7 @@ def follow_jobs(lab: Lab, group_id: str) -> None:
             elif job is not None:
                 kind = "info" if job.state == "cancelled" else "error"
                 st.session_state[NOTICE] = (kind, job.error or f"Sweep job #{job.id} ended: {job.state}.")
-    jobs = sweep_job.list_jobs(lab.store, group_id, SHOWN)
+    jobs = sweep_job.deal_jobs(lab.store, group_id, SHOWN)
     every = RUNNING_REFRESH_S if any(j.active for j in jobs) else IDLE_REFRESH_S
     st.fragment(run_every=every)(_jobs)(lab, group_id)
     notice = st.session_state.get(NOTICE)
@@ -91,7 +91,7 @@ def show_experiment(exp_id: int) -> None:
 
 
 def _jobs(lab: Lab, group_id: str) -> None:
-    jobs = sweep_job.list_jobs(lab.store, group_id, SHOWN)
+    jobs = sweep_job.deal_jobs(lab.store, group_id, SHOWN)
     seen = tuple((j.id, j.state) for j in jobs)
     before = st.session_state.get(SEEN)
     st.session_state[SEEN] = seen

@@ -6,8 +6,9 @@ lives as long as the server process, not the browser tab, so closing the tab lea
 graph drivers and the Lab are bound to that loop already (a worker thread would need a second Lab and a second set of
 connections); and the sweep is async, so while it waits on the graph server other sessions' calls run on the same
 loop. What a session sees is read from SQLite (`sweep_jobs`), never from session state, so every session of the deal
-sees the same list; a cancel is a row update the runner polls within each query. When the server stops, the next
-start marks its jobs interrupted (and an exit handler does so at a clean stop).
+sees the same list; a cancel is a row update the runner polls within each query. A job whose process is gone (this
+server stopped, or a killed `pipeline eval`) is marked interrupted by the next listing of its deal's jobs, the
+next start, or a cancel (and an exit handler marks this server's own at a clean stop).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ import streamlit as st
 from dashboard.common.runtime import run
 from pipeline.errors import RetrievalLabError
 from pipeline.evaluation.jobs import create_job, recover_jobs, request_cancel, run_job
-from pipeline.evaluation.jobs.repo import get_job, list_jobs
-from pipeline.evaluation.jobs.runner import interrupt_own_jobs
+from pipeline.evaluation.jobs.repo import get_job
+from pipeline.evaluation.jobs.runner import deal_jobs, interrupt_own_jobs
 from pipeline.evaluation.records import SweepSpec
 from pipeline.lab import Lab
 from pipeline.store.db import Store
@@ -52,7 +53,7 @@ async def _run(lab: Lab, job_id: int) -> None:
 
 @st.cache_resource(show_spinner=False)
 def startup(_store: Store, path: str) -> int:
-    """Once per server process: jobs a previous server left running are marked interrupted (one line in the log and
+    """Once per server process: jobs whose process is gone are marked interrupted (one line in the log and
     on the page), and this process's own jobs will be at exit."""
     count = recover_jobs(_store)
     atexit.register(interrupt_own_jobs, _store)
@@ -72,4 +73,4 @@ def cancel(store: Store, job_id: int) -> bool:
     return request_cancel(store, job_id)
 
 
-__all__ = ["cancel", "get_job", "list_jobs", "recover_jobs", "start", "startup"]
+__all__ = ["cancel", "deal_jobs", "get_job", "recover_jobs", "start", "startup"]

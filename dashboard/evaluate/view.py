@@ -21,7 +21,7 @@ from dashboard.evaluate.charts import heatmaps, pareto
 from dashboard.evaluate.jobs_view import OPEN, PARAM, SYNCED, active_job, on_cancel, on_run, show_experiment
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.compare import compare_experiments, data_warnings, wins_and_losses
-from pipeline.evaluation.experiments import list_experiments, load_experiment, rename_experiment
+from pipeline.evaluation.experiments import list_experiments, load_experiment, rename_experiment, with_rankings
 from pipeline.evaluation.export import per_query_csv, settings_table, to_csv, to_json
 from pipeline.evaluation.fingerprint import describe_graph, describe_judgments
 from pipeline.evaluation.judgments import EvalSet, available_eval_sets
@@ -224,8 +224,9 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
         pd.DataFrame([{"type": t, **{k: round(v, 4) for k, v in m.items()}} for t, m in setting.by_type.items()]),
         f"{NS}.by_type",
     )
-    render_wins_losses(result, picked, metric)
-    render_exports(lab, result, saved_as, metric)
+    exp_id = st.session_state.get(OPEN) if saved_as else None  # the experiment shown (opened without rankings)
+    render_wins_losses(lab, result, picked, metric, exp_id)
+    render_exports(lab, result, saved_as, metric, exp_id)
 
 
 RESULT_NAMES = {"p50_ms": "p50 (ms)", "p95_ms": "p95 (ms)", "cost_usd": "Cost ($)", "in_grid": "In grid"}
@@ -258,9 +259,11 @@ def _stale_note(result: SweepResult, key: str) -> None:
     )
 
 
-def render_wins_losses(result: SweepResult, key: str, metric: str) -> None:
+def render_wins_losses(lab: Lab, result: SweepResult, key: str, metric: str, exp_id: int | None = None) -> None:
     if key == result.baseline:
         return
+    if exp_id is not None:  # only the two settings' rankings are read, not the whole experiment's
+        result = with_rankings(lab.store, exp_id, result, (result.baseline, key))
     wins, losses = wins_and_losses(result, key, metric)
     st.markdown(f"**Per-query wins and losses** of {md(key)} against the baseline ({metric})")
     base, mine = result.setting(result.baseline), result.setting(key)
@@ -308,15 +311,24 @@ def _rank(rank: int | None) -> str:
     return str(rank) if rank is not None else "not in top"
 
 
-def render_exports(lab: Lab, result: SweepResult, saved_as: str | None, metric: str = DEFAULT_METRIC) -> None:
+def render_exports(
+    lab: Lab, result: SweepResult, saved_as: str | None, metric: str = DEFAULT_METRIC, exp_id: int | None = None
+) -> None:
+    """The table CSV now; the per-query CSV and the JSON (every ranking) are built when clicked."""
     cols = st.columns([3, 1, 1, 1, 1])
     name = f"{result.spec.group_id}-sweep" if saved_as is None else saved_as
     slug = "".join(ch if ch.isalnum() else "-" for ch in name)[:60]
+
+    def whole() -> SweepResult:
+        return result if exp_id is None else load_experiment(lab.store, exp_id)[1]
+
     cols[1].download_button("Table CSV", to_csv(result, metric).encode(), f"{slug}.csv", "text/csv", key=f"{NS}.csv")
     cols[2].download_button(
-        "Per-query CSV", per_query_csv(result).encode(), f"{slug}-queries.csv", "text/csv", key=f"{NS}.qcsv"
+        "Per-query CSV", lambda: per_query_csv(result).encode(), f"{slug}-queries.csv", "text/csv", key=f"{NS}.qcsv"
     )
-    cols[3].download_button("JSON", to_json(result).encode(), f"{slug}.json", "application/json", key=f"{NS}.json")
+    cols[3].download_button(
+        "JSON", lambda: to_json(whole()).encode(), f"{slug}.json", "application/json", key=f"{NS}.json"
+    )
 
 
 # --- experiments -------------------------------------------------------------------------------
@@ -347,7 +359,7 @@ def pick_result(lab: Lab, group_id: str) -> tuple[SweepResult | None, str | None
     )
     if opened == NONE:
         return None, None
-    info, result = load_experiment(lab.store, opened)
+    info, result = load_experiment(lab.store, opened, rankings=False)  # rankings: read where shown
     _fingerprint_line(result)
     _rename_form(lab, info.id, group_id, info.name)
     return result, f"#{info.id} {info.name}"
@@ -400,7 +412,7 @@ def render_comparison(lab: Lab, group_id: str) -> None:
     if a == b:
         st.caption("Pick two different experiments.")
         return
-    result_a, result_b = load_experiment(lab.store, a)[1], load_experiment(lab.store, b)[1]
+    result_a, result_b = (load_experiment(lab.store, e, rankings=False)[1] for e in (a, b))
     for line in data_warnings(result_a, result_b):
         st.warning(md(line), icon=":material/warning:")
     rows = compare_experiments(result_a, result_b, metric)

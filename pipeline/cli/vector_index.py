@@ -23,7 +23,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.audit.repo import record_audit
     from pipeline.journal.run import admin_section
     from pipeline.query_sets import load_query_set
     from pipeline.vector_index.build import ensure_index
@@ -35,11 +34,8 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     if labelled is None or not labelled.queries:
         raise InvalidInput(f"Deal {args.group!r} has no labelled queries to measure the index with (import-queries).")
     async with admin_section(lab):
-        created = await ensure_index(lab, args.group, lambda state: print(f"building: {state}", file=sys.stderr))
-        if created:
-            record_audit(
-                lab.store, cli_actor(), "vector_index.create", args.group, args.group, {"index": "fact_embedding"}
-            )
+        say = lambda state: print(f"building: {state}", file=sys.stderr)  # noqa: E731
+        created = await ensure_index(lab, args.group, say, actor=cli_actor())
     check = await check_recall(lab, args.group, [q.text for q in labelled.queries[: args.queries]], args.candidates)
     save_check(lab.store, check)
     print(f"vector index of {args.group!r} {'created' if created else 'ready'}: {check.summary()}", file=sys.stderr)

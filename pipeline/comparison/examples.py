@@ -44,7 +44,7 @@ def examples(store: Store, group_id: str) -> list[Example]:
     """The deal's example queries, those that show reranking's effect first (see the module doc)."""
     found = list_experiments(store, group_id)
     if found:
-        info, result = load_experiment(store, found[0].id)
+        info, result = load_experiment(store, found[0].id, rankings=False)
         picked = swept_examples(result, f"#{info.id} '{info.name}'")
         if picked:
             return picked

@@ -8,6 +8,7 @@ from dataclasses import dataclass, fields
 
 from pipeline.graph.group_id import GROUP_ID_PATTERN as GROUP_ID_PATTERN
 from pipeline.graph.group_id import validate_group_id as validate_group_id
+from pipeline.processes import owner_alive
 
 GRAPHITI_SOURCE = "graphiti"  # the source of a deal we did not build
 
@@ -26,6 +27,9 @@ class DealRecord:
     content_hash: str | None = None  # of our loader's inputs: seeding or importing the same again does nothing
     created_at: str | None = None
     read_only: bool = False
+    import_done: int | None = None  # while a loader writes the deal (or after it was killed): facts written
+    import_total: int | None = None  # ... of all; None when the deal is complete
+    import_owner: str | None = None  # the process writing it (pipeline.processes)
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> DealRecord:
@@ -65,6 +69,7 @@ class DealInfo:
     content_hash: str | None
     created_at: str | None
     read_only: bool = False
+    import_note: str | None = None  # an import in progress or interrupted (`import_note`); None when complete
 
     @classmethod
     def of(cls, group_id: str, record: DealRecord | None, stored_dim: int | None) -> DealInfo:
@@ -79,6 +84,7 @@ class DealInfo:
             content_hash=record.content_hash,
             created_at=record.created_at,
             read_only=record.read_only,
+            import_note=import_note(record),
         )
 
     @property
@@ -86,6 +92,17 @@ class DealInfo:
         """E.g. "local-minilm-l6-v2-int8 (384-d)", "unknown embedder (1536-d)"."""
         model = self.embedder_model or "unknown embedder"
         return f"{model} ({self.embedder_dim}-d)" if self.embedder_dim else f"{model} (no vectors)"
+
+
+def import_note(record: DealRecord) -> str | None:
+    """What a deal's row says of an import not completed: in progress while its process lives, else interrupted
+    ("import interrupted at 1,000 of 3,190 facts — re-run the same command"); None for a complete deal."""
+    if record.import_total is None:
+        return None
+    done, total = record.import_done or 0, record.import_total
+    if record.import_owner and owner_alive(record.import_owner):
+        return f"import in progress: {done:,} of {total:,} facts written"
+    return f"import interrupted at {done:,} of {total:,} facts — re-run the same command"
 
 
 @dataclass(frozen=True)

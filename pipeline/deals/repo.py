@@ -9,7 +9,18 @@ from pipeline.deals.records import DealRecord
 from pipeline.store import Store
 
 # every column but read_only, which only `set_read_only` changes
-BOOK_COLUMNS = ("name", "description", "source", "embedder_model", "embedder_dim", "content_hash", "created_at")
+BOOK_COLUMNS = (
+    "name",
+    "description",
+    "source",
+    "embedder_model",
+    "embedder_dim",
+    "content_hash",
+    "created_at",
+    "import_done",
+    "import_total",
+    "import_owner",
+)
 
 
 def deal_record(store: Store, group_id: str) -> DealRecord | None:
@@ -51,6 +62,12 @@ def forget_content_hash(store: Store, group_id: str) -> None:
     """Before a rebuild: until the new hash is saved, a rerun must rebuild rather than skip."""
     with store.transaction() as tx:
         tx.execute("UPDATE deals SET content_hash = NULL WHERE group_id = ?", (group_id,))
+
+
+def record_import_progress(store: Store, group_id: str, done: int) -> None:
+    """Facts a loader has written so far (the row was claimed with the total)."""
+    with store.transaction() as tx:
+        tx.execute("UPDATE deals SET import_done = ? WHERE group_id = ?", (done, group_id))
 
 
 def set_read_only(conn: sqlite3.Connection, group_id: str, read_only: bool) -> None:

@@ -45,6 +45,7 @@ class DealSummary:
             "embedder_match": self.embedder_match,
             "read_only": d.read_only,
             "created_at": d.created_at,
+            "import": d.import_note,  # None for a complete deal
         }
 
 
@@ -59,7 +60,7 @@ async def deal_summaries(
 
 def format_table(rows: list[dict[str, Any]]) -> str:
     """A plain-text table: deal, name, source, facts (current/superseded), entities, episodes, merges,
-    vector dim, embedder match, read-only."""
+    vector dim, embedder match, read-only; then one line per deal whose import is not complete."""
     header = TABLE_HEADER
     lines = [header] + [
         (
@@ -77,4 +78,6 @@ def format_table(rows: list[dict[str, Any]]) -> str:
         for r in rows
     ]
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() for line in lines)
+    table = [("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()) for line in lines]
+    notes = [f"{r['group']}: {r['import']}" for r in rows if r.get("import")]
+    return "\n".join([*table, *notes])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from pipeline.errors import InvalidInput
@@ -19,6 +19,7 @@ from pipeline.evaluation.records import QueryRow, SettingResult, SweepResult, Sw
 from pipeline.evaluation.repo import (
     experiment_heads,
     experiment_names,
+    experiment_rankings,
     experiment_rows,
     insert_experiment,
     rename_experiment_row,
@@ -207,6 +208,16 @@ def list_experiments(store: Store, group_id: str | None = None) -> list[Experime
     return [ExperimentInfo.from_row(r) for r in experiment_heads(store, group_id)]
 
 
-def load_experiment(store: Store, exp_id: int) -> tuple[ExperimentInfo, SweepResult]:
-    head, settings, queries = experiment_rows(store, exp_id)
+def load_experiment(store: Store, exp_id: int, rankings: bool = True) -> tuple[ExperimentInfo, SweepResult]:
+    """The experiment as saved; without `rankings`, its query rows carry empty rankings (`with_rankings` reads
+    those of the settings a view needs): every table, chart and test on the page needs none."""
+    head, settings, queries = experiment_rows(store, exp_id, rankings)
     return ExperimentInfo.from_row(head), result_from_rows(head, settings, queries)
+
+
+def with_rankings(store: Store, exp_id: int, result: SweepResult, settings: Iterable[str]) -> SweepResult:
+    """`result` with the rankings of these settings' query rows read back (the others' rows unchanged)."""
+    wanted = tuple(dict.fromkeys(settings))
+    ranked = {(r.setting, r.query_id): r for r in map(query_from_row, experiment_rankings(store, exp_id, wanted))}
+    rows = tuple(ranked.get((r.setting, r.query_id), r) for r in result.rows)
+    return replace(result, rows=rows)

@@ -29,6 +29,10 @@ TOKENS = "tokens@k"  # the context the setting hands on: tokens of its top k fac
 STALE = "stale@k"  # share of the top k that would be superseded facts without the filter (when measured)
 EXTRA_NAMES = (TOKENS, STALE)  # per query and setting beside the quality metrics; STALE only when measured
 BASELINE = ("none", 50, 10)  # reranker, N, k: what every setting is tested against
+# settings (reranker x N x k with k <= N) one sweep may hold, on the page and in the CLI alike: each is reranked,
+# tested and stored per query, and an experiment's per-query rows grow with it (uncapped, N 1..200 x k 1..100 on 3
+# queries stored 90,300 rows, 322 MB)
+MAX_GRID_SETTINGS = 200
 SIGNIFICANCE_METRIC = DEFAULT_METRIC  # the p-value stored with each setting (the page tests the metric picked)
 
 
@@ -71,6 +75,12 @@ class SweepSpec:
                 raise InvalidInput(f"Unknown reranker {name!r}; choose one of: {', '.join(RERANKERS)}.")
         if not any(k <= n for n in self.candidates for k in self.top_ks):
             raise InvalidInput("Every top-k is larger than every candidate count: no setting to run.")
+        settings = len(set(self.rerankers)) * sum(k <= n for n in set(self.candidates) for k in set(self.top_ks))
+        if settings > MAX_GRID_SETTINGS:
+            raise InvalidInput(
+                f"A sweep grid may hold at most {MAX_GRID_SETTINGS} settings; this one has {settings:,} "
+                "(rerankers x N x k, k at most N): pick fewer values."
+            )
         as_of = self.as_of_datetime().date().isoformat() if self.as_of else None
         if as_of and self.include_superseded:
             raise InvalidInput("As of a date and including superseded facts do not go together: pick one.")

@@ -85,15 +85,32 @@ def experiment_heads(store: Store, group_id: str | None = None) -> list[sqlite3.
     )
 
 
-def experiment_rows(store: Store, exp_id: int) -> tuple[sqlite3.Row, list[sqlite3.Row], list[sqlite3.Row]]:
-    """(experiment row, its settings' rows, its queries' rows); another deployment's experiment is "no experiment"."""
+def experiment_rows(
+    store: Store, exp_id: int, rankings: bool = True
+) -> tuple[sqlite3.Row, list[sqlite3.Row], list[sqlite3.Row]]:
+    """(experiment row, its settings' rows, its queries' rows); another deployment's experiment is "no experiment".
+    Without `rankings`, each query row's ranking (most of an experiment's bytes) is read as an empty list."""
     allowed, params = access_of(store).sql("group_id")
     head = store.query(f"SELECT * FROM experiments WHERE id = :id AND {allowed}", {**params, "id": exp_id})
     if not head:
         raise InvalidInput(f"No experiment #{exp_id}.")
     settings = store.query("SELECT * FROM experiment_settings WHERE experiment_id = ?", (exp_id,))
-    queries = store.query("SELECT * FROM experiment_queries WHERE experiment_id = ?", (exp_id,))
+    ranking = "ranking" if rankings else "'[]' AS ranking"
+    queries = store.query(
+        f"SELECT setting, query_id, metrics, latency_ms, {ranking} FROM experiment_queries WHERE experiment_id = ?",
+        (exp_id,),
+    )
     return head[0], settings, queries
+
+
+def experiment_rankings(store: Store, exp_id: int, settings: Sequence[str]) -> list[sqlite3.Row]:
+    """The query rows of a few settings of an experiment, rankings included (the page reads these on demand)."""
+    marks = ", ".join("?" * len(settings))
+    return store.query(
+        "SELECT setting, query_id, metrics, latency_ms, ranking FROM experiment_queries "
+        f"WHERE experiment_id = ? AND setting IN ({marks})",
+        (exp_id, *settings),
+    )
 
 
 def audit_entry_time(store: Store, audit_id: int) -> str | None:

@@ -154,13 +154,13 @@ async def import_beir(
         content_hash=content_hash,
         created_at=now_iso(),
     )
-    plan = Rebuild(record, "import-beir", replace, actor)
+    plan = Rebuild(record, "import-beir", replace, actor, facts=len(passages))
     await check_rebuild(backend, store, existing, plan)
 
-    async def write() -> None:
-        await write_deal(backend, group_id, build_content(passages, datetime.now(UTC)), embedder, progress)
+    async def write(track: Progress) -> None:
+        await write_deal(backend, group_id, build_content(passages, datetime.now(UTC)), embedder, track)
         await backend.compact()
         save_keyed_files(store, group_id, queries_file, qrels_file, "beir", passage_ids)
 
-    await rebuild_deal(backend, store, existing, plan, write, announce)
+    await rebuild_deal(backend, store, existing, plan, write, announce, progress)
     return result

@@ -1,15 +1,26 @@
 """How a loader (seed-demo, import-beir) writes its deal: fresh, rebuilt over its own unchanged deal, or, with
-`--replace` only, over another source's deal or an admin's changes (`pipeline/deals/replace.py`)."""
+`--replace` only, over another source's deal or an admin's changes (`pipeline/deals/replace.py`).
+
+While it writes, the deal's row says so: facts written of all, and the process writing them. A killed import leaves
+that on the row, so `deals`, `status` and the pages say "import interrupted at 1,000 of 3,190 facts — re-run the
+same command" (the claim also dropped the content hash: the same command then rebuilds it), until a run completes
+and saves the row whole."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pipeline.deals import DealInfo, DealRecord, save_deal
 from pipeline.deals.replace import Loss, assess_loss, claim, refuse_without_replace, replace_deal
+from pipeline.deals.repo import record_import_progress
 from pipeline.graph.backend import GraphBackend
+from pipeline.ingest.loading import Progress
+from pipeline.journal import failpoint
+from pipeline.processes import this_process
 from pipeline.store import Store
+
+FAILPOINT_KIND = "deal.import"  # TEST HOOK: a failpoint after each batch of facts, step "facts_<written>"
 
 Announce = Callable[[str], None]
 
@@ -23,6 +34,7 @@ class Rebuild:
     replace: bool = False
     actor: str = "loader"
     own_merges: Collection[str] = ()  # merge uuids the loader writes itself (not an admin's)
+    facts: int = 0  # facts the loader writes: the "of all" of its progress on the deal's row
 
 
 async def check_rebuild(backend: GraphBackend, store: Store, existing: DealInfo | None, plan: Rebuild) -> None:
@@ -36,25 +48,34 @@ async def rebuild_deal(
     store: Store,
     existing: DealInfo | None,
     plan: Rebuild,
-    write: Callable[[], Awaitable[None]],
+    write: Callable[[Progress], Awaitable[None]],
     announce: Announce | None = None,
+    progress: Progress | None = None,
 ) -> None:
-    """Delete the deal's graph and `write` it again, then save its row (last: its hash marks it complete).
-    Call `check_rebuild` first; with `--replace` over an existing deal, the loss is announced and audited."""
+    """Delete the deal's graph and `write` it again (it reports each batch of facts to the callback it is given),
+    then save its row (last: its hash, and no import in progress, mark it complete). Call `check_rebuild` first;
+    with `--replace` over an existing deal, the loss is announced and audited."""
     group_id = plan.record.group_id
+    claimed = replace(plan.record, import_done=0, import_total=plan.facts, import_owner=this_process())
+
+    def track(done: int, total: int) -> None:
+        record_import_progress(store, group_id, done)
+        failpoint.reached(FAILPOINT_KIND, f"facts_{done}", store.path.parent)
+        if progress is not None:
+            progress(done, total)
 
     async def rebuild() -> None:
         await backend.delete_graph(group_id)
-        await write()
+        await write(track)
         save_deal(store, plan.record)
 
     if existing is not None and plan.replace:
         loss = await _loss(backend, store, existing, plan)
         if announce is not None:
             announce(loss.describe())
-        await replace_deal(store, loss, plan.record, plan.actor, rebuild)
+        await replace_deal(store, loss, claimed, plan.actor, rebuild)
         return
-    claim(store, plan.record)  # a crash from here on leaves a deal the next identical run rebuilds
+    claim(store, claimed)  # a crash from here on leaves a deal the next identical run rebuilds, marked interrupted
     await rebuild()
 
 

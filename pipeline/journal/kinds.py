@@ -33,7 +33,12 @@ class Finished:
 # ran partly or fully (recovery may itself be killed and run again).
 Finisher = Callable[["Lab", JournalEntry], Awaitable[Finished]]
 
-HANDLER_MODULES = ("pipeline.corrections.actions", "pipeline.merges.actions", "pipeline.ingest.demo.seed")
+HANDLER_MODULES = (
+    "pipeline.corrections.actions",
+    "pipeline.merges.actions",
+    "pipeline.ingest.demo.seed",
+    "pipeline.vector_index.build",
+)
 
 
 @dataclass(frozen=True)

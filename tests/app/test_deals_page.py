@@ -1,6 +1,8 @@
 """The Deals page: every discovered deal with its vector size and embedder match (and the sidebar's caption);
 read-only without the admin secret, reset the demo with it."""
 
+import socket
+
 from streamlit.testing.v1 import AppTest
 
 from pipeline.audit import audit_log
@@ -71,3 +73,29 @@ def test_every_discovered_deal_is_listed_with_its_vector_size_and_embedder_match
     no_errors(app)
     [caption] = [c.value for c in app.sidebar.caption if "1536-d vectors" in c.value]
     assert "does not match" in caption and "RETRIEVAL_LAB_EMBEDDER=openai:text-embedding-3-small" in caption
+
+
+def test_an_interrupted_import_is_said_in_the_sidebar_and_on_the_deals_page(app: AppTest, lab: Lab, demo: str) -> None:
+    """The deal's row says an import wrote 1,000 of 3,190 facts and its process is gone (a killed import-beir)."""
+    gone = f"{socket.gethostname()}:0:1"  # this host, no such pid
+    with lab.store.transaction() as conn:
+        conn.execute(
+            "UPDATE deals SET import_done = 1000, import_total = 3190, import_owner = ? WHERE group_id = ?",
+            (gone, demo),
+        )
+    try:
+        app.run()
+        app.switch_page("app_pages/deals.py")
+        app.run()
+        no_errors(app)
+        note = "import interrupted at 1,000 of 3,190 facts — re-run the same command"
+        assert any(note in w.value.replace("\\", "") for w in app.warning), [w.value for w in app.warning]
+        captions = [c.value.replace("\\", "") for c in app.sidebar.caption]
+        assert any("Import interrupted at 1,000 of 3,190 facts" in c for c in captions), captions
+        assert app.dataframe[0].value.set_index("Deal").loc[demo, "Import"] == note
+    finally:
+        with lab.store.transaction() as conn:
+            conn.execute(
+                "UPDATE deals SET import_done = NULL, import_total = NULL, import_owner = NULL WHERE group_id = ?",
+                (demo,),
+            )

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
+import sys
 from dataclasses import asdict
 from datetime import date
 from urllib.parse import parse_qs, urlparse
 
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline.evaluation.experiments import list_experiments, load_experiment
-from pipeline.evaluation.jobs.owner import this_process
-from pipeline.evaluation.jobs.repo import claim_job, end_job, get_job, insert_job, record_progress
+from pipeline.evaluation.jobs.repo import claim_job, end_job, get_job, insert_job, list_jobs, record_progress
 from pipeline.evaluation.records import SweepSpec
 from pipeline.lab import Lab
+from pipeline.processes import this_process
 from tests.app.conftest import finish_sweep, no_errors, open_page
 from tests.support.tables import assert_tidy
 
@@ -128,6 +132,38 @@ def test_every_session_sees_a_running_job_and_may_cancel_it(app: AppTest, lab: L
         assert app.button(key=f"evaluate.cancel_job_{job_id}").disabled
     finally:
         end_job(lab.store, job_id, "cancelled", "test over")
+
+
+def test_a_job_whose_process_is_gone_is_shown_interrupted_and_never_blocks_the_deal(app: AppTest, lab: Lab) -> None:
+    """A row still says running, but the process named in it is gone (a killed `pipeline eval`): the page's job
+    list marks it interrupted, saying which process, and Run sweep is live."""
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(gone.stdout)  # exited and reaped: no such process any more
+    owner = f"{socket.gethostname()}:{pid}:12345"
+    spec = SweepSpec("demo", candidates=(10,), top_ks=(3,), rerankers=("none",))
+    job_id = insert_job(lab.store, "demo", json.dumps(asdict(spec)), "cli", owner)
+    assert claim_job(lab.store, job_id, owner)
+    record_progress(lab.store, job_id, 20, 20, 10.0)
+    open_page(app, "app_pages/evaluate.py")
+    assert not [b for b in app.get("progress") if f"Job #{job_id}" in b.proto.text]
+    assert not app.button(key="evaluate.run").disabled and app.button(key="evaluate.cancel").disabled
+    jobs = frame(app, "Experiment").set_index("Job")
+    assert jobs.loc[job_id, "State"] == "interrupted"
+    assert f"The process running it (pid {pid} on {socket.gethostname()}) is gone" in jobs.loc[job_id, "Note"]
+    assert get_job(lab.store, job_id).state == "interrupted"  # type: ignore[union-attr]
+
+
+def test_a_grid_over_the_cap_is_one_line_on_the_page(app: AppTest, lab: Lab, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page and the CLI share one cap (SweepSpec.validate); the page's own options stay under the real one, so
+    the test lowers it."""
+    monkeypatch.setattr("pipeline.evaluation.records.MAX_GRID_SETTINGS", 10)
+    open_page(app, "app_pages/evaluate.py")
+    jobs = len(list_jobs(lab.store, "demo", 1000))
+    app.button(key="evaluate.run").click()
+    app.run()
+    errors = [e.value for e in app.error]
+    assert len(errors) == 1 and "A sweep grid may hold at most 10 settings; this one has 24" in errors[0], errors
+    assert len(list_jobs(lab.store, "demo", 1000)) == jobs  # nothing written
 
 
 def test_the_sentence_leads_the_results_and_each_win_or_loss_links_to_compare(app: AppTest) -> None:

@@ -54,6 +54,7 @@ KINDS = {
     "undo_merge": "merge.undo",
     "reject": "merge.reject",
     "reset": "deal.reset_demo",
+    "vector_index": "vector_index.create",
 }
 CASES = [
     (action, step, how)
@@ -149,6 +150,7 @@ def args_for(action: str, b: Bases) -> tuple[Path, dict[str, Any]]:
         "undo_merge": (b.seeded, {"merge": b.merge}),
         "reject": (b.seeded, {"a": b.pair[0], "b": b.pair[1]}),
         "reset": (b.corrected, {}),
+        "vector_index": (b.seeded, {}),
     }[action]
 
 
@@ -226,6 +228,14 @@ async def check_reset(lab: Lab, b: Bases, state: dict) -> bool:
     return True
 
 
+async def check_vector_index(lab: Lab, b: Bases, state: dict) -> bool:
+    # a schema change: no fact is touched; the index exists iff the change is applied, and then it is audited
+    assert state == b.seeded_dump
+    applied = await lab.backend.cypher.fact_vector_index(GROUP) is not None
+    assert [e.actor for e in audits(lab, "vector_index.create")] == (["Ana"] if applied else [])
+    return applied
+
+
 CHECKS: dict[str, Callable[[Lab, Bases, dict], Awaitable[bool]]] = {
     "correct": check_correct,
     "undo_correct": check_undo_correct,
@@ -233,6 +243,7 @@ CHECKS: dict[str, Callable[[Lab, Bases, dict], Awaitable[bool]]] = {
     "undo_merge": check_undo_merge,
     "reject": check_reject,
     "reset": check_reset,
+    "vector_index": check_vector_index,
 }
 
 

@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -19,11 +20,11 @@ from pipeline.cli import main
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.experiments import load_experiment
 from pipeline.evaluation.jobs import create_job, recover_jobs, request_cancel, run_job
-from pipeline.evaluation.jobs.owner import this_process
-from pipeline.evaluation.jobs.repo import claim_job, get_job, insert_job, list_jobs
+from pipeline.evaluation.jobs.repo import claim_job, end_job, get_job, insert_job, list_jobs
 from pipeline.evaluation.records import SweepCancelled, SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
+from pipeline.processes import this_process
 from pipeline.store import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,9 +136,10 @@ while time.monotonic() < deadline:
 """
 
 
-async def test_jobs_of_a_killed_process_are_interrupted_at_the_next_start(lab: Lab, demo: str, data_dir: Path) -> None:
+async def test_a_killed_cli_job_is_ended_by_whoever_looks_next(lab: Lab, demo: str, data_dir: Path) -> None:
     """`python -m pipeline eval` runs its sweep as a job; killed mid-sweep (kill -9: no handler runs), its job is
-    left 'running' until the next start marks it interrupted. A live process's job is left alone."""
+    left 'running' until another process looks: a cancel then ends it at once as interrupted, saying which process
+    is gone (nobody is left to see a cancel). A live process's job is left alone."""
     before = {j.id for j in list_jobs(lab.store, demo)}
     cli = subprocess.Popen(
         [sys.executable, "-m", "pipeline", "eval", "--group", demo, "--candidates", "10,25,50,100", "--no-cache"],
@@ -160,13 +162,35 @@ async def test_jobs_of_a_killed_process_are_interrupted_at_the_next_start(lab: L
         cli.send_signal(signal.SIGKILL)
     finally:
         cli.wait(30)
+    job = get_job(lab.store, mine[0].id)
+    assert job is not None and job.state == "running"  # nobody has looked yet
+    assert request_cancel(lab.store, job.id)
+    job = get_job(lab.store, job.id)
+    assert job is not None and job.state == "interrupted" and job.experiment_id is None
+    assert job.error == (
+        f"The process running it (pid {cli.pid} on {socket.gethostname()}) is gone; nothing was saved. Run it again."
+    )
+    assert recover_jobs(lab.store) == 0  # once
+
+
+def test_a_job_whose_pid_now_runs_another_process_is_interrupted(lab: Lab, demo: str) -> None:
+    """The pid alone is not the owner: a live process on that pid that started at another time is not it."""
+    alive = os.getppid()  # a live process that is not the owner: its start time is not "1"
+    owner = f"{socket.gethostname()}:{alive}:1"
+    job_id = insert_job(lab.store, demo, json.dumps({"group_id": demo}), "tester", owner)
+    assert claim_job(lab.store, job_id, owner)
     lines: list[str] = []
     assert recover_jobs(lab.store, lines.append) == 1
-    assert lines == ["1 sweep job left running by a stopped server marked interrupted."]
-    job = get_job(lab.store, mine[0].id)
-    assert job is not None and job.state == "interrupted" and "server stopped" in (job.error or "")
-    assert job.experiment_id is None
-    assert recover_jobs(lab.store) == 0  # once
+    assert lines == ["1 sweep job whose process is gone marked interrupted."]
+    job = get_job(lab.store, job_id)
+    assert job is not None and job.state == "interrupted"
+    assert f"(pid {alive} on {socket.gethostname()}) is gone" in (job.error or "")
+    # this process, as named in rows it writes, is alive
+    own = insert_job(lab.store, demo, json.dumps({"group_id": demo}), "tester", this_process())
+    assert claim_job(lab.store, own, this_process())
+    assert recover_jobs(lab.store) == 0
+    assert request_cancel(lab.store, own) and get_job(lab.store, own).state == "cancelling"  # type: ignore[union-attr]
+    end_job(lab.store, own, "cancelled")
 
 
 def test_cli_eval_runs_through_a_job(demo: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -112,3 +112,36 @@ async def test_no_index_is_one_clear_refusal_and_the_cli_creates_and_measures_it
     assert actions.count("vector_index.create") == 1, actions
     bad = subprocess.run([*command[:5], "nowhere"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+
+
+async def test_a_cli_killed_while_the_index_builds_is_audited_when_it_is_run_again(tmp_path: Path) -> None:
+    """kill -9 once the index statement has returned (the database builds it; the journal's failpoint at that
+    step): the index exists and is used, so the next start completes the change and audits it, and the re-run
+    says the index is ready, not created a second time."""
+    lab = await Lab.open(make_settings(tmp_path))
+    try:
+        await import_beir(lab.backend, lab.embedder, lab.settings.resolved_data_dir, FIXTURES / "beir_mini", "mini")
+    finally:
+        await lab.close()
+        if lab.backend.embedded:
+            lab.backend.embedded.stop()
+    env = os.environ | {"RETRIEVAL_LAB_DATA_DIR": str(tmp_path), "RETRIEVAL_LAB_EMBEDDER": "local"}
+    command = [sys.executable, "-m", "pipeline", "vector-index", "--group", "mini", "--candidates", "4", "--json"]
+    killed = subprocess.run(
+        command,
+        cwd=ROOT,
+        env=env | {"RETRIEVAL_LAB_FAILPOINT": "vector_index.create:create_index:kill-self"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert killed.returncode == -9, killed.stderr[-2000:]
+    again = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and json.loads(again.stdout)["created"] is False, again.stderr[-2000:]
+    rows = open_store(tmp_path).query("SELECT action, actor, details FROM audit_log ORDER BY id")
+    created = [r for r in rows if r["action"] == "vector_index.create"]
+    assert len(created) == 1 and created[0]["actor"].startswith("cli"), [dict(r) for r in rows]
+    assert json.loads(created[0]["details"])["completed_after_interruption"] is True
+    assert [r["action"] for r in rows].count("journal.complete") == 1
+    entries = open_store(tmp_path).query("SELECT kind, status FROM admin_journal")
+    assert [(e["kind"], e["status"]) for e in entries] == [("vector_index.create", "completed")]

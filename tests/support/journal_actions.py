@@ -20,8 +20,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from pipeline.corrections.actions import CorrectionRequest, correct_fact, undo_correction
 from pipeline.errors import InvalidInput
 from pipeline.ingest.demo.seed import reset_demo
+from pipeline.journal.run import admin_section
 from pipeline.lab import Lab
 from pipeline.merges.actions import merge_entities, reject_pair, undo_merge
+from pipeline.vector_index.build import ensure_index
 
 GROUP = "demo"
 
@@ -43,6 +45,9 @@ async def act(lab: Lab, action: str, args: dict) -> str:
         return (await reject_pair(lab, GROUP, args["a"], args["b"], "Ana")).uuid_a
     if action == "reset":
         return str((await reset_demo(lab, "Ana")).facts)
+    if action == "vector_index":
+        async with admin_section(lab):
+            return str(await ensure_index(lab, GROUP, actor="Ana"))
     raise SystemExit(f"unknown action {action!r}")
 
 

@@ -4,7 +4,7 @@ processes never both claim, finish or cancel the same job."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping
 
 from pipeline.deals.access import access_of
 from pipeline.evaluation.jobs.records import ACTIVE, SweepJob
@@ -96,13 +96,17 @@ def list_jobs(store: Store, group_id: str, limit: int = 20) -> list[SweepJob]:
     return [SweepJob.from_row(r) for r in rows]
 
 
-def active_jobs(store: Store) -> list[SweepJob]:
-    """Every job some process should be working on, whatever the deal (for recovery: not scoped)."""
-    return [SweepJob.from_row(r) for r in store.query(f"SELECT * FROM sweep_jobs WHERE state IN ({_ACTIVE})")]
+def active_jobs(store: Store, group_id: str | None = None) -> list[SweepJob]:
+    """Every job some process should be working on, of one deal or of all (for recovery: not scoped)."""
+    rows = store.query(
+        f"SELECT * FROM sweep_jobs WHERE state IN ({_ACTIVE}) AND (:g IS NULL OR group_id = :g)", {"g": group_id}
+    )
+    return [SweepJob.from_row(r) for r in rows]
 
 
-def interrupt_jobs(store: Store, job_ids: Sequence[int], reason: str) -> int:
-    if not job_ids:
+def interrupt_jobs(store: Store, reasons: Mapping[int, str]) -> int:
+    """Each job (id -> the line saying why) ends as interrupted, if it is still active; how many did."""
+    if not reasons:
         return 0
     with store.transaction() as conn:
         return sum(
@@ -111,5 +115,5 @@ def interrupt_jobs(store: Store, job_ids: Sequence[int], reason: str) -> int:
                 f"WHERE id = ? AND state IN ({_ACTIVE})",
                 (reason, utc_now(), job_id),
             ).rowcount
-            for job_id in job_ids
+            for job_id, reason in reasons.items()
         )

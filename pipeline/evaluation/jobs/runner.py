@@ -3,8 +3,9 @@ experiment together with the job's end.
 
 The same code serves the dashboard (which schedules `run_job` on its shared event loop and returns at once) and
 the CLI (`python -m pipeline eval`, which awaits it). A job is claimed by the process named in its row, once
-(`claim_job`), so it never runs twice; one that a dead process left active is marked interrupted by
-`recover_jobs`, which every start of the dashboard and the CLI calls.
+(`claim_job`), so it never runs twice; one whose process is gone (killed, stopped, or its pid now
+another process's) is marked interrupted by whichever process looks next: `recover_jobs` runs at every start of
+the dashboard and the CLI, `deal_jobs` before every listing of a deal's jobs, `request_cancel` before a cancel.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import asdict, dataclass
 
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.evaluation.experiments import save_experiment, spec_from_json, unique_name
-from pipeline.evaluation.jobs.owner import owner_alive, this_process
+from pipeline.evaluation.jobs.records import SweepJob
 from pipeline.evaluation.jobs.repo import (
     active_jobs,
     cancel_job,
@@ -30,11 +31,13 @@ from pipeline.evaluation.jobs.repo import (
     insert_job,
     interrupt_jobs,
     job_state,
+    list_jobs,
     record_progress,
 )
 from pipeline.evaluation.records import Progress, SweepCancelled, SweepResult, SweepSpec
 from pipeline.evaluation.sweep import check_available, run_sweep
 from pipeline.lab import Lab
+from pipeline.processes import describe, owner_alive, this_process
 from pipeline.store.db import Store
 from pipeline.text import one_line
 from pipeline.utc import utc_now
@@ -42,7 +45,16 @@ from pipeline.utc import utc_now
 log = logging.getLogger(__name__)
 
 CANCEL_POLL_S = 0.02  # the cancel flag is read at most this often (checked at every step of a query; a read is ~0.1 ms)
-INTERRUPTED = "The server stopped while this sweep ran; nothing was saved. Run it again."
+
+
+def gone(owner: str) -> str:
+    """The line of a job whose process is gone."""
+    return f"The process running it ({describe(owner)}) is gone; nothing was saved. Run it again."
+
+
+def stopped(owner: str) -> str:
+    """The line of a job its own process ended at exit."""
+    return f"The process running it ({describe(owner)}) stopped before it ended; nothing was saved. Run it again."
 
 
 @dataclass(frozen=True)
@@ -82,8 +94,19 @@ def create_job(lab: Lab, spec: SweepSpec, created_by: str) -> int:
 
 
 def request_cancel(store: Store, job_id: int) -> bool:
-    """Ask the job to stop (from any session or process); False when it had already ended."""
+    """Ask the job to stop (from any session or process); False when it had already ended. A job whose process is
+    gone has no one to see the cancel: it ends at once as interrupted, saying why."""
+    job = get_job(store, job_id)
+    if job is not None and job.active and not owner_alive(job.owner):
+        return interrupt_jobs(store, {job_id: gone(job.owner)}) == 1
     return cancel_job(store, job_id)
+
+
+def deal_jobs(store: Store, group_id: str, limit: int = 20) -> list[SweepJob]:
+    """The deal's jobs, newest first, after marking interrupted those whose process is gone: a job nobody runs
+    never shows as running, and never keeps the deal from a new sweep."""
+    recover_jobs(store, group_id=group_id)
+    return list_jobs(store, group_id, limit)
 
 
 async def run_job(
@@ -148,13 +171,14 @@ def _save(
     return save_experiment(store, result, saved_as, then=done), saved_as
 
 
-def recover_jobs(store: Store, on_line: Callable[[str], None] | None = None) -> int:
-    """Mark interrupted every job left active by a process that is gone (a stopped or killed server, an interrupted
-    CLI); one line says how many. Safe to call at any time: a live owner's job is left alone."""
-    dead = [j.id for j in active_jobs(store) if not owner_alive(j.owner)]
-    count = interrupt_jobs(store, dead, INTERRUPTED)
+def recover_jobs(store: Store, on_line: Callable[[str], None] | None = None, group_id: str | None = None) -> int:
+    """Mark interrupted every active job (of one deal, or all) whose process is gone (a stopped or killed server,
+    an interrupted CLI), each saying which process; one line says how many. Safe to call at any time: a live
+    owner's job is left alone."""
+    dead = {j.id: gone(j.owner) for j in active_jobs(store, group_id) if not owner_alive(j.owner)}
+    count = interrupt_jobs(store, dead)
     if count:
-        line = f"{count} sweep job{'s' if count != 1 else ''} left running by a stopped server marked interrupted."
+        line = f"{count} sweep job{'s' if count != 1 else ''} whose process is gone marked interrupted."
         log.warning(line)
         if on_line is not None:
             on_line(line)
@@ -163,5 +187,5 @@ def recover_jobs(store: Store, on_line: Callable[[str], None] | None = None) -> 
 
 def interrupt_own_jobs(store: Store) -> int:
     """At exit: this process's active jobs end as interrupted (the next start would find them anyway)."""
-    mine = [j.id for j in active_jobs(store) if j.owner == this_process()]
-    return interrupt_jobs(store, mine, INTERRUPTED)
+    mine = {j.id: stopped(j.owner) for j in active_jobs(store) if j.owner == this_process()}
+    return interrupt_jobs(store, mine)

@@ -23,6 +23,7 @@ from pipeline.ingest.loading import (
     EntitySpec,
     EpisodeSpec,
     FactSpec,
+    Progress,
     parse_time,
     stable_uuid,
     write_deal,
@@ -206,11 +207,11 @@ async def seed_demo(
         content_hash=content_hash,
         created_at=now_iso(),
     )
-    plan = Rebuild(record, "seed-demo", replace, actor, own_merges={m.uuid for m in merges})
+    plan = Rebuild(record, "seed-demo", replace, actor, own_merges={m.uuid for m in merges}, facts=len(content.facts))
     await check_rebuild(backend, store, existing, plan)
 
-    async def write() -> None:
-        await write_deal(backend, group_id, content, embedder)
+    async def write(track: Progress) -> None:
+        await write_deal(backend, group_id, content, embedder, track)
         for merge in merges:
             await write_merge_record(backend, group_id, merge)
         _save_labels(data_dir, group_id, content)
