@@ -35,6 +35,12 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "tests/integration/test_store_belongs.py",
         "tests/integration/test_backup_restore.py",
     ),
+    "nothing half-done looks done (jobs, imports)": (
+        "tests/integration/test_sweep_jobs.py",
+        "tests/integration/test_import_interrupted.py",
+        "tests/unit/test_sweep_grid_cap.py",
+        "tests/app/test_deals_page.py",
+    ),
     "two processes, one data dir": (
         "tests/integration/test_admin_two_process.py",
         "tests/integration/test_journal_lock.py",
