@@ -394,9 +394,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     fsync = sub.add_parser("durability", help="appendfsync always (the policy) against everysec: imports, corrections")
     fsync.add_argument("--corpus", default=None, help="a BEIR folder (default: ../shared/data/tatqa)")
-    fsync.add_argument("--limit", type=whole(1, 1_000_000), default=1000, help="import the first N passages")
+    fsync.add_argument("--limit", type=whole(1, 1_000_000), default=300, help="import the first N passages")
     fsync.add_argument("--corrections", type=whole(1, 300), default=20, help="corrections a round")
-    fsync.add_argument("--repeat", type=whole(1, 20), default=3, help="rounds under each policy, alternately")
+    fsync.add_argument("--repeat", type=whole(1, 20), default=2, help="rounds under each policy, alternately")
     fsync.set_defaults(run=_durability, no_lab=True)
 
     low = sub.add_parser("low-confidence", help="Compare's low-confidence rule on labelled and off-topic queries")

@@ -69,6 +69,8 @@ async def _measure(folder: Path, data_dir: Path, corrections: int, repeat: int) 
         return times
     finally:
         await lab.close()
+        if lab.backend.embedded is not None:
+            lab.backend.embedded.stop()  # its last record is written before the directory is removed
 
 
 def durability(corpus: Path, limit: int, corrections: int, repeat: int) -> dict[str, Any]:
