@@ -22,7 +22,7 @@ QUEUE_NAME = "bad links queue"
 
 @pytest.fixture
 async def queue_id(lab: Lab, demo: str) -> int:
-    """A 4-card queue of the demo deal (built once: a second build of the same spec is the same queue)."""
+    """A 4-card queue of the demo deal, built once per test session."""
     for queue in list_queues(lab.store, demo):
         if queue.name == QUEUE_NAME:
             return queue.id
