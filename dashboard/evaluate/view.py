@@ -196,6 +196,7 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     show_table(
         results_frame(result, metric, rec.key),
         f"{NS}.table",
+        export=False,  # "Table CSV" below
         names={**RESULT_NAMES, "p_value": f"p {metric} (randomization)", "p_ttest": f"p {metric} (t-test)"},
         config={
             "p_value": st.column_config.NumberColumn(format="%.4f"),

@@ -276,6 +276,7 @@ def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
     show_table(
         frame,
         f"{NS}.supersessions",
+        export=False,  # "Export CSV" below
         names=TABLE_NAMES,
         config={
             "old_fact": st.column_config.TextColumn(width="large"),
