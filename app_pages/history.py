@@ -21,7 +21,7 @@ if any_runs(lab.store):
         render_run_list(runs, count_runs(lab.store, flt))
         labels = {r.id: run_label(r) for r in runs}
         for key in ("history.open", "history.compare"):
-            restore_id(key, labels)  # a link or a reload opens the same runs
+            restore_id(key, labels, "run", "a run these filters list")  # a link or a reload opens the same runs
             if st.session_state.get(key) not in (None, *labels):  # a run the filters now hide is deselected
                 st.session_state[key] = None
         # one picker a row: a run's label (when, reranker, N, query) needs the page's width at 1280 px

@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pipeline.cli.common import OneLineParser, add_json_flag, parse_int_list, run, seconds, whole
+from pipeline.cli.common import OneLineParser, add_json_flag, integer, parse_int_list, run, seconds, whole
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.rerankers import RERANKERS
@@ -312,7 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="per-stage p50/p95 over the labelled queries, beside stock search_()")
     bench.add_argument("--group", default="demo")
     bench.add_argument("--candidates", dest="candidates_list", default="10,25,50,100")
-    bench.add_argument("--top-k", type=int, default=10)  # its range is checked with the query's own
+    bench.add_argument("--top-k", type=integer, default=10)  # its range is checked with the query's own
     bench.add_argument("--reranker", default="local")
     bench.add_argument("--limit-queries", type=whole(1), default=None, help="use only the first N queries")
     bench.add_argument("--stock-up-to", type=whole(1), default=None, help="run stock search_() only at N up to this")
@@ -324,13 +324,13 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--sessions", type=whole(1, 200), default=20)
     load.add_argument("--queries", type=whole(1, 1000), default=5, help="queries per session, run one after another")
     load.add_argument("--reranker", default="local")
-    load.add_argument("--candidates", type=int, default=None)
-    load.add_argument("--top-k", type=int, default=None)
+    load.add_argument("--candidates", type=integer, default=None)
+    load.add_argument("--top-k", type=integer, default=None)
     load.add_argument("--time-limit", type=seconds(), default=120.0, help="seconds; no session starts a query after")
     load.set_defaults(run=_load)
 
     page = sub.add_parser("latency-page", help="time the Latency page over a throwaway store of synthetic runs")
-    page.add_argument("--runs", type=int, default=10_000)
+    page.add_argument("--runs", type=integer, default=10_000)
     page.add_argument("--seed", type=whole(0, 2**31 - 1), default=7)
     page.add_argument("--repeat", type=whole(1, 1000), default=5, help="timed reruns (the median is reported)")
     page.set_defaults(run=_latency_page, no_lab=True)
@@ -346,12 +346,12 @@ def build_parser() -> argparse.ArgumentParser:
     first.set_defaults(run=_first_query, no_lab=True)
 
     huge = sub.add_parser("huge-passage", help="import and query one enormous passage (throwaway data dir)")
-    huge.add_argument("--mb", type=int, default=50, help="size of the passage in MB")
-    huge.add_argument("--queries", type=int, default=3)
+    huge.add_argument("--mb", type=integer, default=50, help="size of the passage in MB")
+    huge.add_argument("--queries", type=integer, default=3)
     huge.set_defaults(run=_huge_passage, no_lab=True)
 
     sizes = sub.add_parser("scale", help="a generated deal of --facts facts (cached): stages per N, server memory")
-    sizes.add_argument("--facts", type=int, default=10_000)
+    sizes.add_argument("--facts", type=integer, default=10_000)
     sizes.add_argument("--candidates", dest="candidates_list", default="10,50,100,200")
     sizes.add_argument("--queries", type=whole(1, 200), default=20)
     sizes.add_argument("--reranker", default="local")
@@ -361,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     parity = sub.add_parser("walk-parity", help="the first stage's graph walk against graphiti's BFS, list by list")
     parity.add_argument("--group", default="demo")
-    parity.add_argument("--scale", type=int, default=None, help="use the scale benchmark's deal of this many facts")
+    parity.add_argument("--scale", type=integer, default=None, help="use the scale benchmark's deal of this many facts")
     parity.add_argument("--candidates", dest="candidates_list", default="10,50,200")
     parity.add_argument("--queries", type=whole(1, 10_000), default=50)
     parity.add_argument("--filters", default=",".join(("current", "all", "as-of")))

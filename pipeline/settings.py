@@ -33,6 +33,7 @@ SECRETS_FILE = PROJECT_ROOT / ".streamlit" / "secrets.toml"
 
 LOCAL_EMBEDDER = "local-minilm-l6-v2-int8"
 VOYAGE_EMBEDDER = "voyage-finance-2"
+MAX_PERSON_NAME = 80  # a reviewer's or adjudicator's name
 ALLOWED_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a group_id (pipeline/graph/group_id.py), matched whole
 Price = Annotated[float, Field(ge=0, allow_inf_nan=False)]  # dollars per million tokens, or per 1,000 searches
 
@@ -93,6 +94,9 @@ class Settings(BaseSettings):
     admin_idle_minutes: float = Field(30.0, gt=0, le=24 * 60, allow_inf_nan=False)
     # deals this deployment may show and write ("demo,tatqa"); unset = all deals; blank is an error
     allowed_deals: Annotated[list[str] | None, NoDecode] = None
+    # who may record spot-check final answers besides an unlocked admin ("Ana Lee,Ben"): reviewer names,
+    # compared case-insensitively; unset = admins only
+    adjudicators: Annotated[list[str], NoDecode] = []
 
     default_candidates: int = Field(50, ge=1, le=500)
     default_top_k: int = Field(10, ge=1, le=100)
@@ -135,6 +139,21 @@ class Settings(BaseSettings):
                     f"{name!r} is not a deal name (1-64 letters, digits, '-' or '_', comma-separated, no empty entries)"
                 )
         return list(dict.fromkeys(cleaned))
+
+    @field_validator("adjudicators", mode="before")
+    @classmethod
+    def _split_names(cls, value: object) -> object:
+        """ "Ana Lee, Ben" -> ["Ana Lee", "Ben"]: blank entries are skipped (no name, no one added)."""
+        if value is None:
+            return []
+        names = value.split(",") if isinstance(value, str) else value
+        if not isinstance(names, list | tuple):
+            raise ValueError("give a comma-separated list of reviewer names, e.g. Ana Lee,Ben")
+        cleaned = [" ".join(str(name).split()) for name in names]
+        for name in cleaned:
+            if len(name) > MAX_PERSON_NAME or not name.isprintable():
+                raise ValueError(f"{name[:40]!r} is not a name (printable, at most {MAX_PERSON_NAME} characters)")
+        return list(dict.fromkeys(name for name in cleaned if name))
 
     @field_validator("embedder")
     @classmethod

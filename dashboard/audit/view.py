@@ -91,6 +91,7 @@ def render_log(store: Store, where: AuditFilter) -> None:
     show_table(
         frame,
         f"{NS}.table",
+        export=False,  # "Download CSV" below (without the Undo links)
         times=("When (UTC)",),
         config={
             "What": st.column_config.TextColumn(width="medium"),

@@ -5,6 +5,11 @@
   numbers) and Streamlit draws its `placeholder` for the missing ones.
 - Times as real datetimes, shown in UTC to the minute ("2026-11-23 17:00", the format of `pipeline.utc.stamp`,
   used by captions and pickers), the zone said once, in the header ("When (UTC)"). Dates alone stay text.
+- A "Download CSV" button under the table, for the columns shown, built when clicked, every text cell made
+  safe for spreadsheets (`dashboard/common/exports.py`). The grid's own toolbar export and copy, which hand
+  cells over raw (a name `=HYPERLINK(...)` would arrive as a live formula), are off
+  (`client.disableDataExport` in .streamlit/config.toml). A table beside a page export of its own passes
+  `export=False`.
 """
 
 from __future__ import annotations
@@ -16,9 +21,10 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
+from dashboard.common.exports import csv_bytes
 from pipeline.utc import MISSING, day, stamp
 
-__all__ = ["MISSING", "TIME_FORMAT", "day", "human", "show_table", "stamp", "tidy", "utc_times"]
+__all__ = ["MISSING", "TIME_FORMAT", "day", "human", "show_table", "stamp", "table_csv", "tidy", "utc_times"]
 
 TIME_FORMAT = "YYYY-MM-DD HH:mm"  # Streamlit's (moment.js) spelling of pipeline.utc.stamp's "%Y-%m-%d %H:%M"
 UTC = " (UTC)"
@@ -96,10 +102,12 @@ def show_table(
     order: Iterable[str] | None = None,
     style: Callable[[Styler], Styler] | None = None,
     where: Any = None,
+    export: bool = True,
     **kwargs: Any,
 ) -> None:
-    """`st.dataframe` (on `where`, a column or container, if given) of the tidied table. `config` and `order`
-    name columns as the frame does (`None` hides one); `style` gets the tidied table's Styler (human names)."""
+    """`st.dataframe` (on `where`, a column or container, if given) of the tidied table, with its CSV button
+    unless `export` is False. `config` and `order` name columns as the frame does (`None` hides one); `style`
+    gets the tidied table's Styler (human names)."""
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(list(data))
     names, times = names or {}, set(times)
     header = {c: _header(c, names, times) for c in frame.columns}
@@ -120,3 +128,25 @@ def show_table(
         placeholder=MISSING,
         **kwargs,
     )
+    if export:
+        hidden = {header.get(c, c) for c, v in (config or {}).items() if v is None}
+        columns = [header.get(c, c) for c in order] if order is not None else list(shown.columns)
+        (where or st).download_button(
+            "Download CSV",
+            lambda: table_csv(shown[[c for c in columns if c in shown.columns and c not in hidden]]),
+            file_name=f"{key.replace('.', '-')}.csv",
+            mime="text/csv",
+            key=f"{key}.csv",
+            icon=":material/download:",
+            type="tertiary",
+            help="This table as CSV; text a spreadsheet would run as a formula starts with ' in the file.",
+        )
+
+
+def table_csv(shown: pd.DataFrame) -> bytes:
+    """A tidied table as its CSV download: times as the table shows them (UTC, to the minute), cells made safe."""
+    out = shown.copy(deep=False)
+    for column in out.columns:
+        if isinstance(out[column].dtype, pd.DatetimeTZDtype):
+            out[column] = out[column].map(lambda v: "" if v is pd.NaT else v.strftime("%Y-%m-%d %H:%M"))
+    return csv_bytes(out)

@@ -19,6 +19,8 @@ from dashboard.common.query_form import (
     query_box,
     setting_controls,
 )
+from dashboard.common.text import md
+from dashboard.common.url_state import link_id
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.retrieve import MAX_CANDIDATES
@@ -28,6 +30,7 @@ NS = "compare"
 SIDES = ("a.", "b.")
 DEFAULTS = {"a.": "none", "b.": "local"}  # the default comparison: without vs with reranking
 LEGACY = {"reranker": ("b.",), "n": ("a.", "b."), "k": ("a.", "b.")}
+LEGACY_NAMES = {"reranker": "reranker", "n": "N", "k": "top-k"}
 
 
 @dataclass(frozen=True)
@@ -48,10 +51,16 @@ def _legacy_params(lab: Lab) -> None:
             continue
         del st.query_params[f"{NS}.{old}"]
         parsed: str | int | None = value if old == "reranker" and value in names else None
-        if old in ("n", "k") and value.isdigit():
-            number = int(value)
+        if old in ("n", "k") and (number := link_id(value)) is not None:
             ok = 5 <= number <= MAX_CANDIDATES and number % 5 == 0 if old == "n" else 1 <= number <= MAX_SHOWN_K
             parsed = number if ok else None
+        if parsed is None:
+            rule = {
+                "reranker": "a reranker offered here",
+                "n": f"a multiple of 5 from 5 to {MAX_CANDIDATES}",
+                "k": f"a whole number from 1 to {MAX_SHOWN_K}",
+            }[old]
+            st.warning(f"The link's {LEGACY_NAMES[old]} “{md(value, 40)}” is not {rule}: left out.")
         for side in sides:
             key = f"{NS}.{side}{old}"
             if parsed is not None and key not in st.query_params and key not in st.session_state:

@@ -17,6 +17,7 @@ from dashboard.common.links import Setting, compare_url
 from dashboard.common.runtime import run
 from dashboard.common.tables import show_table
 from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, label, md, plain
+from dashboard.common.url_state import link_id
 from dashboard.evaluate.charts import heatmaps, pareto
 from dashboard.evaluate.jobs_view import OPEN, PARAM, SYNCED, active_job, on_cancel, on_run, show_experiment
 from pipeline.errors import InvalidInput
@@ -195,6 +196,7 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     show_table(
         results_frame(result, metric, rec.key),
         f"{NS}.table",
+        export=False,  # "Table CSV" below
         names={**RESULT_NAMES, "p_value": f"p {metric} (randomization)", "p_ttest": f"p {metric} (t-test)"},
         config={
             "p_value": st.column_config.NumberColumn(format="%.4f"),
@@ -342,11 +344,12 @@ def pick_result(lab: Lab, group_id: str) -> tuple[SweepResult | None, str | None
     param = st.query_params.get(PARAM)
     if param is not None and st.session_state.get(SYNCED) != param:
         st.session_state[SYNCED] = param
-        wanted = int(param) if param.isdigit() else None
+        wanted = link_id(param)
         if wanted in labels:
             st.session_state[OPEN] = wanted
-        else:
-            st.warning(f"No experiment {md(param)} on this deal: pick one below.")
+        else:  # dropped from the URL, as every bad link value is (dashboard/common/url_state.py)
+            st.query_params.pop(PARAM, None)
+            st.warning(f"The link's experiment “{md(param, 40)}” is not an experiment of this deal: left out.")
     if st.session_state.get(OPEN) not in (NONE, *labels):
         st.session_state[OPEN] = NONE
     opened = st.selectbox(

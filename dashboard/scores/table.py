@@ -88,6 +88,7 @@ def show_candidates(frame: pd.DataFrame, key: str) -> None:
     show_table(
         frame,
         key,
+        export=False,  # the page's "Export CSV" (every candidate, as scores_view builds it)
         names=NAMES,
         dates=("valid_at", "invalid_at"),
         order=ORDER,

@@ -1,21 +1,25 @@
 """The spot-check Adjudicate tab: items where reviewers disagree (relevance grades 2 or more apart, or
 different support verdicts), each reviewer's answers, and the form where an adjudicator records the final
-answer (audited; from then on it is what counts in the rates and the judgments)."""
+answer (audited; from then on it is what counts in the rates and the judgments). The form is for an unlocked admin
+or a reviewer listed in RETRIEVAL_LAB_ADJUDICATORS, never for a reviewer who answered the item, and preselects
+nothing: a final answer is always an explicit choice."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from dashboard.common.admin import admin_actor
 from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.spotcheck.actions import NS, safely
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.spotcheck.repo import verdict_rows
-from pipeline.spotcheck.verdicts import RELEVANCE, VERDICTS, Disagreement, adjudicate, disagreements
+from pipeline.spotcheck.verdicts import RELEVANCE, VERDICTS, Disagreement, adjudicate, disagreements, may_adjudicate
 
 ITEM = f"{NS}.adj.item"
 
@@ -28,20 +32,49 @@ def support_label(verdict: str | None) -> str:
     return "—" if not verdict else VERDICTS[verdict].lower()
 
 
-def _record(lab: Lab, item: Disagreement, adjudicator: str) -> str:
-    if not adjudicator:
-        raise RetrievalLabError("Enter your name (reviewer) above: adjudications are recorded under it.")
+@dataclass(frozen=True)
+class Adjudicator:
+    """Who records final answers in this session, and on what authority."""
+
+    name: str
+    admin: bool  # an unlocked admin session (its name); else the reviewer's name, listed in the setting
+
+
+def adjudicator_of(lab: Lab, reviewer: str) -> Adjudicator | None:
+    """The unlocked admin, else the reviewer when RETRIEVAL_LAB_ADJUDICATORS lists them, else None."""
+    if admin := admin_actor(lab.settings):
+        return Adjudicator(admin, True)
+    if reviewer and may_adjudicate(reviewer, admin=False, adjudicators=lab.settings.adjudicators):
+        return Adjudicator(reviewer, False)
+    return None
+
+
+def party_to(item: Disagreement, name: str) -> bool:
+    """Whether `name` answered the item (the pipeline refuses it too; this says so before the click)."""
+    return name.casefold() in {reviewer.casefold() for reviewer, *_ in item.answers}
+
+
+def _record(lab: Lab, item: Disagreement, who: Adjudicator) -> str:
     state: dict[str, Any] = st.session_state
     note = state.get(f"{NS}.adj.note.{item.item_id}", "")
-    recorded = []
+    answers: list[tuple[str, int | str]] = []
     if item.relevance_split:
-        grade = int(state[f"{NS}.adj.relevance.{item.item_id}"])
-        adjudicate(lab.store, item.item_id, "relevance", grade, adjudicator, note)
-        recorded.append(f"relevance {grade_label(grade)}")
+        grade = state.get(f"{NS}.adj.relevance.{item.item_id}")
+        if grade is None:
+            raise RetrievalLabError("Pick the final relevance grade: nothing is recorded without an explicit choice.")
+        answers.append(("relevance", grade))
     if item.support_split:
-        verdict = state[f"{NS}.adj.support.{item.item_id}"]
-        adjudicate(lab.store, item.item_id, "support", verdict, adjudicator, note)
-        recorded.append(f"support {support_label(verdict)}")
+        verdict = state.get(f"{NS}.adj.support.{item.item_id}")
+        if verdict is None:
+            raise RetrievalLabError("Pick the final support verdict: nothing is recorded without an explicit choice.")
+        answers.append(("support", verdict))
+    allowed = lab.settings.adjudicators
+    for question, answer in answers:
+        adjudicate(lab.store, item.item_id, question, answer, who.name, note, admin=who.admin, adjudicators=allowed)
+    recorded = [
+        f"relevance {grade_label(int(a))}" if q == "relevance" else f"support {support_label(str(a))}"
+        for q, a in answers
+    ]
     return f"Recorded the final answer for item {item.position} of {md(item.queue_name)}: {', '.join(recorded)}."
 
 
@@ -73,7 +106,7 @@ def _table(split: list[Disagreement]) -> pd.DataFrame:
     )
 
 
-def render_adjudication(lab: Lab, group_id: str, adjudicator: str) -> None:
+def render_adjudication(lab: Lab, group_id: str, reviewer: str) -> None:
     split = disagreements(verdict_rows(lab.store, group_id))
     if not split:
         st.caption(
@@ -106,11 +139,23 @@ def render_adjudication(lab: Lab, group_id: str, adjudicator: str) -> None:
     with st.container(border=True, key=f"{NS}.adj.card"):
         st.markdown(f"**Query** · {md(item.query) if item.query else '_fact sample (no query)_'}")
         st.markdown(f"**Fact** · {md(item.fact)}")
-        for reviewer, grade, verdict, note in item.answers:
+        for answered_by, grade, verdict, note in item.answers:
             st.markdown(
-                f"- **{md(reviewer)}**: relevance {grade_label(grade)} · support {support_label(verdict)}"
+                f"- **{md(answered_by)}**: relevance {grade_label(grade)} · support {support_label(verdict)}"
                 + (f" · _{md(note)}_" if note else "")
             )
+    who = adjudicator_of(lab, reviewer)
+    if who is None:
+        st.info(
+            "Adjudicating takes admin actions unlocked (sidebar) or your name (reviewer, above) listed in "
+            "`RETRIEVAL_LAB_ADJUDICATORS`.",
+            icon=":material/gavel:",
+        )
+        return
+    if party_to(item, who.name):
+        st.warning(f"{md(who.name)} answered this item: a party to the disagreement cannot adjudicate it.")
+        return
+    st.caption(f"Adjudicating as {md(who.name)}" + (" (admin)." if who.admin else " (listed adjudicator)."))
     with st.form(f"{NS}.adj.form", border=False):
         cols = st.columns(2)
         if item.relevance_split:
@@ -119,7 +164,8 @@ def render_adjudication(lab: Lab, group_id: str, adjudicator: str) -> None:
                 list(RELEVANCE),
                 key=f"{NS}.adj.relevance.{item.item_id}",
                 format_func=grade_label,
-                index=item.final_relevance or 0,
+                index=None,
+                placeholder="Pick a grade…",
             )
         if item.support_split:
             cols[1].selectbox(
@@ -127,16 +173,14 @@ def render_adjudication(lab: Lab, group_id: str, adjudicator: str) -> None:
                 list(VERDICTS),
                 key=f"{NS}.adj.support.{item.item_id}",
                 format_func=support_label,
-                index=list(VERDICTS).index(item.final_support) if item.final_support else 0,
+                index=None,
+                placeholder="Pick a verdict…",
             )
         st.text_input("Note (optional)", key=f"{NS}.adj.note.{item.item_id}", max_chars=2000)
         st.form_submit_button(
             "Record final answer",
             key=f"{NS}.adj.save",
             type="primary",
-            disabled=not adjudicator,
             on_click=safely,
-            args=(lambda: _record(lab, item, adjudicator),),
+            args=(lambda: _record(lab, item, who),),
         )
-    if not adjudicator:
-        st.caption("Enter your name (reviewer) above to adjudicate.")

@@ -99,7 +99,9 @@ def render_summary(lab: Lab, group_id: str, queue: Queue | None) -> None:
 
     st.subheader("All answers")
     frame = pd.DataFrame([r.__dict__ for r in rows])
-    show_table(frame, f"{NS}.verdicts", names=ANSWER_NAMES, times=("updated_at",), order=list(ANSWER_NAMES))
+    show_table(  # "Export CSV" below: one row per item and reviewer, both answers
+        frame, f"{NS}.verdicts", names=ANSWER_NAMES, times=("updated_at",), order=list(ANSWER_NAMES), export=False
+    )
     scope = group_id if whole_deal or queue is None else f"{group_id}-queue{queue.id}"
     st.download_button(
         "Export CSV (one row per item and reviewer, both answers)",

@@ -70,7 +70,7 @@ def reviewer_input() -> str:
 
 def queue_picker(queues: list[Queue]) -> Queue | None:
     by_id = {q.id: q for q in queues}
-    restore_id(QUEUE, by_id)  # a link or a reload opens the same queue
+    restore_id(QUEUE, by_id, "queue", "a queue of this deal")  # a link or a reload opens the same queue
     if st.session_state.get(QUEUE) not in by_id:
         st.session_state.pop(QUEUE, None)
     picked = st.selectbox(
@@ -96,7 +96,8 @@ def current_position(lab: Lab, queue: Queue, reviewer: str) -> int:
     """The card's position: kept per (queue, reviewer) in the session; first open item when new."""
     positions: dict[tuple[int, str], int] = st.session_state.setdefault(POSITIONS, {})
     key = _position_key(queue, reviewer)
-    if (linked := linked_id(ITEM, range(1, queue.item_count + 1))) is not None:
+    rule = f"a card of this queue (1 to {queue.item_count})"
+    if (linked := linked_id(ITEM, range(1, queue.item_count + 1), "card", rule)) is not None:
         positions[key] = linked
     if key not in positions:
         positions[key] = (resume_position(lab.store, queue.id, reviewer) if reviewer else None) or 1

@@ -12,7 +12,7 @@ from dashboard.common.deal_state import DealState
 from dashboard.common.exports import csv_bytes
 from dashboard.common.runtime import run
 from dashboard.common.tables import show_table
-from dashboard.common.text import OPTION_CHARS, md, plain
+from dashboard.common.text import OPTION_CHARS, plain
 from dashboard.common.url_state import linked_date, publish_id, restore_text
 from dashboard.timeline import data
 from dashboard.timeline.charts import (
@@ -57,7 +57,7 @@ def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection |
     if mode == "relation":
         relations = data.relations(lab, group_id, state)
         counts = dict(relations)
-        restore_text(f"{NS}.relation", counts)
+        restore_text(f"{NS}.relation", counts, "relation", "a relation of this deal")
         name = st.selectbox(
             "Relation",
             list(counts),
@@ -87,7 +87,7 @@ def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection |
         right.info("No entity with facts matches that name.")
         return None
     names = {m.uuid: plain(f"{m.name} ({m.facts} facts)", OPTION_CHARS) for m in matches}
-    restore_text(f"{NS}.entity", names)
+    restore_text(f"{NS}.entity", names, "entity", "an entity matching the search")
     if st.session_state.get(f"{NS}.entity") not in names:
         st.session_state[f"{NS}.entity"] = matches[0].uuid
     picked = right.selectbox("Entity", list(names), key=f"{NS}.entity", format_func=names.__getitem__)
@@ -169,11 +169,8 @@ def _as_of_control(col: DeltaGenerator, tl: Timeline, selection: Selection, toda
     """The as-of date, above the chart that draws it as a line (the "As of a date" tab lists what was true then).
     It follows the selection (`default_as_of`) until a date is picked or comes from a link; a picked date is
     in the URL (`timeline.as_of=2026-01-15`)."""
-    raw = st.query_params.get(AS_OF)
-    if (linked := linked_date(AS_OF, today)) is not None:
+    if (linked := linked_date(AS_OF, today, "as-of date")) is not None:
         st.session_state[AS_OF], st.session_state[AS_OF_PICKED] = linked, True
-    elif raw is not None and AS_OF not in st.query_params:  # the link's date was dropped: say why, once
-        st.warning(f"The link's as-of date “{md(raw, 40)}” is not a date up to today (YYYY-MM-DD): left out.")
     if AS_OF not in st.session_state or (
         not st.session_state.get(AS_OF_PICKED) and st.session_state.get(AS_OF_DEFAULT_FOR) != selection
     ):
@@ -279,6 +276,7 @@ def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
     show_table(
         frame,
         f"{NS}.supersessions",
+        export=False,  # "Export CSV" below
         names=TABLE_NAMES,
         config={
             "old_fact": st.column_config.TextColumn(width="large"),

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.ingest.fields import DATE_RULE, date_field
 from pipeline.lab import Lab
+from pipeline.numbers import MAX_INTEGER, decimal_number, whole_number
 from pipeline.settings import settings_error_line
 from pipeline.store import store_path
 from pipeline.store.integrity import damaged_store
@@ -43,15 +44,20 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
 
 
+def integer(text: str) -> int:
+    """An argparse type: a whole number in digits 0-9 (a leading `-` allowed); the command checks its range."""
+    number = whole_number(text, -MAX_INTEGER, MAX_INTEGER, signed=True)
+    if number is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (digits 0-9)")
+    return number
+
+
 def whole(low: int = 1, high: int = 1_000_000) -> Callable[[str], int]:
     """An argparse type: a whole number in [low, high]; anything else names the range allowed."""
 
     def convert(text: str) -> int:
-        try:
-            number = int(text)
-        except ValueError:
-            number = low - 1
-        if not low <= number <= high:
+        number = whole_number(text, low, high, signed=low < 0)
+        if number is None:
             raise argparse.ArgumentTypeError(f"{text!r} is not allowed: give a whole number from {low} to {high:,}")
         return number
 
@@ -59,14 +65,12 @@ def whole(low: int = 1, high: int = 1_000_000) -> Callable[[str], int]:
 
 
 def seconds(high: float = 86_400.0) -> Callable[[str], float]:
-    """An argparse type: a finite number of seconds in (0, high]; NaN, infinities and negatives are refused."""
+    """An argparse type: a number of seconds in (0, high] in digits 0-9 ("2", "0.5"); NaN, infinities, signs
+    and exponents are refused."""
 
     def convert(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not (math.isfinite(value) and 0 < value <= high):
+        value = decimal_number(text)
+        if value is None or not (math.isfinite(value) and 0 < value <= high):
             raise argparse.ArgumentTypeError(f"{text!r} is not allowed: give seconds above 0, at most {high:,.0f}")
         return value
 
@@ -84,10 +88,10 @@ def check_writable(path: str | None) -> None:
 
 def parse_int_list(value: str, what: str) -> tuple[int, ...]:
     """'10,25,50' -> (10, 25, 50); anything else (or a number under 1) is one clear error."""
-    try:
-        numbers = tuple(int(v) for v in value.split(",") if v.strip())
-    except ValueError:
-        raise InvalidInput(f"{what} {value!r} is not a comma-separated list of numbers.") from None
+    parsed = [whole_number(v.strip(), 0) for v in value.split(",") if v.strip()]
+    if any(n is None for n in parsed):
+        raise InvalidInput(f"{what} {value!r} is not a comma-separated list of numbers (digits 0-9).")
+    numbers = tuple(n for n in parsed if n is not None)
     if not numbers or min(numbers) < 1:
         raise InvalidInput(f"{what} {value!r}: give positive numbers, e.g. 10,25,50,100.")
     return numbers

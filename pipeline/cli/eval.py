@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pipeline.cli.common import check_writable, parse_int_list
+from pipeline.cli.common import check_writable, integer, parse_int_list
 from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
 from pipeline.utc import utc_now
@@ -35,7 +35,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="labelled (the deal's default query set), set:NAME (a stored set), verdicts",
     )
     ev.add_argument("--split", default=None, help="only the queries of this split (e.g. test)")
-    ev.add_argument("--limit-queries", type=int, default=None, help="only the first N judged queries")
+    ev.add_argument("--limit-queries", type=integer, default=None, help="only the first N judged queries")
     ev.add_argument("--include-superseded", action="store_true")
     ev.add_argument("--as-of", default=None, help="retrieve the facts valid on this date (YYYY-MM-DD)")
     ev.add_argument(

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from pipeline.cli.common import parse_date
+from pipeline.cli.common import integer, parse_date
 from pipeline.lab import Lab
 from pipeline.rerankers import RERANKERS
 from pipeline.retrieval.records import RetrievalRun
@@ -20,8 +20,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     query = sub.add_parser("query", help="retrieve, rerank and cite the top k facts for one query")
     query.add_argument("text")
     query.add_argument("--group", default="demo")
-    query.add_argument("--candidates", type=int, default=None, help="N first-stage candidates (default 50)")
-    query.add_argument("--top-k", type=int, default=None, help="k results (default 10)")
+    query.add_argument("--candidates", type=integer, default=None, help="N first-stage candidates (default 50)")
+    query.add_argument("--top-k", type=integer, default=None, help="k results (default 10)")
     query.add_argument("--reranker", default="local", help=", ".join(RERANKERS[:-1]) + f" or {RERANKERS[-1]}")
     query.add_argument("--model", default=None, help="Voyage rerank model (default rerank-2.5)")
     query.add_argument("--include-superseded", action="store_true")

@@ -11,6 +11,7 @@ from pipeline.comparison.judged import QueryJudgments, SideScore, query_judgment
 from pipeline.comparison.overlap import Overlap, overlap
 from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
+from pipeline.numbers import whole_number
 from pipeline.rerankers import RERANKERS
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.retrieval.retrieve import retrieve, with_reranker
@@ -26,12 +27,13 @@ class SideSetting:
     def parse(cls, text: str, flag: str) -> SideSetting:
         """'local:50:10' -> SideSetting('local', 50, 10); anything else is refused in one line."""
         parts = text.split(":")
-        if len(parts) != 3 or parts[0] not in RERANKERS or not parts[1].isdigit() or not parts[2].isdigit():
+        numbers = [whole_number(part) for part in parts[1:]]
+        if len(parts) != 3 or parts[0] not in RERANKERS or numbers[0] is None or numbers[1] is None:
             raise InvalidInput(
                 f"{flag} must be RERANKER:N:K with RERANKER one of {', '.join(RERANKERS)} (e.g. local:50:10); "
                 f"got {text!r}."
             )
-        return cls(parts[0], int(parts[1]), int(parts[2]))
+        return cls(parts[0], numbers[0], numbers[1])
 
     def label(self) -> str:
         return f"{self.reranker}, N={self.candidates}, k={self.top_k}"

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, cast
 
+from pipeline.numbers import MAX_INTEGER, whole_number
 from pipeline.settings import LOCAL_EMBEDDER, VOYAGE_EMBEDDER
 
 Provider = Literal["local", "voyage", "openai"]
@@ -100,7 +101,8 @@ def _with_model(value: str, provider: Provider, rest: str) -> EmbedderSpec:
     head, sep, last = rest.rpartition(":")
     dim: int | None = None
     if sep and last.isascii() and last.isdigit():
-        model, dim = head, int(last)
+        parsed = whole_number(last)
+        model, dim = head, MAX_INTEGER if parsed is None else parsed  # too many digits: out of range below
     elif sep and head in known:  # `openai:text-embedding-3-small:abc`: a DIM that is no number
         raise EmbedderSpecError(f"{ENV_NAME}={value!r}: the dimension {last!r} is not a whole number.")
     else:

@@ -26,6 +26,7 @@ from ir_measures import RR, P, R, Success, nDCG
 from tokenizers import Tokenizer
 
 from pipeline.errors import InvalidInput
+from pipeline.numbers import whole_number
 
 # the context size handed on is counted with the bundled MiniLM WordPiece tokenizer (offline; an LLM's own BPE
 # tokenizer counts finance text within some 10-20% of it); a fact is counted up to this many characters
@@ -40,10 +41,11 @@ Rankings = Mapping[str, Sequence[str]]  # query id -> fact uuids, best first
 
 def parse_metric(name: str) -> tuple[str, int]:
     """'ndcg@10' -> ('ndcg', 10); anything else is rejected with the valid forms."""
-    kind, _, cutoff = name.strip().lower().partition("@")
-    if kind not in _MEASURES or not cutoff.isdigit() or int(cutoff) < 1:
+    kind, _, text = name.strip().lower().partition("@")
+    cutoff = whole_number(text, 1)
+    if kind not in _MEASURES or cutoff is None:
         raise InvalidInput(f"Unknown metric {name!r}; use one of {', '.join(k + '@K' for k in KINDS)} (e.g. ndcg@10).")
-    return kind, int(cutoff)
+    return kind, cutoff
 
 
 def measure(name: str) -> ir_measures.Measure:

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from pipeline.ingest.jsonl import FieldError
+from pipeline.numbers import whole_number
 from pipeline.utc import parse_time
 
 MAX_PAGE = 1_000_000
@@ -19,7 +20,7 @@ DATE_RULE = f"an ISO date YYYY-MM-DD (a time and zone may follow) in years {YEAR
 
 
 def page_field(value: Any, name: str = "page") -> int | None:
-    """A page number 1..MAX_PAGE (a whole number or its digits); None when absent or empty."""
+    """A page number 1..MAX_PAGE (a whole number, or its digits 0-9); None when absent or empty."""
     if value is None or value == "":
         return None
     number: int | None = None
@@ -29,8 +30,8 @@ def page_field(value: Any, name: str = "page") -> int | None:
         number = value
     elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
         number = int(value)
-    elif isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 7:
-        number = int(value.strip())
+    elif isinstance(value, str):
+        number = whole_number(value.strip(), 1, MAX_PAGE)
     if number is None or not 1 <= number <= MAX_PAGE:
         raise FieldError(f"field {name!r} is {str(value)[:40]!r}: give a whole number from 1 to {MAX_PAGE:,}")
     return number

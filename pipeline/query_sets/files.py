@@ -1,5 +1,6 @@
 """Query sets in the BEIR layout on disk: `queries.jsonl` (`_id` or `id`, `text`, optional `type`, `split`) and
-`qrels.tsv` (query-id, corpus-id, score; a header line is optional). Reading only; nothing here writes.
+`qrels.tsv` (query-id, corpus-id, score: a whole number in digits 0-9; a header line is optional, and a first
+line is one only when it names the columns or holds no digit). Reading only; nothing here writes.
 
 What a corpus-id names depends on who reads the files: a fact key of our own loaders (the demo deal, a BEIR
 import: `keyed_qrels` turns keys into fact uuids), or a fact / episode uuid of any graphiti graph
@@ -15,11 +16,13 @@ from typing import Any
 from pipeline.errors import DataFileError
 from pipeline.ingest.jsonl import read_jsonl, text_lines
 from pipeline.ingest.loading import stable_uuid
+from pipeline.numbers import whole_number
 from pipeline.query_sets.records import LabelledQuery
 
 QUERIES_FILE = "queries.jsonl"
 QRELS_FILE = "qrels.tsv"
 MAX_GRADE = 1000  # relevance grades are small; a huge one would not fit the store's integers
+HEADER = ["query-id", "corpus-id", "score"]  # BEIR's column names (compared in lower case, "_" read as "-")
 
 
 def _query(row: Any) -> LabelledQuery:
@@ -40,23 +43,29 @@ def read_queries(path: Path) -> list[LabelledQuery]:
     return queries
 
 
+def _is_header(row: list[str]) -> bool:
+    """A first line is a header only when it is one: BEIR's column names, or three or more fields none of which
+    holds a digit of any script. A line with a grade, however malformed ("1e23", "+3", "٣"), is a judgment
+    and is checked as one."""
+    if [field.strip().lower().replace("_", "-") for field in row[:3]] == HEADER:
+        return True
+    return len(row) > 2 and not any(ch.isnumeric() for field in row for ch in field)
+
+
 def read_qrels(path: Path) -> dict[str, dict[str, int]]:
     """query id -> corpus id -> grade (a repeated pair: the last line counts)."""
     qrels: dict[str, dict[str, int]] = {}
     for number, line in text_lines(path):
-        row = next(csv.reader([line.rstrip("\r\n")], delimiter="\t"), [])
-        if not row or (number == 1 and len(row) > 2 and not row[2].strip().lstrip("-").isdigit()):
-            continue  # blank line or header (query-id / query_id ...)
-        try:
-            query_id, doc_id, grade = row[0], row[1], int(row[2])
-        except (IndexError, ValueError):
-            grade = None
-        if grade is None or abs(grade) > MAX_GRADE:
+        row = next(csv.reader([line.removeprefix("\ufeff").rstrip("\r\n")], delimiter="\t"), [])
+        if not row or (number == 1 and _is_header(row)):
+            continue  # blank line or header
+        grade = whole_number(row[2].strip(), -MAX_GRADE, MAX_GRADE, signed=True) if len(row) > 2 else None
+        if grade is None:
             raise DataFileError(
                 f"{path.name} line {number}: expected query-id<TAB>corpus-id<TAB>score "
-                f"(score: a whole number from -{MAX_GRADE} to {MAX_GRADE})"
+                f"(score: a whole number from -{MAX_GRADE} to {MAX_GRADE}, in digits 0-9)"
             )
-        qrels.setdefault(query_id, {})[doc_id] = grade
+        qrels.setdefault(row[0], {})[row[1]] = grade
     return qrels
 
 

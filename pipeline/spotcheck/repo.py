@@ -197,14 +197,28 @@ def save_relevance(store: Store, item_id: int, reviewer: str, grade: int, note: 
     return RelevanceRecord.from_row(row)
 
 
+def _answered(conn: sqlite3.Connection, item_id: int, reviewer: str) -> bool:
+    """Whether `reviewer` answered either question on the item (names compared as the answer tables do)."""
+    return any(
+        conn.execute(f"SELECT 1 FROM {t.table} WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)).fetchone()
+        for t in (_SUPPORT, _RELEVANCE)
+    )
+
+
 def save_adjudication(
     store: Store, item_id: int, question: str, answer: str, adjudicator: str, note: str
 ) -> AdjudicationRecord:
-    """Record (or revise) the final answer to one question on the item, with its audit entry: one transaction."""
+    """Record (or revise) the final answer to one question on the item, with its audit entry: one transaction.
+    A reviewer who answered the item is a party to its disagreement and is refused (checked in the transaction)."""
     now = utc_now()
     with store.transaction() as conn:
         item = _require_item(store, conn, item_id)
         access_of(store).require(item["group_id"], "adjudicate a spot-check item")
+        if _answered(conn, item_id, adjudicator):
+            raise InvalidInput(
+                f"{adjudicator} answered this item: a party to the disagreement cannot adjudicate it; "
+                "ask another adjudicator."
+            )
         before = conn.execute(
             "SELECT answer FROM spotcheck_adjudications WHERE item_id = ? AND question = ?", (item_id, question)
         ).fetchone()

@@ -12,7 +12,8 @@ support verdicts (they always were): they count as support, never as relevance.
 
 Adjudication: where reviewers disagree (relevance grades 2 or more apart, or different support verdicts)
 an adjudicator records the final answer (audited); from then on it is the item's only answer to that
-question in the rates and the judgments.
+question in the rates and the judgments. An adjudicator is an unlocked admin or a name listed in
+RETRIEVAL_LAB_ADJUDICATORS, and never a party to the disagreement: whoever answered the item cannot settle it.
 
 Relevance judgments (`verdict_judgments`): per (query, fact), the adjudicated grade when one was recorded,
 else the lower median of the reviewers' grades (`statistics.median_low`: one 3 and one 1 give 1; 3, 2, 0
@@ -25,12 +26,13 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
 from pipeline.csv_cells import dicts_to_csv
 from pipeline.errors import InvalidInput
+from pipeline.settings import MAX_PERSON_NAME
 from pipeline.spotcheck.agreement import Agreement, agreement
 from pipeline.spotcheck.rates import Rate
 from pipeline.spotcheck.records import AdjudicationRecord, RelevanceRecord, VerdictRecord, VerdictRow, clean_name
@@ -54,7 +56,7 @@ RELEVANCE_MEANING: dict[int, str] = {
 RELEVANT_GRADE = 2  # grade >= 2 counts as relevant in the rates (the judgments keep the grade)
 QUESTIONS = {"relevance": "Does the fact answer the query?", "support": "Does the cited source support the fact?"}
 MAX_NOTE = 2000
-MAX_REVIEWER = 80
+MAX_REVIEWER = MAX_PERSON_NAME
 
 
 def clean_reviewer(name: str) -> str:
@@ -92,11 +94,30 @@ def record_relevance(store: Store, item_id: int, reviewer: str, grade: int, note
     return save_relevance(store, item_id, reviewer, _check_grade(grade), _clean_note(note))
 
 
+def may_adjudicate(name: str, *, admin: bool, adjudicators: Collection[str]) -> bool:
+    """An unlocked admin (`admin`: the dashboard's gate vouches for the name) or a name listed in
+    RETRIEVAL_LAB_ADJUDICATORS (case-insensitive) may record final answers."""
+    return admin or name.strip().casefold() in {a.strip().casefold() for a in adjudicators}
+
+
 def adjudicate(
-    store: Store, item_id: int, question: str, answer: int | str, adjudicator: str, note: str = ""
+    store: Store,
+    item_id: int,
+    question: str,
+    answer: int | str,
+    adjudicator: str,
+    note: str = "",
+    *,
+    admin: bool = False,
+    adjudicators: Collection[str] = (),
 ) -> AdjudicationRecord:
-    """Record the final answer to `question` on the item (audited as `spotcheck.adjudicated`)."""
+    """Record the final answer to `question` on the item (audited as `spotcheck.adjudicated`), when
+    `may_adjudicate` allows it and the adjudicator answered neither question on the item."""
     adjudicator = clean_name(adjudicator, "adjudicator name", MAX_REVIEWER)
+    if not may_adjudicate(adjudicator, admin=admin, adjudicators=adjudicators):
+        raise InvalidInput(
+            f"{adjudicator} may not adjudicate: unlock admin actions, or be listed in RETRIEVAL_LAB_ADJUDICATORS."
+        )
     if question == "relevance":
         value = str(_check_grade(answer))
     elif question == "support":

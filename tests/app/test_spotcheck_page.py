@@ -14,6 +14,7 @@ from pipeline.spotcheck.repo import (
 )
 from pipeline.spotcheck.verdicts import record_relevance, record_verdict, verdict_judgments
 from tests.app.conftest import no_errors, open_page
+from tests.conftest import ADMIN_SECRET
 from tests.support.tables import assert_page_tidy
 
 PAGE = "app_pages/spotcheck.py"
@@ -187,10 +188,13 @@ def test_two_reviewers_answer_both_questions_see_kappa_and_adjudicate(app: AppTe
     assert "Cohen's kappa (quadratic weights) = 0.40 (Ana Two and Ben Two, 3 shared items)" in captions
     assert "Cohen's kappa = 0.00 (Ana Two and Ben Two, 3 shared items)" in captions
 
-    # the second item is split on both questions: adjudicate it
+    # the second item is split on both questions: Ana answered it, so she cannot settle it; an admin can
     app.selectbox(key="spotcheck.adj.item").set_value(items[1].id).run()
     no_errors(app)
     assert any("**Ben Two**: relevance 0 · not relevant · support not supported" in m.value for m in app.markdown)
+    assert not [b for b in app.button if b.key == "spotcheck.adj.save"]
+    app.text_input(key="admin.name").input("Cleo Two")
+    app.text_input(key="admin.secret").input(ADMIN_SECRET).run()
     app.selectbox(key=f"spotcheck.adj.relevance.{items[1].id}").set_value(1)
     app.selectbox(key=f"spotcheck.adj.support.{items[1].id}").set_value("partially_supported")
     app.text_input(key=f"spotcheck.adj.note.{items[1].id}").input("prior year figure")
@@ -203,7 +207,7 @@ def test_two_reviewers_answer_both_questions_see_kappa_and_adjudicate(app: AppTe
         "SELECT actor, details FROM audit_log WHERE action = 'spotcheck.adjudicated' AND target = ?",
         (f"item 2 of queue #{queue.id}",),
     )[-1:]
-    assert entry["actor"] == "Ana Two" and "prior year figure" in entry["details"]
+    assert entry["actor"] == "Cleo Two" and "prior year figure" in entry["details"]
     assert metric(app, "Supported rate") == "80%"  # 4 "supported" of 5 counted: item 2 now counts once
     assert_page_tidy(app)
 

@@ -50,7 +50,9 @@ async def test_the_reranker_columns_of_scores_are_on_screen_at_1280(app_url: str
     await grid.wait_for()
     box = await grid.bounding_box()
     assert box is not None and box["x"] + box["width"] <= WIDTH
-    # the grid draws on a canvas; its accessible table lists the header of every column in view, in order
+    # the grid draws on a canvas; its accessible table lists the header of every column in view, in order,
+    # once the grid has laid itself out (after the script has finished): wait for it
+    await grid.locator("th").first.wait_for(state="attached", timeout=30_000)
     headers = await grid.locator("th").all_text_contents()
     await screenshot(page, "tidy-scores-1280")
     assert headers[:5] == ["Rank", "Moved", "Fact", "Reranker (0-1)", "Reranker score"], headers

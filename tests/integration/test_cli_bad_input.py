@@ -121,6 +121,12 @@ MINI_LINE = (FIXTURES / "beir_mini" / "corpus.jsonl").read_bytes().splitlines()[
         ({"queries": b'{"_id": "q1", "text": "fine"}\n{"_id": "q2", "text": "\xc3("}\n'}, ("queries.jsonl line 2",)),
         ({"qrels": b"q1\tp1\t1\n\xff\tp2\t1\n"}, ("qrels.tsv line 2", "not UTF-8")),
         ({"qrels": b"q1\tp1\t99999999999999999999999\n"}, ("qrels.tsv line 1", "score", "-1000 to 1000")),
+        # a malformed grade on the first line is a judgment to check, not a header to skip; digits are 0-9 only
+        ({"qrels": b"q1\tp1\t1e23\nq2\tp2\t2\n"}, ("qrels.tsv line 1", "score")),
+        ({"qrels": b"q1\tp1\t+3\nq2\tp2\t2\n"}, ("qrels.tsv line 1", "score")),
+        ({"qrels": "q1\tp1\t\u0663\n".encode()}, ("qrels.tsv line 1", "score", "digits 0-9")),
+        ({"qrels": "query-id\tcorpus-id\tscore\nq1\tp1\t\u00b2\n".encode()}, ("qrels.tsv line 2", "score")),
+        ({"corpus": MINI_LINE.replace(b'"page": 41', '"page": "\u0664\u0661"'.encode()) + b"\n"}, ("field 'page'",)),
         ({"corpus": MINI_LINE.replace(b'"page": 41', b'"page": 100000000000000000000') + b"\n"}, ("field 'page'",)),
         ({"corpus": MINI_LINE.replace(b'"page": 41', b'"page": -3') + b"\n"}, ("line 1", "field 'page'", "1 to")),
         ({"corpus": MINI_LINE.replace(b'"page": 41', b'"page": NaN') + b"\n"}, ("field 'page'",)),
@@ -146,7 +152,11 @@ def test_bad_beir_files_name_the_file_line_and_field(
     [
         (["seed-demo", "--group", "demo\n"], ("is not valid",)),
         (["query", "revenue", "--group", "demo\n"], ("is not valid",)),
-        (["query", "revenue", "--candidates", "nan"], ("--candidates", "invalid int value")),
+        (["query", "revenue", "--candidates", "nan"], ("--candidates", "not a whole number")),
+        (["query", "revenue", "--candidates", "\u0665\u0660"], ("--candidates", "digits 0-9")),  # not 50
+        (["query", "revenue", "--top-k", "1_0"], ("--top-k", "digits 0-9")),
+        (["eval", "--candidates", "1\u0660", "--top-k", "3"], ("--candidates", "comma-separated", "digits 0-9")),
+        (["compare", "revenue", "--a", "local:\u00b2:10"], ("--a must be RERANKER:N:K",)),
         (["query", "revenue", "--top-k", "-1"], ("Top-k must be between",)),
         (["query", "revenue", "--as-of", "9999-12-31T23:59:59-05:00"], ("--as-of", "1900-2199")),
         (["query", "revenue", "--as-of", "0001-01-01"], ("--as-of", "1900-2199")),
@@ -268,3 +278,24 @@ def test_benchmark_numbers_are_parsed_into_range_or_refused_in_one_line(option: 
     assert isinstance(number, int | float) and math.isfinite(number) and number >= 0
     if flag != "--seed":
         assert number > 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["load", "--time-limit", "\u0661"], "--time-limit"),  # float() reads it as 1.0
+        (["load", "--time-limit", "1e3"], "--time-limit"),
+        (["load", "--sessions", "\u0663"], "--sessions"),
+        (["latency-page", "--runs", "\u00b2"], "--runs"),
+        (["scale", "--facts", "9" * 4_301], "--facts"),
+    ],
+)
+def test_benchmark_numbers_are_ascii_digits(argv: list[str], flag: str) -> None:
+    from benchmarks.cli import build_parser
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as exc:
+        build_parser().parse_args(argv)
+    assert exc.value.code == 2
+    [line] = err.getvalue().strip().splitlines()
+    assert line.startswith("error: ") and flag in line, line

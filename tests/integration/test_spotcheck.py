@@ -244,11 +244,11 @@ async def test_two_questions_agreement_and_adjudication(lab: Lab, demo: str) -> 
         (4, False, True, False),
     ]
 
-    adjudicate(lab.store, items[1].id, "relevance", 1, "Cleo", "the fact is about the prior year")
-    adjudicate(lab.store, items[1].id, "support", "partially_supported", "Cleo")
-    adjudicate(lab.store, items[3].id, "support", "wrong_source", "Cleo")
+    adjudicate(lab.store, items[1].id, "relevance", 1, "Cleo", "the fact is about the prior year", admin=True)
+    adjudicate(lab.store, items[1].id, "support", "partially_supported", "Cleo", admin=True)
+    adjudicate(lab.store, items[3].id, "support", "wrong_source", "Cleo", admin=True)
     with pytest.raises(InvalidInput, match="Unknown relevance grade"):
-        adjudicate(lab.store, items[3].id, "relevance", 7, "Cleo")
+        adjudicate(lab.store, items[3].id, "relevance", 7, "Cleo", admin=True)
     audited = lab.store.query(
         "SELECT actor, target, details FROM audit_log WHERE action = 'spotcheck.adjudicated' AND group_id = ?", (group,)
     )

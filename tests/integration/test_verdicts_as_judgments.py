@@ -41,7 +41,7 @@ async def test_relevance_grades_are_the_judgments_of_the_labelled_queries(lab: L
     assert graded.qrels == verdict_judgments(lab.store, demo)
     # several reviewers: the lower median (3 and 1 -> 1; 2 and 2 -> 2; 0 and 3 -> 0) ...
     assert [graded.qrels[i.query_id][i.fact_uuid] for i in items] == [1, 2, 0]
-    adjudicate(lab.store, items[2].id, "relevance", 3, "Cleo")  # ... or the adjudicated grade when there is one
+    adjudicate(lab.store, items[2].id, "relevance", 3, "Cleo", admin=True)  # ... or the adjudicated grade if any
     assert verdict_judgments(lab.store, demo)[items[2].query_id][items[2].fact_uuid] == 3
 
     labelled = {q.id: q for q in (await load_eval_set(lab, demo, "labelled")).queries}

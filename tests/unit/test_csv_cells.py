@@ -50,3 +50,21 @@ def test_spotcheck_export_neutralises_hostile_cells() -> None:
     [header, cells] = list(csv.reader(io.StringIO(export_csv([row]))))
     for name in ("query", "fact", "document_name", "note", "reviewer"):
         assert cells[header.index(name)].startswith("'="), name
+
+
+def test_a_tables_own_csv_button_exports_safe_cells_and_times_as_shown() -> None:
+    from dashboard.common.tables import table_csv, tidy
+
+    frame = pd.DataFrame(
+        {
+            "who": ['=HYPERLINK("http://evil.example","x")', None],
+            "at": ["2026-11-23T17:00:59Z", None],
+            "moved": [-3, 2],
+        }
+    )
+    rows = list(csv.reader(io.StringIO(table_csv(tidy(frame, times=["at"])).decode())))
+    assert rows == [
+        ["Who", "At (UTC)", "Moved"],
+        ['\'=HYPERLINK("http://evil.example","x")', "2026-11-23 17:00", "-3"],
+        ["—", "", "2"],
+    ]

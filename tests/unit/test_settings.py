@@ -87,3 +87,12 @@ def test_the_allow_list_from_the_secrets_file_is_checked_too(clean_env: Path) ->
     clean_env.write_text("allowed_deals = []\n")
     with pytest.raises(ValidationError, match="names no deal"):
         Settings()
+
+
+def test_adjudicators_are_a_comma_separated_list_of_names(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings().adjudicators == []  # unset: only an unlocked admin adjudicates
+    monkeypatch.setenv("RETRIEVAL_LAB_ADJUDICATORS", " Ana  Lee ,Ben,, ")
+    assert Settings().adjudicators == ["Ana Lee", "Ben"]
+    monkeypatch.setenv("RETRIEVAL_LAB_ADJUDICATORS", "x" * 81)
+    with pytest.raises(ValueError, match="adjudicators"):
+        Settings()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.deals.access import DealAccess, ScopedStore
-from pipeline.errors import RetrievalLabError
+from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.spotcheck import repo as spot
 from pipeline.spotcheck.records import QueueSpec
 from pipeline.spotcheck.verdicts import (
@@ -52,8 +52,8 @@ def test_disagreement_rule_three_reviewers_and_adjudication(tmp_path: Path) -> N
         "query 3": {"fact-003": 1},
     }
 
-    adjudicate(store, items[2], "relevance", 2, "Dee")
-    adjudicate(store, items[2], "relevance", 3, "Dee", "second look")  # a revision, audited again
+    adjudicate(store, items[2], "relevance", 2, "Dee", adjudicators=["dee"])
+    adjudicate(store, items[2], "relevance", 3, "Dee", "second look", admin=True)  # a revision, audited again
     after = spot.verdict_rows(store, "deal")
     assert verdict_judgments(store, "deal")["query 2"] == {"fact-002": 3}
     assert summarise(after).relevance.answers == 3 * 4 - 3 + 1  # the adjudicated item counts once
@@ -70,6 +70,35 @@ def test_relevance_and_adjudication_of_another_deal_are_refused(tmp_path: Path) 
     with pytest.raises(RetrievalLabError, match="No spot-check queue"):
         record_relevance(mine, theirs, "mallory", 3)
     with pytest.raises(RetrievalLabError, match="No spot-check queue"):
-        adjudicate(mine, theirs, "relevance", 3, "mallory")
+        adjudicate(mine, theirs, "relevance", 3, "mallory", admin=True)
     assert base.query("SELECT COUNT(*) FROM spotcheck_relevance")[0][0] == 0
     assert base.query("SELECT COUNT(*) FROM spotcheck_adjudications")[0][0] == 0
+
+
+def test_only_an_admin_or_a_listed_adjudicator_may_adjudicate(tmp_path: Path) -> None:
+    store = open_store(tmp_path)
+    [item] = queue(store, "deal", 1)
+    record_relevance(store, item, "Ana", 3)
+    record_relevance(store, item, "Ben", 0)
+    for kwargs in ({}, {"adjudicators": ["Cy"]}, {"adjudicators": ["Dee Other"]}):
+        with pytest.raises(InvalidInput, match="may not adjudicate"):
+            adjudicate(store, item, "relevance", 2, "Dee", **kwargs)  # type: ignore[arg-type]
+    assert store.query("SELECT COUNT(*) FROM spotcheck_adjudications")[0][0] == 0
+    adjudicate(store, item, "relevance", 2, "DEE", adjudicators=["Cy", " dee "])  # names compare case-insensitively
+    adjudicate(store, item, "relevance", 1, "Erin", admin=True)  # an unlocked admin (the page's gate vouches)
+    [row] = store.query("SELECT answer, adjudicator, revision FROM spotcheck_adjudications")
+    assert tuple(row) == ("1", "Erin", 2)
+
+
+@pytest.mark.parametrize("name", ["Ana", "ana", "BEN"])
+def test_a_party_to_the_disagreement_cannot_adjudicate_it_even_as_admin(tmp_path: Path, name: str) -> None:
+    store = open_store(tmp_path)
+    [item] = queue(store, "deal", 1)
+    record_relevance(store, item, "Ana", 3)
+    record_relevance(store, item, "Ben", 0)
+    record_verdict(store, item, "Ben", "supported")
+    for question, answer in (("relevance", 2), ("support", "supported")):
+        with pytest.raises(InvalidInput, match="answered this item: a party to the disagreement"):
+            adjudicate(store, item, question, answer, name, admin=True, adjudicators=[name])
+    assert store.query("SELECT COUNT(*) FROM spotcheck_adjudications")[0][0] == 0
+    assert store.query("SELECT COUNT(*) FROM audit_log WHERE action = 'spotcheck.adjudicated'")[0][0] == 0
