@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Reliability checks: bad input, faults, kills at every admin step, two processes on one data dir, damaged
-# persistence files, crash recovery (random kills, kills while loading), loaders, isolation and the allow-list, the
-# admin gate, inert data and load; then the figures.
+# Reliability checks: bad input, faults, kills at every admin step, crash recovery (random kills, kills while
+# loading, a lost or corrupt store), jobs and imports, two processes on one data dir, damaged persistence files,
+# loaders, isolation and the allow-list, the admin gate, inert data, exports and load; then the figures.
 #
 #   bash scripts/reliability.sh            (needs .venv with the test extras: bash scripts/setup.sh --test)
 #
@@ -28,8 +28,8 @@ rm -f "$OUT"/junit.xml "$OUT"/pytest.log "$OUT"/*.json artifacts/load-streamlit.
 export GRAPHITI_TELEMETRY_ENABLED=false HF_HUB_OFFLINE=1
 status=0
 
-echo "== reliability tests: bad input, faults, kills at every admin step, two processes, damaged files, loaders,"
-echo "   isolation and allow-list, admin gate, inert data, load =="
+echo "== reliability tests: bad input, faults, kills at every admin step, crash recovery, jobs and imports, two"
+echo "   processes, damaged files, loaders, isolation and allow-list, admin gate, inert data, exports, load =="
 "$PY" -m pytest -q -rA -p no:cacheprovider --hypothesis-show-statistics --junitxml="$OUT/junit.xml" "${TESTS[@]}" \
     2>&1 | tee "$OUT/pytest.log" || status=1
 

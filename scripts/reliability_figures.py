@@ -16,7 +16,12 @@ from pathlib import Path
 
 # label -> the test files whose cases it counts; a file belongs to one group
 GROUPS: dict[str, tuple[str, ...]] = {
-    "bad input, one line (CLI + UI)": ("tests/integration/test_cli_bad_input.py", "tests/app/test_bad_input_ui.py"),
+    "bad input, one line (CLI + UI)": (
+        "tests/integration/test_cli_bad_input.py",
+        "tests/app/test_bad_input_ui.py",
+        "tests/app/test_bad_links.py",
+        "tests/unit/test_numbers.py",
+    ),
     "faults survived": (
         "tests/integration/test_server_recovery.py",
         "tests/app/test_backend_down.py",
@@ -61,6 +66,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "admin gate, throttle, private files": (
         "tests/app/test_admin_gate.py",
         "tests/app/test_admin_throttle_ui.py",
+        "tests/app/test_adjudication_gate.py",
         "tests/unit/test_admin_throttle.py",
         "tests/unit/test_private_data_dir.py",
         "tests/integration/test_private_data_dir_server.py",
@@ -69,11 +75,11 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "inert data (text, charts, CSV, memory)": (
         "tests/unit/test_inert_text.py",
         "tests/unit/test_inert_charts.py",
-        "tests/unit/test_csv_cells.py",
         "tests/unit/test_bounded_tokenising.py",
         "tests/integration/test_huge_passage.py",
         "tests/browser/test_hostile_corpus.py",
     ),
+    "exports that cannot act": ("tests/browser/test_grid_export.py", "tests/unit/test_csv_cells.py"),
     "load": ("tests/integration/test_load.py", "tests/browser/test_load_through_streamlit.py"),
 }
 
