@@ -13,7 +13,8 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Locator, Page, async_playwright, expect
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
@@ -100,9 +101,32 @@ async def page(browser: Browser) -> AsyncIterator[Page]:
 
 
 async def wait_for_app(page: Page) -> None:
-    """Wait until the app has rendered and its script has finished running."""
-    await page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=60_000)
+    """Wait until the app has rendered and its script has finished running. Right after a page opens, the app
+    says "not running" before its first run has begun, with skeletons where its elements will be: so the
+    skeletons must be gone too (and the run over once they are)."""
+    settled = "[data-testid='stApp'][data-test-script-state='notRunning']"
+    await page.wait_for_selector(settled, timeout=60_000)
+    await expect(page.locator("[data-testid='stSkeleton']")).to_have_count(0, timeout=60_000)
+    await page.wait_for_selector(settled, timeout=60_000)
     await page.wait_for_timeout(500)  # let the last deltas paint
+
+
+async def choose(page: Page, widget: str, option: Locator, typed: str | None = None, attempts: int = 8) -> None:
+    """Open the select box (or multiselect) of widget key `widget` and click `option` (typing `typed` first: long
+    lists are virtual). A rerun that lands after the page looked settled re-renders the box and closes its list
+    under the click: then the list is opened again, once the page has settled, until the option is clicked."""
+    box = page.locator(".st-key-" + widget.replace(".", "-") + " [role='combobox']")
+    for _ in range(attempts):
+        await box.click()
+        if typed:
+            await page.keyboard.type(typed)
+        try:
+            await option.first.click(timeout=5_000)
+            return
+        except PlaywrightTimeout:
+            await page.keyboard.press("Escape")
+            await wait_for_app(page)
+    raise AssertionError(f"the option never showed in the list of {widget!r} ({attempts} openings)")
 
 
 async def screenshot(page: Page, name: str) -> Path:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page
 
-from tests.browser.conftest import screenshot, wait_for_app
+from tests.browser.conftest import choose, screenshot, wait_for_app
 from tests.browser.test_pages import assert_no_error
 from tests.conftest import ADMIN_SECRET
 
@@ -45,9 +45,7 @@ async def still_admin(page: Page) -> None:
 
 async def pick(page: Page, widget: str, text: str, typed: str | None = None) -> None:
     """Choose the option of a select box that contains `text` (typing `typed` first: long lists are virtual)."""
-    await page.locator(key(widget)).click()
-    await page.keyboard.type(typed or text)
-    await page.get_by_role("option").filter(has_text=text).first.click()
+    await choose(page, widget, page.get_by_role("option").filter(has_text=text), typed or text)
     await wait_for_app(page)
 
 

@@ -25,7 +25,7 @@ from pipeline.cli import main as cli_main
 from pipeline.lab import Lab
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueSpec
-from tests.browser.conftest import screenshot, wait_for_app
+from tests.browser.conftest import choose, screenshot, wait_for_app
 from tests.support.outbound import watch
 
 GROUP = f"hostile_{uuid.uuid4().hex[:6]}"
@@ -130,8 +130,7 @@ async def test_hostile_corpus_is_inert_on_every_page(
     await watch(page, outbound)
     await page.goto(app_url)  # pick the deal in the sidebar once: its URL parameter opens it on every page
     await wait_for_app(page)
-    await page.locator(".st-key-sidebar-deal").click()
-    await page.get_by_role("option", name="hostile (BEIR import)").first.click()  # its name, as the picker says it
+    await choose(page, "sidebar.deal", page.get_by_role("option", name="hostile (BEIR import)"))  # as it says it
     await wait_for_app(page)
     deal = next(p for p in urlparse(page.url).query.split("&") if p.startswith("sidebar.deal="))
     q = quote(QUERY)
@@ -156,8 +155,7 @@ async def test_hostile_corpus_is_inert_on_every_page(
 
     await page.goto(f"{app_url}/history?{deal}")
     await wait_for_app(page)
-    await page.locator(".st-key-history-open").click()
-    await page.get_by_role("option").nth(1).click()
+    await choose(page, "history.open", page.get_by_role("option").nth(1))
     await page.get_by_text("Top ").first.wait_for(timeout=60_000)
     await check(page, "history", outbound)
 

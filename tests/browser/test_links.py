@@ -21,7 +21,7 @@ from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueSpec
-from tests.browser.conftest import screenshot, wait_for_app
+from tests.browser.conftest import choose, screenshot, wait_for_app
 from tests.browser.test_admin_journey import key, pick, relation_and_tab
 from tests.browser.test_pages import assert_no_error
 from tests.conftest import ADMIN_SECRET
@@ -57,8 +57,7 @@ async def test_history_links_reopen_the_runs_and_filters(
     await page.get_by_label("Query contains").fill("link test")
     await page.get_by_label("Query contains").press("Enter")
     await wait_for_app(page)
-    await page.locator(".st-key-history-open").click()
-    await page.get_by_role("option", name=f"#{ids[0]} ·").click()
+    await choose(page, "history.open", page.get_by_role("option", name=f"#{ids[0]} ·"))
     await wait_for_app(page)
     await page.get_by_role("heading", name=f"Run #{ids[0]}:").wait_for()
     url = page.url
@@ -75,8 +74,7 @@ async def test_history_links_reopen_the_runs_and_filters(
 async def test_latency_filters_travel_in_the_link(app_url: str, page: Page, browser: Browser, ids: list[int]) -> None:
     await page.goto(f"{app_url}/latency")
     await wait_for_app(page)
-    await page.locator(".st-key-latency-rerankers").click()
-    await page.get_by_role("option", name="none", exact=True).click()
+    await choose(page, "latency.rerankers", page.get_by_role("option", name="none", exact=True))
     await page.keyboard.press("Escape")
     await wait_for_app(page)
     url = page.url
