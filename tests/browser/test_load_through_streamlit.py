@@ -26,8 +26,10 @@ from pipeline.ingest.demo.seed import QUERIES_FILE
 from tests.browser.conftest import wait_for_app
 
 SESSIONS = 20
-OVERALL_TIMEOUT_S = 180
-PER_STEP_TIMEOUT_MS = 150_000
+# bounds for a stuck session, not a speed target (the figures are): a quiet machine finishes in about a minute,
+# one running other suites beside it took over 180 s
+OVERALL_TIMEOUT_S = 900
+PER_STEP_TIMEOUT_MS = 600_000
 TOP_K = 10  # the page's default k
 ROOT = Path(__file__).resolve().parents[2]
 REPORT = ROOT / "artifacts" / "load-streamlit.json"
