@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
+
+
+def sync_dir(path: Path) -> None:
+    """fsync a directory, so a file just created or renamed in it survives a power cut (best effort)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 @dataclass(frozen=True)

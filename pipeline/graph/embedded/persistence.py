@@ -33,7 +33,7 @@ from typing import Any
 
 from pipeline.errors import BackendUnavailable
 from pipeline.graph.embedded import torn_tail
-from pipeline.graph.embedded.paths import ServerFiles
+from pipeline.graph.embedded.paths import ServerFiles, sync_dir
 
 STATE_VERSION = 1
 _CHUNK = 1 << 20
@@ -208,12 +208,7 @@ def write_record(files: ServerFiles, snapshot: Snapshot, clean: bool, counts: di
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(files.data_dir, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    sync_dir(files.data_dir)
 
 
 def check_before_start(files: ServerFiles) -> Verdict:

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.graph.embedded.paths import sync_dir
+
 WHOLE, TORN, DAMAGED = "whole", "torn", "damaged"
 _MAX_LINE = 64  # a `*<argc>` or `$<len>` line is a few digits: a longer one is damage, not a tail
 _LINE_START = re.compile(rb"(?:[*$][0-9]*\r?)?")  # what the start of such a line can look like
@@ -138,6 +140,7 @@ def keep_tail(incr: Path, keep: int) -> Path:
         out.write(tail)
         out.flush()
         os.fsync(out.fileno())
+    sync_dir(target.parent)
     return target
 
 
@@ -146,9 +149,3 @@ def cut(incr: Path, keep: int) -> None:
         handle.truncate(keep)
         handle.flush()
         os.fsync(handle.fileno())
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(incr.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
