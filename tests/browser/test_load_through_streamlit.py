@@ -121,6 +121,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 @pytest.mark.timeout(OVERALL_TIMEOUT_S + 60)
 async def test_twenty_concurrent_browser_sessions_run_queries_without_errors(browser: Browser, app_url: str) -> None:
     assert len(QUERIES) >= SESSIONS

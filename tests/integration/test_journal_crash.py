@@ -254,6 +254,7 @@ def test_every_kind_has_a_check_and_every_boundary_a_case() -> None:
     assert len(CASES) == 2 * sum(len(boundaries(k)) for k in KINDS.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("action", "step", "how"), CASES, ids=[f"{a}:{s}:{h}" for a, s, h in CASES])
 async def test_a_kill_at_a_step_boundary_leaves_before_or_after(
     bases: Bases, root: Path, action: str, step: str, how: str

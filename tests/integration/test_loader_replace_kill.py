@@ -65,6 +65,7 @@ def changed_copy(root: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("step", list(STEPS))
 async def test_a_replace_killed_at_each_step_completes_on_rerun(tmp_path: Path, step: str) -> None:
     data = tmp_path / "data"
