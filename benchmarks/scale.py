@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.deals import DealRecord, get_deal
-from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, stable_uuid, write_deal
+from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, Progress, stable_uuid, write_deal
 from pipeline.ingest.rebuild import Rebuild, check_rebuild, rebuild_deal
 from pipeline.lab import Lab
 from pipeline.settings import Settings, get_settings
@@ -240,11 +240,11 @@ async def ensure_deal(lab: Lab, facts: int) -> float | None:
     def progress(done: int, total: int) -> None:
         print(f"\rgenerating: {done:,}/{total:,} facts", end="", file=sys.stderr, flush=True)
 
-    async def write() -> None:
-        await write_deal(lab.backend, GROUP, deal.content, lab.embedder, progress)
+    async def write(track: Progress) -> None:
+        await write_deal(lab.backend, GROUP, deal.content, lab.embedder, track)
         await lab.backend.compact()
 
-    await rebuild_deal(lab.backend, store, existing, plan, write)
+    await rebuild_deal(lab.backend, store, existing, plan, write, progress=progress)
     seconds = time.perf_counter() - started
     print(f"\ngenerated {facts:,} facts in {seconds:.1f} s", file=sys.stderr)
     return seconds
