@@ -1,7 +1,7 @@
 import streamlit as st
 
 from dashboard.common.links import scores_to_compare
-from dashboard.common.query_form import query_form, setting_run
+from dashboard.common.query_form import query_form, setting_runs
 from dashboard.common.sidebar import page_context
 from dashboard.common.text import md
 from dashboard.scores.judged import query_grades
@@ -19,7 +19,7 @@ lab, deal = page_context()
 if deal is not None:
     request = query_form("scores", lab, deal.group_id)
     if request is not None:
-        run = setting_run("scores", lab, request.query, deal.group_id, request.setting, request.first_stage)
+        (run,) = setting_runs("scores", lab, request.query, deal.group_id, [request.setting], request.first_stage)
         st.page_link(
             "app_pages/compare.py",
             label="This query on Compare, with and without reranking",

@@ -21,7 +21,7 @@ from pipeline.query_sets import load_query_set
 from pipeline.rerankers import make_reranker
 from pipeline.rerankers.base import LabReranker, RerankOutcome
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.first_stage import hybrid_config
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, preset
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.timing import StageTimer
 from pipeline.vector_index.records import FirstStageName
@@ -95,8 +95,9 @@ async def bench(
             if stock_up_to is not None and depth > stock_up_to:
                 continue
             timer = StageTimer()
+            config = preset(DEFAULT_RECIPE).search_config(depth)
             with timer.stage("stock"):
-                await graphiti.search_(text, hybrid_config(depth), group_ids=[group_id], search_filter=search_filter)
+                await graphiti.search_(text, config, group_ids=[group_id], search_filter=search_filter)
             stock.append(timer.ms["stock"])
         rows.append(
             BenchRow(

@@ -20,8 +20,9 @@ from graphiti_core.search.search_utils import edge_bfs_search, edge_similarity_s
 from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.first_stage import HYBRID_SEARCH, fulltext_edges, fulltext_words
+from pipeline.retrieval.first_stage import fulltext_edges, fulltext_words
 from pipeline.retrieval.graph_walk import walk_bfs_search
+from pipeline.retrieval.recipes import preset
 
 FILTERS = ("current", "all", "as-of")
 
@@ -41,8 +42,7 @@ async def walk_parity(
     driver = lab.backend.driver(group_id)
     if driver.provider != GraphProvider.FALKORDB:
         raise InvalidInput("walk-parity compares against FalkorDB's own traversal: run it on FalkorDB.")
-    edge_config = HYBRID_SEARCH.edge_config
-    assert edge_config is not None
+    edge_config = preset("hybrid-walk").edge_config
     when = as_of or datetime.fromisoformat("2023-06-30T00:00:00+00:00")
     vectors = [await lab.embedder.embed_query(q) for q in queries]
     rows = []

@@ -2,15 +2,15 @@
 first stage (exact, or the graph's vector index once `python -m pipeline vector-index` has built and measured one).
 
 Every control is bound to the URL (`bind="query-params"`), so a comparison can be shared as a link.
-Runs come from one first stage per (query, N, first stage) in the session: each reranker reranks that pool
-once, and each k is a cut of it (changing k re-runs nothing). Each shown setting is recorded once in the run
-history.
+Runs come from `rank()`, kept per (query, N, first stage, reranker) in the session: each k is a cut of a kept
+run (changing k re-runs nothing). Each shown setting is recorded once in the run history.
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import streamlit as st
@@ -23,8 +23,11 @@ from pipeline.evaluation.experiments import list_experiments
 from pipeline.history.repo import save_run
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
+from pipeline.retrieval.recipes import DEFAULT_RECIPE
 from pipeline.retrieval.records import RetrievalRun
-from pipeline.retrieval.retrieve import MAX_CANDIDATES, retrieve, with_reranker
+from pipeline.retrieval.retrieve import rank
+from pipeline.retrieval.setting import MAX_CANDIDATES
+from pipeline.retrieval.setting import setting as spine_setting
 from pipeline.vector_index import FIRST_STAGES, FirstStageName
 from pipeline.vector_index.repo import latest_check
 
@@ -195,29 +198,35 @@ def first_stage_control(ns: str, lab: Lab, group_id: str) -> FirstStageName:
     return picked
 
 
-def setting_run(
-    ns: str, lab: Lab, query: str, group_id: str, setting: Setting, first_stage: FirstStageName
-) -> RetrievalRun:
-    """The run of one setting: its pool's first stage (shared by every setting of the same query, N and first
-    stage in this session), reranked once per reranker, cut at k. The history records each reranking once, at
-    the k it was run with: another k is a new cut of the same run, not a new run."""
+def setting_runs(
+    ns: str, lab: Lab, query: str, group_id: str, settings: Sequence[Setting], first_stage: FirstStageName
+) -> list[RetrievalRun]:
+    """The run of each setting, ranked together (`rank`: sides that share a pool share one first stage) and kept in
+    the session per (query, N, first stage, reranker), cited as deep as the slider goes: another k is a cut of the
+    same run, not a new run. The history records each ranking once, at the k it was run with."""
     cache: dict = st.session_state.setdefault(f"{ns}.runs", {})
     if len(cache) > POOLS_KEPT * 4:
         cache.clear()
-    pool_key = (query, group_id, setting.num_candidates, first_stage)
-    if pool_key not in cache:
-        depth = min(setting.num_candidates, MAX_SHOWN_K)
-        cache[pool_key] = run(
-            retrieve(lab, query, group_id, setting.num_candidates, depth, "none", first_stage=first_stage)
-        )
-    ranked_key = (*pool_key, setting.reranker)
-    shown_key = (*ranked_key, setting.top_k)
-    if ranked_key not in cache:
-        cache[ranked_key] = run(with_reranker(lab, cache[pool_key], setting.reranker))
-        cache[shown_key] = _recorded(lab, _cut(cache[ranked_key], setting.top_k))
-    if shown_key not in cache:
-        cache[shown_key] = _cut(cache[ranked_key], setting.top_k)
-    return cache[shown_key]
+
+    def ranked_key(setting: Setting) -> tuple[object, ...]:
+        return (query, group_id, setting.num_candidates, first_stage, setting.reranker)
+
+    missing = list({ranked_key(s): s for s in settings if ranked_key(s) not in cache}.values())
+    if missing:
+        deep = [
+            spine_setting(DEFAULT_RECIPE, s.num_candidates, s.reranker, min(s.num_candidates, MAX_SHOWN_K), first_stage)
+            for s in missing
+        ]
+        for setting, ranked in zip(missing, run(rank(lab, query, group_id, deep)), strict=True):
+            cache[ranked_key(setting)] = ranked
+            cache[(*ranked_key(setting), setting.top_k)] = _recorded(lab, _cut(ranked, setting.top_k))
+    shown = []
+    for setting in settings:
+        shown_key = (*ranked_key(setting), setting.top_k)
+        if shown_key not in cache:
+            cache[shown_key] = _cut(cache[ranked_key(setting)], setting.top_k)
+        shown.append(cache[shown_key])
+    return shown
 
 
 def _cut(ranked: RetrievalRun, top_k: int) -> RetrievalRun:

@@ -23,7 +23,7 @@ from dashboard.common.text import md
 from dashboard.common.url_state import link_id
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
-from pipeline.retrieval.retrieve import MAX_CANDIDATES
+from pipeline.retrieval.setting import MAX_CANDIDATES
 from pipeline.vector_index import FirstStageName
 
 NS = "compare"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.common.links import Setting, scores_params
-from dashboard.common.query_form import setting_run
+from dashboard.common.query_form import setting_runs
 from dashboard.common.result_cards import result_card
 from dashboard.common.runtime import run
 from dashboard.common.text import md
@@ -29,9 +29,7 @@ def _kept(key: tuple, compute):
 
 
 def render_comparison(lab: Lab, request: CompareRequest) -> None:
-    args = (NS, lab, request.query, request.group_id)
-    a = setting_run(*args, request.a, request.first_stage)
-    b = setting_run(*args, request.b, request.first_stage)
+    a, b = setting_runs(NS, lab, request.query, request.group_id, [request.a, request.b], request.first_stage)
     said: set[str] = set()
     for name, side in (("A", a), ("B", b)):
         if side.fallback_reason:

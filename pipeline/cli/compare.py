@@ -1,4 +1,4 @@
-"""`python -m pipeline compare "TEXT" --a none:50:10 --b local:50:10`: Compare's judged verdict in a terminal."""
+"""`python -m pipeline compare "TEXT" --a vector:none:50:10 --b local:50:10`: Compare's judged verdict in a terminal."""
 
 from __future__ import annotations
 
@@ -12,21 +12,19 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     cmp = sub.add_parser("compare", help="one query under two settings: verdict, per-side metrics, overlap")
     cmp.add_argument("text")
     cmp.add_argument("--group", default="demo")
-    cmp.add_argument("--a", default="none:50:10", help="side A as RERANKER:N:K (default none:50:10)")
-    cmp.add_argument("--b", default="local:50:10", help="side B as RERANKER:N:K (default local:50:10)")
+    cmp.add_argument("--a", default="none:50:10", help="side A as [RECIPE:]RERANKER:N:K (default none:50:10)")
+    cmp.add_argument("--b", default="local:50:10", help="side B as [RECIPE:]RERANKER:N:K (default local:50:10)")
     cmp.set_defaults(run=run)
     return cmp
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.comparison.compare import SideSetting, compare
-    from pipeline.retrieval.retrieve import validate_request
+    from pipeline.comparison.compare import compare
+    from pipeline.retrieval.setting import Setting
 
-    a, b = SideSetting.parse(args.a, "--a"), SideSetting.parse(args.b, "--b")
-    for side in (a, b):
-        validate_request(args.text, side.candidates, side.top_k)
+    a, b = Setting.parse(args.a, "--a"), Setting.parse(args.b, "--b")
     result = await compare(lab, args.text, args.group, a, b)
-    lines = [f"{result.a.query!r} on {args.group!r}: A = {a.label()}, B = {b.label()}"]
+    lines = [f"{result.a.query!r} on {args.group!r}: A = {a.label}, B = {b.label}"]
     if result.confidence.low:
         lines.append(f"! low confidence: the deal probably holds no good answer ({result.confidence.reason})")
     for name, run_ in (("A", result.a), ("B", result.b)):
@@ -50,8 +48,8 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     return {
         "query": result.a.query,
         "group": args.group,
-        "a": a.__dict__,
-        "b": b.__dict__,
+        "a": a.to_dict(),
+        "b": b.to_dict(),
         "verdict": result.verdict,
         "scores": [s.__dict__ for s in result.scores] if result.scores else None,
         "overlap": o.__dict__,

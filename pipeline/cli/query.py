@@ -9,6 +9,7 @@ from typing import Any
 from pipeline.cli.common import integer, parse_date
 from pipeline.lab import Lab
 from pipeline.rerankers import RERANKERS
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, parse_recipe
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.text import one_line
 from pipeline.vector_index.records import FIRST_STAGES
@@ -22,6 +23,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     query.add_argument("--group", default="demo")
     query.add_argument("--candidates", type=integer, default=None, help="N first-stage candidates (default 50)")
     query.add_argument("--top-k", type=integer, default=None, help="k results (default 10)")
+    query.add_argument(
+        "--recipe",
+        default=DEFAULT_RECIPE,
+        help=f"first-stage recipe: {', '.join(RECIPE_NAMES)} (default {DEFAULT_RECIPE}), "
+        "node-distance@ENTITY_UUID, or a graphiti SearchConfig .json file",
+    )
     query.add_argument("--reranker", default="local", help=", ".join(RERANKERS[:-1]) + f" or {RERANKERS[-1]}")
     query.add_argument("--model", default=None, help="Voyage rerank model (default rerank-2.5)")
     query.add_argument("--include-superseded", action="store_true")
@@ -51,6 +58,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         as_of=parse_date(args.as_of),
         reranker_model=args.model,
         first_stage=args.first_stage,
+        recipe=parse_recipe(args.recipe),
     )
     run_id = save_run(lab.store, retrieval, "cli")
     if not args.json:
@@ -62,9 +70,14 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 def render_run(run: RetrievalRun) -> str:
     """A readable table of the top k, then timings."""
     lines = [
-        f"{run.query!r} on {run.group_id!r}: N={run.num_candidates}, k={run.top_k}, reranker={run.reranker}, "
-        f"first stage={run.first_stage}"
+        f"{run.query!r} on {run.group_id!r}: recipe={run.recipe}, N={run.num_candidates}, k={run.top_k}, "
+        f"reranker={run.reranker}, first stage={run.first_stage}"
     ]
+    if len(run.candidates) < run.num_candidates:
+        lines.append(
+            f"! the first stage found {len(run.candidates)} of N={run.num_candidates} candidates: the deal holds no "
+            "more that pass the recipe's floors (cosine sim_min_score, the fusion's reranker_min_score)"
+        )
     if run.fallback_reason:
         lines.append(f"! reranker fell back to first-stage order: {run.fallback_reason}")
     lines.append(f"{'#':>3} {'score':>8} {'1st':>4} {'move':>5}  fact / citation")

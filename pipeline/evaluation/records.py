@@ -17,7 +17,7 @@ from pipeline.ingest.fields import DATE_RULE, date_field
 from pipeline.rerankers import (
     RERANKERS,
 )
-from pipeline.retrieval.retrieve import MAX_CANDIDATES, MAX_TOP_K
+from pipeline.retrieval.setting import MAX_CANDIDATES, MAX_TOP_K
 
 FIXED = ("ndcg@10", "recall@10", "mrr@10")  # on the top 10 of the reranked list, whatever k
 AT_K = ("ndcg", "recall", "precision", "hit")  # on the setting's top k: stored as "ndcg@k", ...

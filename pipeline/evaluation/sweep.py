@@ -96,7 +96,8 @@ from pipeline.rerankers import (
     traits,
 )
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.first_stage import hybrid_search
+from pipeline.retrieval.first_stage import MethodLists, search_recipe
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe, preset
 from pipeline.retrieval.rerank import rank_order, score_pool
 from pipeline.retrieval.search import fact_vectors
 from pipeline.store.db import Store
@@ -173,6 +174,7 @@ class _QueryRanker:
     stats: _Counts
     phases: Phases
     cancel: CancelFlag | None = None
+    recipe: Recipe = field(default_factory=lambda: preset(DEFAULT_RECIPE))
 
     def check_cancel(self) -> None:
         """Called inside a query, between its searches and reranker calls: the query in flight stops there."""
@@ -187,7 +189,7 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
     depths, needed, rerankers, rankers, models = r.depths, r.needed, r.rerankers, r.rankers, r.models
     search_filter, scores_cache = r.search_filter, r.scores_cache
     out = _Ranked()
-    vector: list[float] | None = None
+    lists: MethodLists | None = None  # the query's method lists, once it is embedded
     embed_ms = 0.0
     retrieved: dict[int, tuple[EntityEdge, ...]] = {}  # the edges of the pools retrieved just now
     for depth in depths:
@@ -195,14 +197,15 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
             pool = pools_cache.get(depth, text) if spec.use_cache else None
         if pool is None:
             r.check_cancel()
-            if vector is None:
+            if lists is None:
                 timer = StageTimer()
                 with phases.time("embed"), timer.stage("embed"):
                     vector = await lab.embedder.embed_query(text)
                 embed_ms = timer.ms["embed"]
+                lists = MethodLists(driver, text, vector, spec.group_id, search_filter)
             timer = StageTimer()
             with phases.time("first_stage"), timer.stage("search"):
-                first = await hybrid_search(driver, text, vector, spec.group_id, depth, search_filter, timer)
+                first = await search_recipe(lists, r.recipe, depth)
             retrieved[depth] = first.edges
             uuids, facts = tuple(e.uuid for e in first.edges), tuple(e.fact for e in first.edges)
             pool = Pool(uuids, facts, embed_ms + timer.ms["search"])

@@ -1,41 +1,33 @@
-"""The first stage: graphiti's hybrid edge search (BM25 + cosine + BFS, fused by RRF), method by method.
+"""The first stage: a recipe's edge search (pipeline/retrieval/recipes.py), method by method.
 
 `graphiti.search_()` returns only the fused top `limit`, without the per-method lists. We run the
-same searches its `edge_search` runs, with the same depth (2 x limit per method), BFS expanded from the
-sources of the BM25 and cosine hits, and graphiti's own `rrf`, so the candidates are exactly those of
-`search_()` with `HYBRID_SEARCH` at the same limit (a test checks this), while each method's ranks and
-time are kept. BM25 and cosine run graphiti's statements without returning each hit's embedding
-(pipeline/retrieval/search.py); on FalkorDB the BFS is a walk that returns graphiti's list without
-enumerating every path (pipeline/retrieval/graph_walk.py).
+same searches its `edge_search` runs, with the same depth (2 x limit per method), the walk expanded from the
+sources of the BM25 and cosine hits, and graphiti's own fusion (`rrf`, `maximal_marginal_relevance`,
+`node_distance_reranker`, the episode-mentions sort), so the candidates are exactly those of `search_()` with the
+recipe's config at the same limit (tests check every preset and a custom config), while each method's ranks and
+time are kept. Each method's list is fetched once per query, filter and depth (`MethodLists`), so recipes and
+settings that share a method share its list. BM25 and cosine run graphiti's statements without returning each
+hit's embedding (pipeline/retrieval/search.py); on FalkorDB the walk returns graphiti's list without enumerating
+every path (pipeline/retrieval/graph_walk.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
+from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from graphiti_core.driver.driver import GraphDriver, GraphProvider
 from graphiti_core.edges import EntityEdge
-from graphiti_core.search.search_config import EdgeSearchMethod, SearchConfig
-from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 from graphiti_core.search.search_filters import SearchFilters
-from graphiti_core.search.search_utils import edge_bfs_search, rrf
+from graphiti_core.search.search_utils import edge_bfs_search, maximal_marginal_relevance, node_distance_reranker, rrf
 
 from pipeline.retrieval.collector import collector_paused
 from pipeline.retrieval.graph_walk import walk_bfs_search
-from pipeline.retrieval.search import text_search, vector_search
-from pipeline.timing import StageTimer
-
-# graphiti's hybrid RRF recipe with the graph walk added; copied, never mutated (graphiti mutates recipes)
-HYBRID_SEARCH: SearchConfig = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)
-HYBRID_SEARCH.edge_config.search_methods = [  # type: ignore[union-attr]
-    EdgeSearchMethod.bm25,
-    EdgeSearchMethod.cosine_similarity,
-    EdgeSearchMethod.bfs,
-]
-# graphiti drops cosine hits under 0.6; a reranker needs the pool filled to N, so keep every neighbour
-HYBRID_SEARCH.edge_config.sim_min_score = 0.0  # type: ignore[union-attr]
+from pipeline.retrieval.recipes import Recipe
+from pipeline.retrieval.search import fact_vectors, text_search, vector_search
 
 
 def fulltext_words(query: str) -> str:
@@ -73,60 +65,147 @@ async def bfs_edges(
     return await edge_bfs_search(driver, origins, max_depth, search_filter, group_ids, limit)
 
 
-def hybrid_config(limit: int) -> SearchConfig:
-    config = HYBRID_SEARCH.model_copy(deep=True)
-    config.limit = limit
-    return config
+class MethodLists:
+    """One query's method lists under one filter, each fetched once per (method, depth, floor / walk) and shared by
+    every recipe and N that asks for it; concurrent asks for the same list wait for the one fetch. `similar(depth)`,
+    when given, answers the cosine method instead of graphiti's exact scan (the vector index option, which has no
+    floor). Each fetch's wall time is kept (`ms`), so a setting's first stage is timed as if it ran alone."""
+
+    def __init__(
+        self,
+        driver: GraphDriver,
+        query: str,
+        vector: list[float],
+        group_id: str,
+        search_filter: SearchFilters,
+        similar: Callable[[int], Awaitable[list[EntityEdge]]] | None = None,
+    ) -> None:
+        self.driver, self.query, self.vector, self.group_id = driver, query, vector, group_id
+        self.search_filter, self.similar = search_filter, similar
+        self.ms: dict[tuple[object, ...], float] = {}
+        self._fetches: dict[tuple[object, ...], asyncio.Future[list[EntityEdge]]] = {}
+
+    async def _once(
+        self, key: tuple[object, ...], fetch: Callable[[], Awaitable[list[EntityEdge]]]
+    ) -> list[EntityEdge]:
+        if key not in self._fetches:
+
+            async def timed() -> list[EntityEdge]:
+                started = time.perf_counter()
+                with collector_paused():
+                    found = await fetch()
+                self.ms[key] = (time.perf_counter() - started) * 1000
+                return found
+
+            self._fetches[key] = asyncio.ensure_future(timed())
+        return await asyncio.shield(self._fetches[key])
+
+    def bm25(self, depth: int) -> Awaitable[list[EntityEdge]]:
+        words = fulltext_words(self.query)
+        return self._once(
+            ("bm25", depth),
+            lambda: fulltext_edges(self.driver, words, self.search_filter, self.group_id, depth),
+        )
+
+    def cosine(self, depth: int, floor: float) -> Awaitable[list[EntityEdge]]:
+        if self.similar is not None:
+            similar = self.similar
+            return self._once(("cosine", depth, "index"), lambda: similar(depth))
+        return self._once(
+            ("cosine", depth, floor),
+            lambda: vector_search(self.driver, self.vector, self.search_filter, [self.group_id], depth, floor),
+        )
+
+    def walk(self, origins: tuple[str, ...], max_depth: int, depth: int) -> Awaitable[list[EntityEdge]]:
+        return self._once(
+            ("bfs", depth, max_depth, origins),
+            lambda: bfs_edges(self.driver, list(origins), max_depth, self.search_filter, [self.group_id], depth),
+        )
+
+    def fetch_ms(self, key: tuple[object, ...]) -> float:
+        return self.ms.get(key, 0.0)
 
 
 @dataclass(frozen=True)
 class FirstStage:
     edges: tuple[EntityEdge, ...]  # fused order, at most `limit`
-    fused_scores: tuple[float, ...]
+    fused_scores: tuple[float, ...]  # the recipe's fusion score of each (RRF, MMR, 1 / node distance)
     method_ranks: dict[str, dict[str, int]]  # method -> edge uuid -> 1-based rank
+    stages_ms: dict[str, float]  # each method's fetch and the fusion, as if the recipe ran alone
+    center: str | None = None  # node distance: the entity the distances are measured from
 
 
-async def hybrid_search(
-    driver: GraphDriver,
-    query: str,
-    query_vector: list[float],
-    group_id: str,
-    limit: int,
-    search_filter: SearchFilters,
-    timer: StageTimer,
-    similar: Callable[[int], Awaitable[list[EntityEdge]]] | None = None,
-) -> FirstStage:
-    """`similar(depth)`, when given, answers the cosine method instead of graphiti's exact scan (the vector
-    index option, pipeline/vector_index); everything else is the same."""
-    edge_config = HYBRID_SEARCH.edge_config
-    assert edge_config is not None
-    with collector_paused():
-        depth = 2 * limit  # what graphiti's edge_search asks of each method
-        groups = [group_id]
-        nearest = (
-            vector_search(driver, query_vector, search_filter, groups, depth, edge_config.sim_min_score)
-            if similar is None
-            else similar(depth)
-        )
-        bm25, cosine = await asyncio.gather(
-            timer.timed("bm25", fulltext_edges(driver, fulltext_words(query), search_filter, group_id, depth)),
-            timer.timed("cosine", nearest),
-        )
+def _ranks(lists: dict[str, list[EntityEdge]]) -> dict[str, dict[str, int]]:
+    ranks: dict[str, dict[str, int]] = {name: {} for name in lists}
+    for name, result in lists.items():
+        for rank, edge in enumerate(result, start=1):
+            ranks[name].setdefault(edge.uuid, rank)
+    return ranks
+
+
+async def search_recipe(lists: MethodLists, recipe: Recipe, limit: int) -> FirstStage:
+    """graphiti's `edge_search` with the recipe's config at `limit`, from shared method lists."""
+    config = recipe.edge_config
+    min_score = recipe.config.reranker_min_score
+    depth = 2 * limit  # what graphiti's edge_search asks of each method
+    methods = recipe.methods
+    asks: dict[str, tuple[tuple[object, ...], Awaitable[list[EntityEdge]]]] = {}
+    if "bm25" in methods:
+        asks["bm25"] = (("bm25", depth), lists.bm25(depth))
+    if "cosine" in methods:
+        key = ("cosine", depth, "index") if lists.similar is not None else ("cosine", depth, config.sim_min_score)
+        asks["cosine"] = (key, lists.cosine(depth, config.sim_min_score))
+    found = await asyncio.gather(*(ask for _, ask in asks.values()))
+    results = dict(zip(asks, found, strict=True))
+    ms = {name: lists.fetch_ms(key) for name, (key, _) in asks.items()}
+    if "bfs" in methods:
         # graphiti walks from every hit's source, repeats included (a hub entity hundreds of times); a repeated
         # origin adds no new row to the walk's DISTINCT ones, so walking each origin once returns the same list
-        origins = list(dict.fromkeys(edge.source_node_uuid for edge in (*bm25, *cosine)))
-        walk = bfs_edges(driver, origins, edge_config.bfs_max_depth, search_filter, groups, depth)
-        bfs = await timer.timed("bfs", walk)
-        with timer.stage("fusion"):
-            lists = {"bm25": bm25, "cosine": cosine, "bfs": bfs}
-            by_uuid = {edge.uuid: edge for result in lists.values() for edge in result}
-            fused_uuids, fused_scores = rrf([[e.uuid for e in result] for result in lists.values()])
-            method_ranks: dict[str, dict[str, int]] = {name: {} for name in lists}
-            for name, result in lists.items():
-                for rank, edge in enumerate(result, start=1):
-                    method_ranks[name].setdefault(edge.uuid, rank)
+        origins = tuple(dict.fromkeys(edge.source_node_uuid for result in results.values() for edge in result))
+        results["bfs"] = await lists.walk(origins, config.bfs_max_depth, depth)
+        ms["bfs"] = lists.fetch_ms(("bfs", depth, config.bfs_max_depth, origins))
+    fused = time.perf_counter()
+    by_uuid = {edge.uuid: edge for result in results.values() for edge in result}
+    ranked = [[edge.uuid for edge in result] for result in results.values()]
+    center = None
+    if recipe.fusion == "mmr":
+        stored = await fact_vectors(lists.driver, list(by_uuid))
+        candidates = {uuid: stored[uuid] for uuid in by_uuid if uuid in stored}
+        uuids, scores = maximal_marginal_relevance(lists.vector, candidates, config.mmr_lambda, min_score)
+    elif recipe.fusion == "node_distance":
+        seeded, _ = rrf(ranked, min_score=min_score)
+        center = recipe.center or (by_uuid[seeded[0]].source_node_uuid if seeded else None)
+        uuids, scores = await _by_node_distance(lists.driver, [by_uuid[u] for u in seeded], center, min_score)
+    else:
+        uuids, scores = rrf(ranked, min_score=min_score)
+        if recipe.fusion == "episode_mentions":  # graphiti's stable sort: most-cited facts first, RRF within a tie
+            order = sorted(range(len(uuids)), key=lambda i: -len(by_uuid[uuids[i]].episodes or ()))
+            uuids, scores = [uuids[i] for i in order], [scores[i] for i in order]
+    ms["fusion"] = (time.perf_counter() - fused) * 1000
     return FirstStage(
-        edges=tuple(by_uuid[u] for u in fused_uuids[:limit]),
-        fused_scores=tuple(fused_scores[:limit]),
-        method_ranks=method_ranks,
+        edges=tuple(by_uuid[u] for u in uuids[:limit]),
+        fused_scores=tuple(scores[:limit]),
+        method_ranks=_ranks(results),
+        stages_ms=ms,
+        center=center,
     )
+
+
+async def _by_node_distance(
+    driver: GraphDriver, seeded: list[EntityEdge], center: str | None, min_score: float
+) -> tuple[list[str], list[float]]:
+    """graphiti's node-distance fusion: facts grouped by source entity, entities ordered by graphiti's
+    `node_distance_reranker` from the center, RRF order within an entity. Each fact gets its source entity's
+    score (graphiti returns one score per entity, so its scores do not line up with its facts)."""
+    if center is None:
+        return [], []
+    by_source: dict[str, list[str]] = defaultdict(list)
+    for edge in seeded:
+        by_source[edge.source_node_uuid].append(edge.uuid)
+    nodes, node_scores = await node_distance_reranker(driver, list(by_source), center, min_score=min_score)
+    uuids: list[str] = []
+    scores: list[float] = []
+    for node, score in zip(nodes, node_scores, strict=True):
+        uuids.extend(by_source[node])
+        scores.extend([score] * len(by_source[node]))
+    return uuids, scores

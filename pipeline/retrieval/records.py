@@ -117,6 +117,7 @@ class RetrievalRun:
     fallback_reason: str | None
     created_at: str
     first_stage: str = "exact"  # or "vector_index": where the cosine list came from (pipeline/vector_index)
+    recipe: str = "hybrid-walk"  # the first-stage recipe's key; runs recorded before recipes ran this one
 
     def to_dict(self) -> dict[str, Any]:
         """The CLI's JSON contract (keys: query, group, candidates, reranked, results, timings, ...)."""

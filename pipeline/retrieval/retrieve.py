@@ -1,4 +1,5 @@
-"""`retrieve()`: first stage -> rerank -> top k with citations, every stage timed.
+"""The one ranking path: `rank()` turns settings into runs (first stage -> rerank -> top k with citations, every
+stage timed); `retrieve()` is one setting's run. Every page, the CLI, the sweep and the benchmarks rank through here.
 
 The reranker sees all N candidates (graphiti's own cross-encoder path would see only 2 x limit of
 RRF and collapse identical facts). A reranker failure never fails the run: the first-stage order
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -21,7 +22,8 @@ from pipeline.lab import Lab
 from pipeline.rerankers import LabReranker, RerankerFailed, estimate_cost, make_reranker
 from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.first_stage import hybrid_search
+from pipeline.retrieval.first_stage import FirstStage, MethodLists, search_recipe
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe, preset
 from pipeline.retrieval.records import (
     BUDGETS_MS,
     METHODS,
@@ -34,19 +36,18 @@ from pipeline.retrieval.records import (
     iso,
 )
 from pipeline.retrieval.rerank import normalise, rank_order, score_pool
+from pipeline.retrieval.setting import Setting
 from pipeline.text import printable_line
 from pipeline.timing import StageTimer
 from pipeline.utc import as_utc, now_iso
 from pipeline.vector_index.build import has_ready_index
-from pipeline.vector_index.records import FIRST_STAGES, FirstStageName
+from pipeline.vector_index.records import FirstStageName
 from pipeline.vector_index.search import indexed_similarity_search
 
 MAX_QUERY_CHARS = 2000
-MAX_CANDIDATES = 200
-MAX_TOP_K = 100
 
 
-def validate_request(query: str, num_candidates: int, top_k: int) -> str:
+def validate_query(query: str) -> str:
     """The cleaned query, or InvalidInput saying what to change."""
     if not isinstance(query, str):
         raise InvalidInput("The query must be text.")
@@ -55,12 +56,6 @@ def validate_request(query: str, num_candidates: int, top_k: int) -> str:
         raise InvalidInput("The query is empty: type a question or a few keywords.")
     if len(cleaned) > MAX_QUERY_CHARS:
         raise InvalidInput(f"The query is {len(cleaned):,} characters long; the limit is {MAX_QUERY_CHARS:,}.")
-    if not 1 <= num_candidates <= MAX_CANDIDATES:
-        raise InvalidInput(f"Candidates (N) must be between 1 and {MAX_CANDIDATES}; got {num_candidates}.")
-    if not 1 <= top_k <= MAX_TOP_K:
-        raise InvalidInput(f"Top-k must be between 1 and {MAX_TOP_K}; got {top_k}.")
-    if top_k > num_candidates:
-        raise InvalidInput(f"Top-k ({top_k}) cannot exceed the number of candidates N ({num_candidates}).")
     return cleaned
 
 
@@ -77,8 +72,106 @@ def _candidate(edge: EntityEdge, fused: float, rank: int, method_ranks: dict[str
         expired_at=iso(edge.expired_at),
         fused_score=fused,
         first_stage_rank=rank,
-        method_ranks={m: method_ranks[m].get(edge.uuid) for m in METHODS},
+        method_ranks={m: method_ranks[m].get(edge.uuid) if m in method_ranks else None for m in METHODS},
     )
+
+
+@dataclass(frozen=True)
+class _Pool:
+    first: FirstStage
+    candidates: tuple[Candidate, ...]
+    ms: float  # the first stage's wall time, as if it ran alone
+
+
+async def rank(
+    lab: Lab,
+    query: str,
+    group_id: str,
+    settings: Sequence[Setting],
+    include_superseded: bool = False,
+    as_of: datetime | None = None,
+    reranker_model: str | None = None,
+) -> list[RetrievalRun]:
+    """One run per setting, in order. The query is embedded once; each method's list is fetched once per depth and
+    filter (`MethodLists`) and fused per recipe; each pool (recipe, N, first stage) is reranked once per reranker
+    and cited once, as deep as the deepest k asked of it; each k is a cut. Every run is timed as if it ran alone."""
+    query = validate_query(query)
+    settings = [s.validate() for s in settings]
+    names = dict.fromkeys(s.reranker for s in settings)
+    rankers = {name: make_reranker(name, lab.settings, reranker_model) for name in names}
+    await lab.deal(group_id)
+    if any(s.first_stage == "vector_index" for s in settings) and not await has_ready_index(lab, group_id):
+        raise InvalidInput(
+            f"Deal {group_id!r} has no ready vector index: create it with "
+            f"`python -m pipeline vector-index --group {group_id}`, or use exact search."
+        )
+    as_of = as_utc(as_of) if as_of is not None else None
+    created_at = now_iso()
+    driver = lab.backend.driver(group_id)
+    timer = StageTimer()
+    with timer.stage("embed_query"):
+        vector = await lab.embedder.embed_query(query)
+    search_filter = temporal_filter(include_superseded, as_of)
+    lists: dict[str, MethodLists] = {}
+    pools: dict[tuple[object, ...], _Pool] = {}
+    reranked: dict[tuple[object, ...], tuple[_Reranked, dict[str, float]]] = {}
+    cited: dict[tuple[object, ...], tuple[tuple[Result, ...], float]] = {}
+    for s in settings:
+        if s.first_stage not in lists:
+            similar = None
+            if s.first_stage == "vector_index":
+                similar = partial(indexed_similarity_search, lab.backend, driver, group_id, vector, search_filter)
+            lists[s.first_stage] = MethodLists(driver, query, vector, group_id, search_filter, similar)
+        if s.pool not in pools:
+            started = time.perf_counter()
+            first = await search_recipe(lists[s.first_stage], s.recipe, s.candidates)
+            candidates = tuple(
+                _candidate(edge, score, i, first.method_ranks)
+                for i, (edge, score) in enumerate(zip(first.edges, first.fused_scores, strict=True), start=1)
+            )
+            pools[s.pool] = _Pool(first, candidates, (time.perf_counter() - started) * 1000)
+        pool = pools[s.pool]
+        key = (s.pool, s.reranker)
+        if key not in reranked:
+            step_timer = StageTimer()
+            step = await _rerank(driver, rankers[s.reranker], query, pool.candidates, step_timer, pool.first.edges)
+            reranked[key] = (step, step_timer.ms)
+        step, rerank_ms = reranked[key]
+        if key not in cited:
+            depth = max(o.top_k for o in settings if (o.pool, o.reranker) == key)
+            started = time.perf_counter()
+            results = await _cite(lab, group_id, step.reranked[:depth], created_at)
+            cited[key] = (results, (time.perf_counter() - started) * 1000)
+    runs = []
+    for s in settings:
+        pool = pools[s.pool]
+        step, rerank_ms = reranked[(s.pool, s.reranker)]
+        results, cite_ms = cited[(s.pool, s.reranker)]
+        ms = {"embed_query": timer.ms["embed_query"], **pool.first.stages_ms, "hybrid_search": pool.ms, **rerank_ms}
+        ms["citations"] = cite_ms
+        ms["total"] = ms["embed_query"] + pool.ms + rerank_ms.get("rerank", 0.0) + cite_ms
+        runs.append(
+            RetrievalRun(
+                query=query,
+                group_id=group_id,
+                num_candidates=s.candidates,
+                top_k=s.top_k,
+                reranker=s.reranker,
+                reranker_model=step.model,
+                include_superseded=include_superseded,
+                as_of=iso(as_of),
+                candidates=pool.candidates,
+                reranked=step.reranked,
+                results=results[: s.top_k],
+                timings=_timings(ms, step.tokens, step.model, lab, step.searches),
+                rerank_used=step.scores is not None,
+                fallback_reason=step.fallback,
+                created_at=created_at,
+                first_stage=s.first_stage,
+                recipe=s.recipe.key,
+            )
+        )
+    return runs
 
 
 async def retrieve(
@@ -92,61 +185,12 @@ async def retrieve(
     as_of: datetime | None = None,
     reranker_model: str | None = None,
     first_stage: FirstStageName = "exact",
+    recipe: Recipe | None = None,
 ) -> RetrievalRun:
-    query = validate_request(query, num_candidates, top_k)
-    ranker = make_reranker(reranker, lab.settings, reranker_model)
-    await lab.deal(group_id)
-    if first_stage not in FIRST_STAGES:
-        raise InvalidInput(f"Unknown first stage {first_stage!r}; one of: {', '.join(FIRST_STAGES)}.")
-    if first_stage == "vector_index" and not await has_ready_index(lab, group_id):
-        raise InvalidInput(
-            f"Deal {group_id!r} has no ready vector index: create it with "
-            f"`python -m pipeline vector-index --group {group_id}`, or use exact search."
-        )
-    as_of = as_utc(as_of) if as_of is not None else None
-    started = time.perf_counter()
-    created_at = now_iso()
-    timer = StageTimer()
-    driver = lab.backend.driver(group_id)
-
-    with timer.stage("embed_query"):
-        vector = await lab.embedder.embed_query(query)
-    search_filter = temporal_filter(include_superseded, as_of)
-    similar = None
-    if first_stage == "vector_index":
-        similar = partial(indexed_similarity_search, lab.backend, driver, group_id, vector, search_filter)
-    with timer.stage("hybrid_search"):
-        first = await hybrid_search(driver, query, vector, group_id, num_candidates, search_filter, timer, similar)
-    candidates = tuple(
-        _candidate(edge, score, rank, first.method_ranks)
-        for rank, (edge, score) in enumerate(zip(first.edges, first.fused_scores, strict=True), start=1)
-    )
-
-    step = await _rerank(driver, ranker, query, candidates, timer, first.edges)
-    reranked, tokens, searches, fallback, model = step.reranked, step.tokens, step.searches, step.fallback, step.model
-    scores = step.scores
-
-    with timer.stage("citations"):
-        results = await _cite(lab, group_id, reranked[:top_k], created_at)
-    timer.ms["total"] = (time.perf_counter() - started) * 1000
-    return RetrievalRun(
-        query=query,
-        group_id=group_id,
-        num_candidates=num_candidates,
-        top_k=top_k,
-        reranker=reranker,
-        reranker_model=model,
-        include_superseded=include_superseded,
-        as_of=iso(as_of),
-        candidates=candidates,
-        reranked=reranked,
-        results=results,
-        timings=_timings(timer.ms, tokens, model, lab, searches),
-        rerank_used=scores is not None,
-        fallback_reason=fallback,
-        created_at=created_at,
-        first_stage=first_stage,
-    )
+    """One setting's run (`rank` with one setting)."""
+    chosen = Setting(recipe or preset(DEFAULT_RECIPE), num_candidates, reranker, top_k, first_stage)
+    (run,) = await rank(lab, query, group_id, [chosen], include_superseded, as_of, reranker_model)
+    return run
 
 
 async def _cite(lab: Lab, group_id: str, top: Sequence[RankedCandidate], retrieved_at: str) -> tuple[Result, ...]:
@@ -169,31 +213,6 @@ async def _cite(lab: Lab, group_id: str, top: Sequence[RankedCandidate], retriev
             ),
         )
         for r in top
-    )
-
-
-async def without_reranking(lab: Lab, run: RetrievalRun) -> RetrievalRun:
-    """The same run as if no reranker had been asked for: its candidates in first-stage order, the top k
-    of that order cited, and its timings less the rerank stage. Compare shows both sides from one first
-    stage, so the two columns differ only by the reranker (and the page does half the work)."""
-    if run.reranker == "none":
-        return run
-    started = time.perf_counter()
-    ranked = tuple(RankedCandidate(c, c.first_stage_rank, None, None) for c in run.candidates)
-    results = await _cite(lab, run.group_id, ranked[: run.top_k], run.created_at)
-    before = run.timings.stages_ms
-    ms = {k: v for k, v in before.items() if k != "rerank"}
-    ms["citations"] = (time.perf_counter() - started) * 1000
-    ms["total"] = before["total"] - before.get("rerank", 0.0) - before["citations"] + ms["citations"]
-    return replace(
-        run,
-        reranker="none",
-        reranker_model="",
-        reranked=ranked,
-        results=results,
-        timings=_timings(ms, 0, "", lab),
-        rerank_used=False,
-        fallback_reason=None,
     )
 
 
@@ -233,34 +252,6 @@ async def _rerank(
         RankedCandidate(candidates[i], rank, scores[i], norm[i]) for rank, i in enumerate(rank_order(scores), start=1)
     )
     return _Reranked(reranked, scores, outcome.tokens, outcome.searches, None, outcome.model or model)
-
-
-async def with_reranker(lab: Lab, run: RetrievalRun, reranker: str) -> RetrievalRun:
-    """The same first stage reranked by `reranker` (run is taken in first-stage order): Compare and Scores
-    rerank one pool with each side's reranker instead of running the first stage again per side."""
-    base = await without_reranking(lab, run)
-    ranker = make_reranker(reranker, lab.settings)
-    if ranker is None or not base.candidates:
-        return replace(base, reranker=reranker)
-    started = time.perf_counter()
-    timer = StageTimer()
-    step = await _rerank(lab.backend.driver(run.group_id), ranker, run.query, base.candidates, timer)
-    reranked, tokens, model = step.reranked, step.tokens, step.model
-    with timer.stage("citations"):
-        results = await _cite(lab, run.group_id, reranked[: run.top_k], run.created_at)
-    before = base.timings.stages_ms
-    ms = {k: v for k, v in before.items() if k not in ("rerank", "citations")} | timer.ms
-    ms["total"] = before["total"] - before["citations"] + (time.perf_counter() - started) * 1000
-    return replace(
-        base,
-        reranker=reranker,
-        reranker_model=model,
-        reranked=reranked,
-        results=results,
-        timings=_timings(ms, tokens, model, lab, step.searches),
-        rerank_used=step.scores is not None,
-        fallback_reason=step.fallback,
-    )
 
 
 def _timings(ms: dict[str, float], tokens: int, model: str, lab: Lab, searches: int = 0) -> Timings:

@@ -24,7 +24,8 @@ from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
 from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
 from pipeline.retrieval.records import Citation, Result
-from pipeline.retrieval.retrieve import MAX_CANDIDATES, MAX_TOP_K, retrieve
+from pipeline.retrieval.retrieve import retrieve
+from pipeline.retrieval.setting import MAX_CANDIDATES, MAX_TOP_K
 from pipeline.spotcheck.records import Queue, QueueItem, QueueSpec, clean_name
 from pipeline.spotcheck.repo import insert_queue, queue_named
 from pipeline.spotcheck.sampling import ItemDraft, check_request, disagreement_signals, sample_items

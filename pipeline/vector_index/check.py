@@ -16,8 +16,8 @@ from pipeline.deals import deal_counts
 from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.first_stage import FirstStage, hybrid_search
-from pipeline.timing import StageTimer
+from pipeline.retrieval.first_stage import FirstStage, MethodLists, search_recipe
+from pipeline.retrieval.recipes import preset
 from pipeline.utc import now_iso
 from pipeline.vector_index.records import RecallCheck
 from pipeline.vector_index.search import indexed_similarity_search
@@ -36,14 +36,15 @@ async def check_recall(lab: Lab, group_id: str, queries: Sequence[str], num_cand
     driver = lab.backend.driver(group_id)
     search_filter = temporal_filter(False, None)
     similar = partial(indexed_similarity_search, lab.backend, driver, group_id)
+    recipe = preset("hybrid-walk")  # no cosine floor, as the index has none: the two differ only by the index
     pool, cosine, exact_ms, index_ms = [], [], [], []
     for query in queries:
         vector = await lab.embedder.embed_query(query)
         runs: list[tuple[FirstStage, float]] = []
         for nearest in (None, partial(similar, vector, search_filter)):
-            timer = StageTimer()
-            stage = await hybrid_search(driver, query, vector, group_id, num_candidates, search_filter, timer, nearest)
-            runs.append((stage, timer.ms["cosine"]))
+            lists = MethodLists(driver, query, vector, group_id, search_filter, nearest)
+            stage = await search_recipe(lists, recipe, num_candidates)
+            runs.append((stage, stage.stages_ms["cosine"]))
         (exact, exact_t), (approx, index_t) = runs
         pool.append(_overlap([e.uuid for e in exact.edges], [e.uuid for e in approx.edges]))
         cosine.append(_overlap(list(exact.method_ranks["cosine"]), list(approx.method_ranks["cosine"])))

@@ -194,11 +194,11 @@ async def test_scores_grades_cut_and_a_candidates_path(app: AppTest, lab: Lab, d
 
 @pytest.mark.parametrize("page", ["app_pages/compare.py", "app_pages/scores.py"])
 def test_changing_only_k_runs_no_new_retrieval(app: AppTest, page: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from dashboard.common import query_form
+    from pipeline.retrieval import retrieve
 
-    calls: list[int] = []
-    real = query_form.retrieve
-    monkeypatch.setattr(query_form, "retrieve", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    calls: list[int] = []  # first stages run
+    real = retrieve.search_recipe
+    monkeypatch.setattr(retrieve, "search_recipe", lambda *a, **kw: calls.append(1) or real(*a, **kw))
     ns = page.split("/")[1].removesuffix(".py")
     open_page(app, page)
     app.text_input(key=f"{ns}.q").input(QUERY).run()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -127,6 +128,12 @@ async def choose(page: Page, widget: str, option: Locator, typed: str | None = N
             await page.keyboard.press("Escape")
             await wait_for_app(page)
     raise AssertionError(f"the option never showed in the list of {widget!r} ({attempts} openings)")
+
+
+def recommendation(page: Page) -> Locator:
+    """Evaluate's recommendation line. Not `get_by_text("Recommended:")`: that also matches the Pareto chart's
+    legend entry ("recommended: ..."), and which one is drawn first is a race."""
+    return page.get_by_text(re.compile(r"^Recommended:"))
 
 
 async def screenshot(page: Page, name: str) -> Path:

@@ -25,7 +25,7 @@ from pipeline.cli import main as cli_main
 from pipeline.lab import Lab
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueSpec
-from tests.browser.conftest import choose, screenshot, wait_for_app
+from tests.browser.conftest import choose, recommendation, screenshot, wait_for_app
 from tests.support.outbound import watch
 
 GROUP = f"hostile_{uuid.uuid4().hex[:6]}"
@@ -148,7 +148,7 @@ async def test_hostile_corpus_is_inert_on_every_page(
     await page.goto(f"{app_url}/evaluate?{deal}")
     await wait_for_app(page)
     await page.locator(".st-key-evaluate-run button").click()
-    await page.get_by_text("Recommended:").wait_for(timeout=90_000)
+    await recommendation(page).wait_for(timeout=90_000)
     for expander in (await page.locator("[data-testid='stExpander'] summary").all())[:6]:
         await expander.click()  # per-query wins and losses: the queries and facts
     await check(page, "evaluate", outbound)

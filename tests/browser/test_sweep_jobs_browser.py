@@ -13,7 +13,7 @@ from pipeline.evaluation.experiments import load_experiment
 from pipeline.evaluation.jobs.repo import get_job, list_jobs
 from pipeline.lab import Lab
 from pipeline.store.db import Store
-from tests.browser.conftest import screenshot, wait_for_app
+from tests.browser.conftest import recommendation, screenshot, wait_for_app
 from tests.browser.test_pages import assert_no_error
 
 
@@ -32,7 +32,7 @@ async def add_candidates(page: Page, *values: int) -> None:
 
 async def result_text(page: Page) -> list[str]:
     """What the shown result says in words: the recommendation and the captions with its numbers."""
-    await page.get_by_text("Recommended:").wait_for(timeout=120_000)
+    await recommendation(page).wait_for(timeout=120_000)
     recommended = await page.locator("[data-testid='stAlertContentSuccess']").all_inner_texts()
     captions = await page.locator("[data-testid='stCaptionContainer']").all_inner_texts()
     return [*recommended, *(c for c in captions if " queries · " in c or c.startswith("Ran on "))]

@@ -156,7 +156,7 @@ def test_bad_beir_files_name_the_file_line_and_field(
         (["query", "revenue", "--candidates", "\u0665\u0660"], ("--candidates", "digits 0-9")),  # not 50
         (["query", "revenue", "--top-k", "1_0"], ("--top-k", "digits 0-9")),
         (["eval", "--candidates", "1\u0660", "--top-k", "3"], ("--candidates", "comma-separated", "digits 0-9")),
-        (["compare", "revenue", "--a", "local:\u00b2:10"], ("--a must be RERANKER:N:K",)),
+        (["compare", "revenue", "--a", "local:\u00b2:10"], ("--a must be [RECIPE:]RERANKER:N:K",)),
         (["query", "revenue", "--top-k", "-1"], ("Top-k must be between",)),
         (["query", "revenue", "--as-of", "9999-12-31T23:59:59-05:00"], ("--as-of", "1900-2199")),
         (["query", "revenue", "--as-of", "0001-01-01"], ("--as-of", "1900-2199")),

@@ -11,20 +11,37 @@ from pipeline.comparison.confidence import assess
 from pipeline.comparison.judged import query_judgments, side_score, verdict_line
 from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
-from pipeline.retrieval.retrieve import retrieve, with_reranker
+from pipeline.retrieval.retrieve import rank, retrieve
+from pipeline.retrieval.setting import setting
 
 QUERY = "What was Halcyon's FY2025 revenue?"
 
 
-async def test_a_pool_reranked_equals_a_retrieval_with_that_reranker(lab: Lab, demo: str) -> None:
-    pool = await retrieve(lab, QUERY, demo, 50, 10, "none")
-    direct = await retrieve(lab, QUERY, demo, 50, 10, "local")
-    shared = await with_reranker(lab, pool, "local")
-    assert [r.candidate.uuid for r in shared.reranked] == [r.candidate.uuid for r in direct.reranked]
-    assert [r.rerank_score for r in shared.reranked] == [r.rerank_score for r in direct.reranked]
-    assert [r.uuid for r in shared.results] == [r.uuid for r in direct.results]
-    assert shared.reranker == "local" and shared.rerank_used and "rerank" in shared.timings.stages_ms
-    assert (await with_reranker(lab, shared, "none")).reranked == pool.reranked  # back to first-stage order
+async def test_rank_gives_each_setting_what_retrieve_gives_it_alone(lab: Lab, demo: str) -> None:
+    settings = [
+        setting("hybrid-walk", 50, "none", 10),
+        setting("hybrid-walk", 50, "local", 10),
+        setting("hybrid-walk", 50, "local", 5),
+        setting("vector", 25, "local", 5),
+        setting("graphiti-default", 50, "none", 10),
+    ]
+    runs = await rank(lab, QUERY, demo, settings)
+    for chosen, run in zip(settings, runs, strict=True):
+        alone = await retrieve(lab, QUERY, demo, chosen.candidates, chosen.top_k, chosen.reranker, recipe=chosen.recipe)
+        assert (run.recipe, run.num_candidates, run.reranker, run.top_k) == (
+            chosen.recipe.key,
+            chosen.candidates,
+            chosen.reranker,
+            chosen.top_k,
+        )
+        assert [c.uuid for c in run.candidates] == [c.uuid for c in alone.candidates], chosen.label
+        assert [r.candidate.uuid for r in run.reranked] == [r.candidate.uuid for r in alone.reranked], chosen.label
+        assert [r.rerank_score for r in run.reranked] == [r.rerank_score for r in alone.reranked], chosen.label
+        assert [r.uuid for r in run.results] == [r.uuid for r in alone.results], chosen.label
+        assert run.rerank_used == (chosen.reranker != "none") and "hybrid_search" in run.timings.stages_ms
+    assert runs[1].candidates is runs[0].candidates  # one pool: one first stage
+    assert runs[2].reranked is runs[1].reranked and len(runs[2].results) == 5  # one reranking, two cuts
+    assert runs[3].candidates != runs[0].candidates and runs[4].candidates != runs[0].candidates
 
 
 async def test_judgments_are_found_by_text_trimmed_and_case_insensitive(lab: Lab, demo: str) -> None:
@@ -77,4 +94,4 @@ def test_the_compare_command_prints_the_verdict(demo: str, capsys: pytest.Captur
     said = capsys.readouterr().out
     assert "! low confidence" in said and "not judged" in said
     assert main(["compare", QUERY, "--group", demo, "--b", "magic:50:10"]) == 2
-    assert "--b must be RERANKER:N:K" in capsys.readouterr().err
+    assert "--b must be [RECIPE:]RERANKER:N:K" in capsys.readouterr().err

@@ -17,12 +17,13 @@ from pipeline.evaluation.records import METRIC_NAMES, SweepCancelled, SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.first_stage import hybrid_search
+from pipeline.retrieval.first_stage import MethodLists, search_recipe
+from pipeline.retrieval.recipes import preset
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.settings import Settings
-from pipeline.timing import StageTimer
 from tests.support.fakes.voyage_server import FakeVoyageServer
 
+WALK = preset("hybrid-walk")  # the sweep's first stage
 SMALL = dict(candidates=(10, 25), top_ks=(3, 10), rerankers=("none", "local"), limit_queries=6)
 
 
@@ -43,8 +44,8 @@ async def test_a_deeper_first_stage_is_not_a_prefix_so_each_depth_is_retrieved(l
     differ = 0
     for query in found.queries[:12]:
         vector = await lab.embedder.embed_query(query.text)
-        shallow = await hybrid_search(driver, query.text, vector, demo, 50, flt, StageTimer())
-        deep = await hybrid_search(driver, query.text, vector, demo, 100, flt, StageTimer())
+        lists = MethodLists(driver, query.text, vector, demo, flt)
+        shallow, deep = await search_recipe(lists, WALK, 50), await search_recipe(lists, WALK, 100)
         differ += [e.uuid for e in shallow.edges] != [e.uuid for e in deep.edges][:50]
     assert differ >= 6, f"only {differ} of 12 queries differ: reusing a prefix might be safe after all"
 

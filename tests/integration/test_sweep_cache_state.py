@@ -31,17 +31,17 @@ async def test_a_correction_between_pools_does_not_poison_the_cache(lab: Lab, mo
     judged_fact = max(chosen.qrels[target_query.id].items(), key=lambda kv: kv[1])[0]
     old_text = (await lab.backend.cypher.fact_texts(GROUP, [judged_fact]))[judged_fact]
 
-    real_search = sweep.hybrid_search
+    real_search = sweep.search_recipe
     made: list[str] = []
 
-    async def search_then_correct(driver: Any, text: str, *args: Any, **kwargs: Any) -> Any:
-        result = await real_search(driver, text, *args, **kwargs)
-        if text == target_query.text and not made:  # after this query's first (deepest) pool, before the next
+    async def search_then_correct(lists: Any, *args: Any, **kwargs: Any) -> Any:
+        result = await real_search(lists, *args, **kwargs)
+        if lists.query == target_query.text and not made:  # after this query's first (deepest) pool, before the next
             request = CorrectionRequest(judged_fact, f"{old_text} (restated)", "qa_response", "CFO", date(2026, 4, 2))
             made.append((await correct_fact(lab, GROUP, request, actor="Ana")).id)
         return result
 
-    monkeypatch.setattr(sweep, "hybrid_search", search_then_correct)
+    monkeypatch.setattr(sweep, "search_recipe", search_then_correct)
     await run_sweep(lab, SweepSpec(GROUP, use_cache=True, **SPEC))  # type: ignore[arg-type]
     monkeypatch.undo()
     assert made, "the hook never ran: the test did not put a correction between pools"

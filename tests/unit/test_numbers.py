@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.comparison.compare import SideSetting
 from pipeline.errors import DataFileError, InvalidInput
 from pipeline.evaluation.metrics import parse_metric
 from pipeline.ingest.fields import page_field
 from pipeline.ingest.jsonl import FieldError
 from pipeline.numbers import MAX_INTEGER, decimal_number, whole_number
 from pipeline.query_sets.files import read_qrels
+from pipeline.retrieval.recipes import DEFAULT_RECIPE
+from pipeline.retrieval.setting import Setting, setting
 
 NOT_WHOLE = ["", " 3", "3 ", "+3", "1_000", "1e3", "3.0", "٣", "²", "③", "３", "0x10", "-", "9" * 4_301, "3\n"]
 
@@ -45,10 +46,11 @@ def test_every_reader_uses_it() -> None:
         page_field("٣")
     assert page_field(" 41 ") == 41
     with pytest.raises(InvalidInput):
-        SideSetting.parse("local:²:10", "--a")
+        Setting.parse("local:²:10", "--a")
     with pytest.raises(InvalidInput):
-        SideSetting.parse("local:٥٠:10", "--a")
-    assert SideSetting.parse("local:50:10", "--a") == SideSetting("local", 50, 10)
+        Setting.parse("local:٥٠:10", "--a")
+    assert Setting.parse("local:50:10", "--a") == setting(DEFAULT_RECIPE, 50, "local", 10)
+    assert Setting.parse("vector:local:50:10", "--a") == setting("vector", 50, "local", 10)
     for metric in ("ndcg@²", "ndcg@٣", "ndcg@+3", "ndcg@" + "9" * 4_301):
         with pytest.raises(InvalidInput):
             parse_metric(metric)

@@ -1,0 +1,164 @@
+"""First-stage recipes: graphiti's edge `SearchConfig`, named as a Graphiti user knows them.
+
+A recipe is what `graphiti.search_(query, config)` runs over facts: its search methods (BM25, cosine, graph walk),
+its fusion step (RRF, MMR, node distance, episode mentions), the cosine floor (`sim_min_score`), the walk depth and
+the fusion's `reranker_min_score`. The limit is not part of it: that is a setting's N. A custom recipe is graphiti's
+own `SearchConfig` JSON (what `model_dump_json()` writes), so a team pastes the config its service runs.
+
+Presets copy graphiti's recipes (`search_config_recipes`), never share them: graphiti's `Graphiti.search()` sets
+`limit` on its module-level recipe in place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from graphiti_core.search.search_config import EdgeReranker, EdgeSearchConfig, EdgeSearchMethod, SearchConfig
+from graphiti_core.search.search_config_recipes import (
+    EDGE_HYBRID_SEARCH_EPISODE_MENTIONS,
+    EDGE_HYBRID_SEARCH_MMR,
+    EDGE_HYBRID_SEARCH_NODE_DISTANCE,
+    EDGE_HYBRID_SEARCH_RRF,
+)
+from pydantic import ValidationError
+
+from pipeline.errors import InvalidInput
+
+# how this tool names graphiti's methods (ranks, timings, charts)
+METHOD_NAMES = {
+    EdgeSearchMethod.bm25: "bm25",
+    EdgeSearchMethod.cosine_similarity: "cosine",
+    EdgeSearchMethod.bfs: "bfs",
+}
+FUSIONS = {
+    EdgeReranker.rrf: "rrf",
+    EdgeReranker.mmr: "mmr",
+    EdgeReranker.node_distance: "node_distance",
+    EdgeReranker.episode_mentions: "episode_mentions",
+}
+CUSTOM = "custom"
+
+
+def _edges_only(config: SearchConfig) -> SearchConfig:
+    """The facts part of a config, at graphiti's default limit (a setting's N replaces it)."""
+    return SearchConfig(edge_config=config.edge_config, reranker_min_score=config.reranker_min_score)
+
+
+def _preset(config: SearchConfig, **changes: object) -> SearchConfig:
+    copy = _edges_only(config.model_copy(deep=True))
+    assert copy.edge_config is not None
+    for field, value in changes.items():
+        setattr(copy.edge_config, field, value)
+    return copy
+
+
+_HYBRID = [EdgeSearchMethod.bm25, EdgeSearchMethod.cosine_similarity]
+PRESETS: dict[str, SearchConfig] = {
+    # exactly what `Graphiti.search()` runs without a center node, its 0.6 cosine floor included
+    "graphiti-default": _preset(EDGE_HYBRID_SEARCH_RRF),
+    "vector": _preset(EDGE_HYBRID_SEARCH_RRF, search_methods=[EdgeSearchMethod.cosine_similarity]),
+    "bm25": _preset(EDGE_HYBRID_SEARCH_RRF, search_methods=[EdgeSearchMethod.bm25]),
+    # BM25 + cosine + a graph walk from their hits, every cosine neighbour kept: a reranker needs the pool filled
+    "hybrid-walk": _preset(EDGE_HYBRID_SEARCH_RRF, search_methods=[*_HYBRID, EdgeSearchMethod.bfs], sim_min_score=0.0),
+    "mmr": _preset(EDGE_HYBRID_SEARCH_MMR),
+    "node-distance": _preset(EDGE_HYBRID_SEARCH_NODE_DISTANCE),
+    "episode-mentions": _preset(EDGE_HYBRID_SEARCH_EPISODE_MENTIONS),
+}
+# what a setting runs when none is named: today's first stage, so runs, experiments and links keep their meaning
+# until pages and sweeps take a recipe
+DEFAULT_RECIPE = "hybrid-walk"
+RECIPE_NAMES = tuple(PRESETS)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A preset by name, or a custom `SearchConfig`; `center` is node-distance's center entity when one is given
+    (otherwise the source entity of the recipe's own best BM25/cosine hit, as graphiti's quickstart picks it)."""
+
+    name: str
+    config_json: str  # the `SearchConfig` (facts only, default limit) as graphiti's model_dump_json writes it
+    center: str | None = None
+
+    @cached_property
+    def config(self) -> SearchConfig:
+        return SearchConfig.model_validate_json(self.config_json)
+
+    @property
+    def edge_config(self) -> EdgeSearchConfig:
+        edge = self.config.edge_config
+        assert edge is not None  # parse_recipe refuses a config without one
+        return edge
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """The methods it runs, in graphiti's order (bm25, cosine, bfs), by this tool's names."""
+        used = set(self.edge_config.search_methods)
+        return tuple(name for method, name in METHOD_NAMES.items() if method in used)
+
+    @property
+    def fusion(self) -> str:
+        return FUSIONS[self.edge_config.reranker]
+
+    @property
+    def key(self) -> str:
+        """Stable and short: the preset's name, or `custom-` and a digest of the config."""
+        digest = hashlib.sha256(self.config_json.encode()).hexdigest()[:10]
+        base = self.name if self.name != CUSTOM else f"{CUSTOM}-{digest}"
+        return f"{base}@{self.center}" if self.center else base
+
+    @property
+    def label(self) -> str:
+        return self.key
+
+    def search_config(self, limit: int) -> SearchConfig:
+        """graphiti's `SearchConfig` for this recipe at limit N: what `search_()` runs."""
+        config = self.config.model_copy(deep=True)
+        config.limit = limit
+        return config
+
+
+def preset(name: str, center: str | None = None) -> Recipe:
+    if name not in PRESETS:
+        raise InvalidInput(f"Unknown recipe {name!r}; one of: {', '.join(RECIPE_NAMES)}, or a SearchConfig .json file.")
+    return Recipe(name, PRESETS[name].model_dump_json(), center)
+
+
+def custom(config: SearchConfig) -> Recipe:
+    edge = config.edge_config
+    if edge is None or not edge.search_methods:
+        raise InvalidInput("The SearchConfig has no edge_config with search methods: this tool ranks facts (edges).")
+    if edge.reranker not in FUSIONS:
+        raise InvalidInput(
+            f"The SearchConfig's edge reranker {edge.reranker.value!r} is not a first-stage fusion here; use one of "
+            f"{', '.join(r.value for r in FUSIONS)} and choose the reranker as the setting's reranker."
+        )
+    edges_only = _edges_only(config)
+    for name, known in PRESETS.items():
+        if known == edges_only:
+            return preset(name)  # a pasted preset is that preset
+    return Recipe(CUSTOM, edges_only.model_dump_json())
+
+
+def parse_recipe(text: str) -> Recipe:
+    """A preset name (`node-distance@<entity uuid>` gives its center), or a path to a SearchConfig .json file;
+    anything else is refused in one line."""
+    text = text.strip()
+    name, _, center = text.partition("@")
+    if name in PRESETS:
+        if center and PRESETS[name].edge_config.reranker != EdgeReranker.node_distance:  # type: ignore[union-attr]
+            raise InvalidInput(f"Only node-distance takes a center entity (`node-distance@UUID`); got {text!r}.")
+        return preset(name, center or None)
+    path = Path(text)
+    if not text.endswith(".json") or not path.is_file():
+        raise InvalidInput(f"Unknown recipe {text!r}; one of: {', '.join(RECIPE_NAMES)}, or a SearchConfig .json file.")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        config = SearchConfig.model_validate(raw if "edge_config" in raw else {"edge_config": raw})
+    except (OSError, UnicodeDecodeError, ValueError, TypeError, ValidationError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InvalidInput(f"{path}: not a graphiti SearchConfig ({first}).") from None
+    return custom(config)

@@ -1,0 +1,127 @@
+"""Every first-stage recipe gives exactly graphiti's `search_()` with that recipe's config at limit N, on the demo
+deal in the real embedded FalkorDB (current facts, superseded ones included, and as of a date)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from graphiti_core.search.search_config import EdgeReranker, EdgeSearchConfig, EdgeSearchMethod, SearchConfig
+
+from benchmarks.stock_graphiti import graphiti_for
+from pipeline.errors import InvalidInput
+from pipeline.ingest.loading import parse_time
+from pipeline.lab import Lab
+from pipeline.retrieval.filters import temporal_filter
+from pipeline.retrieval.first_stage import MethodLists, search_recipe
+from pipeline.retrieval.recipes import PRESETS, Recipe, custom, parse_recipe, preset
+from tests.integration.test_retrieve import Failing
+
+AS_OF = parse_time("2024-09-30")
+# (query, N, superseded included, as of): several depths, each filter
+CASES: list[tuple[str, int, bool, datetime | None]] = [
+    ("customer concentration risk", 10, False, None),
+    ("What was Halcyon's FY2025 revenue?", 25, False, None),
+    ("How many FTEs does the target employ right now?", 50, True, None),
+    ("status of the Freightline patent lawsuit", 25, False, AS_OF),
+]
+
+
+async def assert_same_as_graphiti(lab: Lab, group_id: str, recipe: Recipe) -> int:
+    """Our first stage against graphiti's `search_()` for every case; the number of candidates seen."""
+    graphiti = graphiti_for(lab, group_id, Failing())
+    driver = lab.backend.driver(group_id)
+    seen = 0
+    for query, n, superseded, as_of in CASES:
+        search_filter = temporal_filter(superseded, as_of)
+        vector = await lab.embedder.embed_query(query)
+        ours = await search_recipe(MethodLists(driver, query, vector, group_id, search_filter), recipe, n)
+        stock = await graphiti.search_(
+            query,
+            recipe.search_config(n),
+            group_ids=[group_id],
+            search_filter=search_filter,
+            center_node_uuid=ours.center,
+        )
+        assert [e.uuid for e in ours.edges] == [e.uuid for e in stock.edges], (recipe.key, query, n)
+        # graphiti's node-distance scores are per entity and its episode-mentions scores stay in RRF order, so neither
+        # lines up with its facts; ours give each fact its own
+        if recipe.fusion in ("rrf", "mmr"):
+            assert list(ours.fused_scores) == pytest.approx(stock.edge_reranker_scores), (recipe.key, query)
+        assert len(ours.edges) <= n
+        seen += len(ours.edges)
+    return seen
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+async def test_every_preset_is_exactly_graphiti_search(lab: Lab, demo: str, name: str) -> None:
+    recipe = preset(name)
+    assert await assert_same_as_graphiti(lab, demo, recipe) > 0, f"{name} found nothing: the test proves nothing"
+
+
+async def test_node_distance_measures_from_the_best_hits_source_or_a_given_center(lab: Lab, demo: str) -> None:
+    driver = lab.backend.driver(demo)
+    query, search_filter = "Who is the CEO?", temporal_filter(False, None)
+    vector = await lab.embedder.embed_query(query)
+    lists = MethodLists(driver, query, vector, demo, search_filter)
+    hybrid = await search_recipe(lists, preset("graphiti-default"), 10)
+    auto = await search_recipe(lists, preset("node-distance"), 10)
+    assert auto.center == hybrid.edges[0].source_node_uuid  # RRF of BM25 and cosine, as graphiti-default ranks
+    other = next(e.target_node_uuid for e in hybrid.edges if e.target_node_uuid != auto.center)
+    given = parse_recipe(f"node-distance@{other}")
+    assert given.center == other and given.key == f"node-distance@{other}"
+    assert (await search_recipe(lists, given, 10)).center == other
+    assert await assert_same_as_graphiti(lab, demo, given) > 0
+
+
+async def test_a_pasted_custom_config_is_exactly_graphiti_search(lab: Lab, demo: str, tmp_path: Path) -> None:
+    config = SearchConfig(
+        edge_config=EdgeSearchConfig(
+            search_methods=[EdgeSearchMethod.bm25, EdgeSearchMethod.bfs],
+            reranker=EdgeReranker.rrf,
+            bfs_max_depth=2,
+        ),
+        limit=7,  # a setting's N replaces it
+    )
+    path = tmp_path / "production.json"
+    path.write_text(config.model_dump_json())
+    recipe = parse_recipe(str(path))
+    assert recipe.name == "custom" and recipe.key.startswith("custom-") and recipe.methods == ("bm25", "bfs")
+    assert recipe.search_config(25).limit == 25
+    assert await assert_same_as_graphiti(lab, demo, recipe) > 0
+
+    # an edge config alone is read too; a pasted preset is that preset
+    path.write_text(PRESETS["mmr"].edge_config.model_dump_json())  # type: ignore[union-attr]
+    assert parse_recipe(str(path)) == preset("mmr")
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("hybrid", "Unknown recipe 'hybrid'"),
+        ("vector@abc", "Only node-distance takes a center"),
+        ('{"edge_config": null}', "has no edge_config"),
+        ('{"search_methods": []}', "has no edge_config with search methods"),
+        ('{"search_methods": ["bm25"], "reranker": "cross_encoder"}', "not a first-stage fusion"),
+        ('{"search_methods": ["sql"]}', "not a graphiti SearchConfig"),
+        ("[1, 2", "not a graphiti SearchConfig"),
+        ("7", "not a graphiti SearchConfig"),
+    ],
+)
+def test_a_bad_recipe_is_refused_in_one_line(tmp_path: Path, text: str, says: str) -> None:
+    if text.startswith(("{", "[", "7")):
+        path = tmp_path / "config.json"
+        path.write_text(text)
+        text = str(path)
+    with pytest.raises(InvalidInput, match=says) as refused:
+        parse_recipe(text)
+    assert "\n" not in str(refused.value)
+
+
+def test_a_custom_recipe_key_follows_its_config() -> None:
+    base = SearchConfig(edge_config=EdgeSearchConfig(search_methods=[EdgeSearchMethod.bm25], bfs_max_depth=2))
+    deeper = SearchConfig(edge_config=EdgeSearchConfig(search_methods=[EdgeSearchMethod.bm25], bfs_max_depth=4))
+    assert custom(base).key == custom(base.model_copy(deep=True)).key != custom(deeper).key
+    assert json.loads(custom(base).config_json)["limit"] == 10  # stored without the pasted limit's meaning
