@@ -37,9 +37,13 @@ ROOT = Path(__file__).resolve().parents[1]
 MODES = ("whole", "page")
 
 
-def _grid(settings: int) -> list[tuple[str, int, int]]:
-    """`settings` (reranker, N, k) with k <= N, deep k first (the heaviest rankings), the baseline outside it."""
-    grid = [(r, n, k) for k in range(100, 0, -1) for n in range(200, 0, -1) for r in ("local", "none") if k <= n]
+def _grid(settings: int) -> list[tuple[str, str, int, int]]:
+    """`settings` (recipe, reranker, N, k) with k <= N, deep k first (the heaviest rankings), the baseline outside
+    it."""
+    recipe = BASELINE[0]
+    grid = [
+        (recipe, r, n, k) for k in range(100, 0, -1) for n in range(200, 0, -1) for r in ("local", "none") if k <= n
+    ]
     grid = [s for s in grid if s != BASELINE]
     return grid[:settings]
 
@@ -50,12 +54,12 @@ def synthetic(settings: int, queries: int, seed: int = 7) -> SweepResult:
     pool = list(facts)
     qids = [f"q{i}" for i in range(queries)]
     rows, results = [], []
-    for reranker, n, k in [*_grid(settings), BASELINE]:
-        key = setting_key(reranker, n, k)
+    for recipe, reranker, n, k in [*_grid(settings), BASELINE]:
+        key = setting_key(recipe, reranker, n, k)
         metrics = {m: rng.random() for m in METRIC_NAMES} | {"tokens@k": float(k * 40)}
         results.append(
-            SettingResult(reranker, n, k, reranker, (reranker, n, k) != BASELINE, metrics, {}, 50.0, 90.0, 0, None, 0,
-                          0.5, 0.5)
+            SettingResult(reranker, n, k, reranker, (recipe, reranker, n, k) != BASELINE, metrics, {}, 50.0, 90.0, 0,
+                          None, 0, 0.5, 0.5, recipe)
         )  # fmt: skip
         for q in qids:
             per_query = {m: rng.random() for m in METRIC_NAMES} | {"tokens@k": float(k * 40)}

@@ -6,27 +6,27 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.common.text import chart
-from pipeline.evaluation.records import SweepResult
+from pipeline.evaluation.records import SweepResult, setting_key
 
 COLOURS = {"none": "#8c9bb5", "local": "#2f6fde", "voyage": "#e8912d", "cohere": "#39a37b"}
 
 
 def heatmaps(result: SweepResult, metric: str) -> go.Figure:
-    """One heatmap per reranker: rows N, columns k, cells the metric (same colour scale for all)."""
-    rerankers = list(result.spec.rerankers)
+    """One heatmap per recipe and reranker: rows N, columns k, cells the metric (same colour scale for all)."""
+    recipes = list(result.spec.recipes)
+    panels = [(recipe, reranker) for recipe in recipes for reranker in result.spec.rerankers]
+    titles = [chart(r if len(recipes) == 1 else f"{recipe} + {r}") for recipe, r in panels]
     ns, ks = list(result.spec.candidates), list(result.spec.top_ks)
     grid = {s.key: s for s in result.grid}
     values = [s.metrics[metric] for s in result.grid]
     low, high = (min(values), max(values)) if values else (0.0, 1.0)
-    fig = make_subplots(
-        rows=1, cols=len(rerankers), subplot_titles=[chart(r) for r in rerankers], horizontal_spacing=0.08
-    )
-    for col, reranker in enumerate(rerankers, start=1):
+    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=titles, horizontal_spacing=0.08)
+    for col, (recipe, reranker) in enumerate(panels, start=1):
         z, text = [], []
         for n in ns:
             row, labels = [], []
             for k in ks:
-                s = grid.get(f"{reranker} N={n} k={k}")
+                s = grid.get(setting_key(recipe, reranker, n, k))
                 row.append(s.metrics[metric] if s else None)
                 labels.append(f"{s.metrics[metric]:.3f}" if s else "k > N")
             z.append(row)
@@ -41,15 +41,15 @@ def heatmaps(result: SweepResult, metric: str) -> go.Figure:
                 zmin=low,
                 zmax=high,
                 colorscale="Blues",
-                showscale=col == len(rerankers),
-                hovertemplate=f"{chart(reranker)}<br>%{{y}}, %{{x}}<br>{metric} %{{z:.4f}}<extra></extra>",
+                showscale=col == len(panels),
+                hovertemplate=f"{titles[col - 1]}<br>%{{y}}, %{{x}}<br>{metric} %{{z:.4f}}<extra></extra>",
             ),
             row=1,
             col=col,
         )
     note = " (of the top k each setting hands on: columns differ by k)" if metric.endswith("@k") else ""
     fig.update_layout(
-        title=f"{metric} by candidates N and top-k, per reranker{note}",
+        title=f"{metric} by candidates N and top-k, per {'recipe and ' if len(recipes) > 1 else ''}reranker{note}",
         height=120 + 60 * len(ns),
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
     )

@@ -1,7 +1,8 @@
-"""`python -m pipeline eval`: sweep N x k x reranker over a deal's judged queries, print the metric table,
+"""`python -m pipeline eval`: sweep recipe x N x k x reranker over a deal's judged queries, print the metric table,
 save the experiment.
 
     python -m pipeline eval --group demo --candidates 10,25,50,100 --top-k 3,5,10 --reranker none,local
+    python -m pipeline eval --group demo --recipes vector,graphiti-default,hybrid-walk --reranker none,local
     python -m pipeline eval --group demo --timing      # a cold sweep (caches bypassed), then a repeated one
     python -m pipeline eval --group tatqa --split test --candidates 50 --top-k 10 --reranker none,local
     python -m pipeline eval --group demo --as-of 2025-06-30 --stale-rate   # as of a date; what the filter keeps out
@@ -20,12 +21,22 @@ from typing import Any
 from pipeline.cli.common import check_writable, integer, parse_int_list
 from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES
 from pipeline.utc import utc_now
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
-    ev = sub.add_parser("eval", help="sweep candidates x top-k x reranker over the judged queries; save an experiment")
+    ev = sub.add_parser(
+        "eval", help="sweep recipe x candidates x top-k x reranker over the judged queries; save an experiment"
+    )
     ev.add_argument("--group", default="demo")
+    ev.add_argument(
+        "--recipes",
+        dest="recipe_list",
+        default=DEFAULT_RECIPE,
+        help=f"first-stage recipes, e.g. vector,graphiti-default,hybrid-walk (of {', '.join(RECIPE_NAMES)}; "
+        f"default {DEFAULT_RECIPE})",
+    )
     ev.add_argument("--candidates", dest="candidates_list", default="10,25,50,100", help="N values, e.g. 10,25,50")
     ev.add_argument("--top-k", dest="top_k_list", default="3,5,10", help="k values, e.g. 5,10")
     ev.add_argument("--reranker", dest="reranker_list", default="none,local", help="e.g. none,local,voyage")
@@ -71,6 +82,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         candidates=parse_int_list(args.candidates_list, "--candidates"),
         top_ks=parse_int_list(args.top_k_list, "--top-k"),
         rerankers=tuple(r.strip() for r in args.reranker_list.split(",") if r.strip()),
+        recipes=tuple(r.strip() for r in args.recipe_list.split(",") if r.strip()),
         judgments=args.judgments,
         split=args.split,
         limit_queries=args.limit_queries,

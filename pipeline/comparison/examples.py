@@ -28,6 +28,7 @@ class Example:
     candidates: int = 0
     top_k: int = 0
     experiment: str = ""  # "#3 'name'"
+    recipe: str = ""
 
     @property
     def note(self) -> str:
@@ -35,7 +36,7 @@ class Example:
             return ""
         verb = "lifts" if self.delta > 0 else "lowers"
         return (
-            f"Reranking ({self.reranker}, N={self.candidates}, k={self.top_k}) {verb} nDCG@10 by "
+            f"Reranking ({self.recipe} + {self.reranker}, N={self.candidates}, k={self.top_k}) {verb} nDCG@10 by "
             f"{self.delta:+.2f} on this query in experiment {self.experiment}."
         )
 
@@ -59,7 +60,7 @@ def swept_examples(result: SweepResult, experiment: str) -> list[Example]:
         return []
     best = max(reranked, key=lambda s: s.metric(METRIC))
     keys = {s.key for s in result.settings}
-    base = setting_key("none", best.candidates, best.top_k)
+    base = setting_key(best.recipe, "none", best.candidates, best.top_k)
     if base not in keys:
         base = result.baseline
     if base not in keys:
@@ -68,7 +69,7 @@ def swept_examples(result: SweepResult, experiment: str) -> list[Example]:
     changes = [(after[q] - before[q], q) for q in after if q in before and abs(after[q] - before[q]) >= MIN_CHANGE]
     changes.sort(key=lambda c: (c[0] < 0, -abs(c[0])))
     return [
-        Example(result.queries[q][0], delta, best.reranker, best.candidates, best.top_k, experiment)
+        Example(result.queries[q][0], delta, best.reranker, best.candidates, best.top_k, experiment, best.recipe)
         for delta, q in changes
         if q in result.queries
     ]

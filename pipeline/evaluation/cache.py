@@ -1,7 +1,7 @@
 """The sweep's caches, in the SQLite store: first-stage candidates and reranker scores.
 
-First stage: a query's candidates at one depth N, keyed by (deal, graph fingerprint, temporal filter,
-N, query). The fingerprint hashes every fact's uuid, relation, text, endpoints and validity fields and
+First stage: a query's candidates of one recipe at one depth N, keyed by (deal, graph fingerprint, temporal
+filter, recipe, N, query). The fingerprint hashes every fact's uuid, relation, text, endpoints and validity fields and
 the entities' names, plus the embedder: any correction, merge or re-import changes it, so a cached
 candidate list is only ever reused on the very graph it came from. The time the search took when it
 ran is kept with it and reported again (a repeated sweep shows the latency measured the first time).
@@ -72,17 +72,15 @@ class FirstStageCache:
     def __init__(self, store: Store, group_id: str, fingerprint: str, filter_key: str) -> None:
         self.store, self.key = store, (group_id, fingerprint, filter_key)
 
-    def get(self, depth: int, query: str) -> Pool | None:
-        row = cached_pool(self.store, self.key, depth, query)
+    def get(self, recipe: str, depth: int, query: str) -> Pool | None:
+        row = cached_pool(self.store, self.key, recipe, depth, query)
         return None if row is None else Pool.unpack(row["payload"], float(row["ms"]))
 
-    def put(self, depth: int, query: str, pool: Pool) -> None:
-        self.put_many(query, {depth: pool})
-
-    def put_many(self, query: str, pools: dict[int, Pool]) -> None:
-        """One query's pools at several depths, in one transaction."""
+    def put_many(self, query: str, pools: dict[tuple[str, int], Pool]) -> None:
+        """One query's pools by (recipe, depth), in one transaction."""
         if pools:
-            save_pools(self.store, self.key, query, [(depth, pool.ms, pool.packed()) for depth, pool in pools.items()])
+            rows = [(recipe, depth, pool.ms, pool.packed()) for (recipe, depth), pool in pools.items()]
+            save_pools(self.store, self.key, query, rows)
 
 
 @dataclass(frozen=True)

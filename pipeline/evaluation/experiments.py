@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from pipeline.errors import InvalidInput
-from pipeline.evaluation.records import QueryRow, SettingResult, SweepResult, SweepSpec, SweepStats
+from pipeline.evaluation.records import LEGACY_RECIPE, QueryRow, SettingResult, SweepResult, SweepSpec, SweepStats
 from pipeline.evaluation.repo import (
     experiment_heads,
     experiment_names,
@@ -99,6 +99,7 @@ def setting_columns(s: SettingResult) -> dict[str, Any]:
         "fallbacks": s.fallbacks,
         "p_value": s.p_value,
         "p_ttest": s.p_ttest,
+        "recipe": s.recipe,
     }
 
 
@@ -118,6 +119,7 @@ def setting_from_row(row: sqlite3.Row) -> SettingResult:
         fallbacks=row["fallbacks"],
         p_value=row["p_value"],
         p_ttest=row["p_ttest"],
+        recipe=row["recipe"],
     )
 
 
@@ -144,15 +146,29 @@ def query_from_row(row: sqlite3.Row) -> QueryRow:
 
 def spec_from_json(text: str) -> SweepSpec:
     data = json.loads(text)
-    for name in ("candidates", "top_ks", "rerankers"):
+    data.setdefault("recipes", [LEGACY_RECIPE])
+    for name in ("candidates", "top_ks", "rerankers", "recipes"):
         data[name] = tuple(data[name])
     return SweepSpec(**data)
 
 
-def sweep_order(settings: Iterable[SettingResult], rerankers: Iterable[str]) -> tuple[SettingResult, ...]:
-    """Settings in sweep order (reranker as asked, then N, then k), the baseline last when outside the grid."""
-    rank = {r: i for i, r in enumerate(rerankers)}
-    return tuple(sorted(settings, key=lambda s: (not s.in_grid, rank.get(s.reranker, 99), s.candidates, s.top_k)))
+def sweep_order(settings: Iterable[SettingResult], spec: SweepSpec) -> tuple[SettingResult, ...]:
+    """Settings in sweep order (recipe and reranker as asked, then N, then k), the baseline last when outside the
+    grid."""
+    recipes = {r: i for i, r in enumerate(spec.recipes)}
+    rerankers = {r: i for i, r in enumerate(spec.rerankers)}
+    return tuple(
+        sorted(
+            settings,
+            key=lambda s: (
+                not s.in_grid,
+                recipes.get(s.recipe, 99),
+                rerankers.get(s.reranker, 99),
+                s.candidates,
+                s.top_k,
+            ),
+        )
+    )
 
 
 def result_from_rows(head: sqlite3.Row, settings: Iterable[sqlite3.Row], queries: Iterable[sqlite3.Row]) -> SweepResult:
@@ -163,7 +179,7 @@ def result_from_rows(head: sqlite3.Row, settings: Iterable[sqlite3.Row], queries
         spec=spec,
         eval_set=payload["eval_set"],
         created_at=payload["created_at"],
-        settings=sweep_order((setting_from_row(s) for s in settings), spec.rerankers),
+        settings=sweep_order((setting_from_row(s) for s in settings), spec),
         rows=tuple(query_from_row(r) for r in queries),
         queries={q: (v[0], v[1]) for q, v in payload["queries"].items()},
         qrels=payload["qrels"],

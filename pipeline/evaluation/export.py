@@ -18,6 +18,7 @@ from pipeline.evaluation.records import (
 
 TABLE_COLUMNS = (
     "setting",
+    "recipe",
     "reranker",
     "N",
     "k",
@@ -44,6 +45,7 @@ def settings_table(result: SweepResult, metric: str = DEFAULT_METRIC) -> list[di
         rows.append(
             {
                 "setting": s.key,
+                "recipe": s.recipe,
                 "reranker": s.reranker,
                 "N": s.candidates,
                 "k": s.top_k,
@@ -88,6 +90,7 @@ def render_table(result: SweepResult, metric: str = DEFAULT_METRIC) -> str:
     spec = result.spec
     when = f"as of {spec.as_of}" if spec.as_of else ("superseded facts included" if spec.include_superseded else "now")
     stale = any(STALE in s.metrics for s in result.settings)
+    width = max(22, *(len(s.key) for s in result.settings))
     lines = [
         f"{result.eval_set['scorable']} queries of deal {spec.group_id!r} ({spec.judgments}), {when}; "
         f"{result.stats.seconds:.1f} s ({result.stats.pools_retrieved} pools retrieved, {result.stats.pools_cached} "
@@ -95,7 +98,7 @@ def render_table(result: SweepResult, metric: str = DEFAULT_METRIC) -> str:
         "@k: the top k the setting hands on (tokens@k: its size); @10: top 10 of the reranked list of N (the same "
         f"for every k). p: Fisher randomization of {metric} against the baseline ({result.baseline})."
         + (" stale@k: share of the top k that would be superseded facts without the filter." if stale else ""),
-        f"{'setting':<22} {'ndcg@k':>7} {'recall@k':>8} {'P@k':>6} {'hit@k':>6} {'tokens@k':>8} "
+        f"{'setting':<{width}} {'ndcg@k':>7} {'recall@k':>8} {'P@k':>6} {'hit@k':>6} {'tokens@k':>8} "
         + (f"{'stale@k':>7} " if stale else "")
         + f"{'ndcg@10':>8} {'recall@10':>9} {'mrr@10':>7} {'p50 ms':>8} {'p':>7}",
     ]
@@ -107,7 +110,8 @@ def render_table(result: SweepResult, metric: str = DEFAULT_METRIC) -> str:
         p = "-" if test is None else f"{test.p_randomization:.4f}"
         mt = s.metrics
         lines.append(
-            f"{s.key:<22} {mt['ndcg@k']:>7.4f} {mt['recall@k']:>8.4f} {mt['precision@k']:>6.4f} {mt['hit@k']:>6.4f} "
+            f"{s.key:<{width}} {mt['ndcg@k']:>7.4f} {mt['recall@k']:>8.4f} {mt['precision@k']:>6.4f} "
+            f"{mt['hit@k']:>6.4f} "
             f"{mt.get(TOKENS, 0.0):>8.1f} "
             + (f"{mt.get(STALE, 0.0):>7.1%} " if stale else "")
             + f"{mt['ndcg@10']:>8.4f} {mt['recall@10']:>9.4f} {mt['mrr@10']:>7.4f} {s.p50_ms:>8.1f} {p:>7}{mark}"

@@ -25,6 +25,7 @@ RULE = (
 
 class Scored(Protocol):
     key: str
+    recipe: str
     reranker: str
     candidates: int
     top_k: int
@@ -54,7 +55,7 @@ def metric_label(metric: str) -> str:
 
 
 def setting_words(s: Scored) -> str:
-    return f"{s.reranker}, N={s.candidates}, k={s.top_k}"
+    return f"{s.recipe} + {s.reranker}, N={s.candidates}, k={s.top_k}"
 
 
 def p_words(p: float | None) -> str:

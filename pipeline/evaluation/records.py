@@ -14,9 +14,8 @@ from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.evaluation.recommend import Recommendation, pareto_front, recommend
 from pipeline.evaluation.significance import PairedTest, paired_test_cached
 from pipeline.ingest.fields import DATE_RULE, date_field
-from pipeline.rerankers import (
-    RERANKERS,
-)
+from pipeline.rerankers import RERANKERS
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, parse_recipe
 from pipeline.retrieval.setting import MAX_CANDIDATES, MAX_TOP_K
 
 FIXED = ("ndcg@10", "recall@10", "mrr@10")  # on the top 10 of the reranked list, whatever k
@@ -28,7 +27,8 @@ DEFAULT_METRIC = METRIC_NAMES[0]
 TOKENS = "tokens@k"  # the context the setting hands on: tokens of its top k facts, per query
 STALE = "stale@k"  # share of the top k that would be superseded facts without the filter (when measured)
 EXTRA_NAMES = (TOKENS, STALE)  # per query and setting beside the quality metrics; STALE only when measured
-BASELINE = ("none", 50, 10)  # reranker, N, k: what every setting is tested against
+BASELINE = (DEFAULT_RECIPE, "none", 50, 10)  # recipe, reranker, N, k: what every setting is tested against
+LEGACY_RECIPE = "hybrid-walk"  # the first stage of every experiment saved before sweeps took a recipe
 # settings (reranker x N x k with k <= N) one sweep may hold, on the page and in the CLI alike: each is reranked,
 # tested and stored per query, and an experiment's per-query rows grow with it (uncapped, N 1..200 x k 1..100 on 3
 # queries stored 90,300 rows, 322 MB)
@@ -60,10 +60,14 @@ class SweepSpec:
     use_cache: bool = True
     as_of: str | None = None  # ISO date: retrieve the facts valid then (graphiti's date filters)
     stale_rate: bool = False  # also rank every query without the superseded filter, to measure STALE
+    recipes: tuple[str, ...] = (DEFAULT_RECIPE,)  # first-stage recipes by key (presets, `node-distance@UUID`)
 
     def validate(self) -> SweepSpec:
-        if not self.candidates or not self.top_ks or not self.rerankers:
-            raise InvalidInput("Pick at least one candidate count, one top-k and one reranker.")
+        if not self.candidates or not self.top_ks or not self.rerankers or not self.recipes:
+            raise InvalidInput("Pick at least one recipe, one candidate count, one top-k and one reranker.")
+        for text in self.recipes:
+            if parse_recipe(text).key != text:
+                raise InvalidInput(f"A sweep takes recipes by name ({', '.join(RECIPE_NAMES)}); got {text!r}.")
         for n in self.candidates:
             if not 1 <= n <= MAX_CANDIDATES:
                 raise InvalidInput(f"Candidates (N) must be between 1 and {MAX_CANDIDATES}; got {n}.")
@@ -75,11 +79,15 @@ class SweepSpec:
                 raise InvalidInput(f"Unknown reranker {name!r}; choose one of: {', '.join(RERANKERS)}.")
         if not any(k <= n for n in self.candidates for k in self.top_ks):
             raise InvalidInput("Every top-k is larger than every candidate count: no setting to run.")
-        settings = len(set(self.rerankers)) * sum(k <= n for n in set(self.candidates) for k in set(self.top_ks))
+        settings = (
+            len(set(self.recipes))
+            * len(set(self.rerankers))
+            * sum(k <= n for n in set(self.candidates) for k in set(self.top_ks))
+        )
         if settings > MAX_GRID_SETTINGS:
             raise InvalidInput(
                 f"A sweep grid may hold at most {MAX_GRID_SETTINGS} settings; this one has {settings:,} "
-                "(rerankers x N x k, k at most N): pick fewer values."
+                "(recipes x rerankers x N x k, k at most N): pick fewer values."
             )
         as_of = self.as_of_datetime().date().isoformat() if self.as_of else None
         if as_of and self.include_superseded:
@@ -89,6 +97,7 @@ class SweepSpec:
             candidates=tuple(sorted(set(self.candidates))),
             top_ks=tuple(sorted(set(self.top_ks))),
             rerankers=tuple(dict.fromkeys(self.rerankers)),
+            recipes=tuple(dict.fromkeys(self.recipes)),
             as_of=as_of,
         )
 
@@ -103,13 +112,20 @@ class SweepSpec:
         assert parsed is not None
         return parsed
 
-    def grid(self) -> list[tuple[str, int, int]]:
-        """(reranker, N, k) of every setting asked for; k > N is skipped (k cannot exceed N)."""
-        return [(r, n, k) for r in self.rerankers for n in self.candidates for k in self.top_ks if k <= n]
+    def grid(self) -> list[tuple[str, str, int, int]]:
+        """(recipe, reranker, N, k) of every setting asked for; k > N is skipped (k cannot exceed N)."""
+        return [
+            (recipe, r, n, k)
+            for recipe in self.recipes
+            for r in self.rerankers
+            for n in self.candidates
+            for k in self.top_ks
+            if k <= n
+        ]
 
 
-def setting_key(reranker: str, candidates: int, top_k: int) -> str:
-    return f"{reranker} N={candidates} k={top_k}"
+def setting_key(recipe: str, reranker: str, candidates: int, top_k: int) -> str:
+    return f"{recipe} {reranker} N={candidates} k={top_k}"
 
 
 @dataclass(frozen=True)
@@ -137,10 +153,11 @@ class SettingResult:
     fallbacks: int  # queries where the reranker failed and first-stage order was kept
     p_value: float | None  # Fisher randomization against the baseline, on SIGNIFICANCE_METRIC
     p_ttest: float | None
+    recipe: str = LEGACY_RECIPE
 
     @property
     def key(self) -> str:
-        return setting_key(self.reranker, self.candidates, self.top_k)
+        return setting_key(self.recipe, self.reranker, self.candidates, self.top_k)
 
     def metric(self, name: str) -> float:
         return self.metrics.get(name, 0.0)  # an experiment saved before a metric existed: 0

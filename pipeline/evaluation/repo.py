@@ -22,9 +22,9 @@ VALUES (:name, :group_id, :created_at, :judgments, :queries, :duration_s, :spec,
 """
 INSERT_SETTING = """
 INSERT INTO experiment_settings (experiment_id, setting, candidates, top_k, reranker, reranker_model, in_grid, metrics,
-                                 by_type, p50_ms, p95_ms, tokens, cost_usd, fallbacks, p_value, p_ttest)
+                                 by_type, p50_ms, p95_ms, tokens, cost_usd, fallbacks, p_value, p_ttest, recipe)
 VALUES (:experiment_id, :setting, :candidates, :top_k, :reranker, :reranker_model, :in_grid, :metrics, :by_type,
-        :p50_ms, :p95_ms, :tokens, :cost_usd, :fallbacks, :p_value, :p_ttest)
+        :p50_ms, :p95_ms, :tokens, :cost_usd, :fallbacks, :p_value, :p_ttest, :recipe)
 """
 INSERT_QUERY = """
 INSERT INTO experiment_queries (experiment_id, setting, query_id, metrics, latency_ms, ranking)
@@ -124,24 +124,24 @@ def audit_entry_time(store: Store, audit_id: int) -> str | None:
 FirstStageKey = tuple[str, str, str]  # (deal, graph fingerprint, temporal filter)
 
 
-def cached_pool(store: Store, key: FirstStageKey, depth: int, query: str) -> sqlite3.Row | None:
-    """The (ms, payload) row of one query's pool at one depth, or None."""
+def cached_pool(store: Store, key: FirstStageKey, recipe: str, depth: int, query: str) -> sqlite3.Row | None:
+    """The (ms, payload) row of one query's pool of one recipe at one depth, or None."""
     rows = store.query(
         "SELECT ms, payload FROM eval_first_stage WHERE group_id = ? AND fingerprint = ? AND filter = ? "
-        "AND depth = ? AND query = ?",
-        (*key, depth, query),
+        "AND recipe = ? AND depth = ? AND query = ?",
+        (*key, recipe, depth, query),
     )
     return rows[0] if rows else None
 
 
-def save_pools(store: Store, key: FirstStageKey, query: str, pools: Sequence[tuple[int, float, bytes]]) -> None:
-    """One query's pools, (depth, ms, payload) each, in one transaction."""
+def save_pools(store: Store, key: FirstStageKey, query: str, pools: Sequence[tuple[str, int, float, bytes]]) -> None:
+    """One query's pools, (recipe, depth, ms, payload) each, in one transaction."""
     now = utc_now()
     with store.transaction() as conn:
         conn.executemany(
-            "INSERT OR REPLACE INTO eval_first_stage (group_id, fingerprint, filter, depth, query, ms, payload, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(*key, depth, query, ms, payload, now) for depth, ms, payload in pools],
+            "INSERT OR REPLACE INTO eval_first_stage (group_id, fingerprint, filter, recipe, depth, query, ms, "
+            "payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(*key, recipe, depth, query, ms, payload, now) for recipe, depth, ms, payload in pools],
         )
 
 

@@ -97,7 +97,7 @@ from pipeline.rerankers import (
 )
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import MethodLists, search_recipe
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe, preset
+from pipeline.retrieval.recipes import Recipe, parse_recipe
 from pipeline.retrieval.rerank import rank_order, score_pool
 from pipeline.retrieval.search import fact_vectors
 from pipeline.store.db import Store
@@ -109,7 +109,7 @@ from pipeline.utc import as_utc, now_iso, utc_now
 
 @dataclass
 class _Acc:
-    """Per (reranker, N): rankings and latencies of every query, filled as the sweep goes."""
+    """Per (recipe, reranker, N): rankings and latencies of every query, filled as the sweep goes."""
 
     rankings: dict[str, list[str]] = field(default_factory=dict)
     latency: dict[str, float] = field(default_factory=dict)
@@ -119,6 +119,7 @@ class _Acc:
     model: str = ""
 
 
+PoolKey = tuple[str, int]  # (recipe key, depth N): one first-stage pool of a query
 STATE_RETRIES = 3  # a query re-run on a graph that keeps changing this often is kept, its pools not cached
 # queries in flight at once (see _rank_all). 1: on this 2-core machine 2 in flight saved 5% on TAT-QA and nothing
 # on the demo (server and Python each keep a core busy) while every latency read 1.7-2.3x higher; a remote server
@@ -136,12 +137,12 @@ class _Counts:
 
 @dataclass
 class _Ranked:
-    """One query's pools by depth (and which were retrieved just now) and, per (reranker, N): order, rerank ms,
-    tokens, 1 if the reranker fell back."""
+    """One query's pools by (recipe, depth) (and which were retrieved just now) and, per (recipe, reranker, N):
+    order, rerank ms, tokens, 1 if the reranker fell back."""
 
-    pools: dict[int, Pool] = field(default_factory=dict)
-    retrieved: dict[int, bool] = field(default_factory=dict)
-    outcomes: dict[tuple[str, int], tuple[list[int], float, float, int]] = field(default_factory=dict)
+    pools: dict[PoolKey, Pool] = field(default_factory=dict)
+    retrieved: dict[PoolKey, bool] = field(default_factory=dict)
+    outcomes: dict[tuple[str, str, int], tuple[list[int], float, float, int]] = field(default_factory=dict)
 
 
 async def graph_state(backend: GraphBackend, store: Store, group_id: str) -> tuple[object, ...]:
@@ -163,8 +164,9 @@ class _QueryRanker:
 
     lab: Lab
     spec: SweepSpec
-    depths: Sequence[int]
-    needed: set[tuple[str, int]]
+    pool_keys: Sequence[PoolKey]  # (recipe, depth), deepest first within a recipe
+    recipes: dict[str, Recipe]
+    needed: set[tuple[str, str, int]]  # (recipe, reranker, N)
     rerankers: Sequence[str]
     rankers: dict[str, LabReranker | None]
     models: dict[str, str]
@@ -174,7 +176,6 @@ class _QueryRanker:
     stats: _Counts
     phases: Phases
     cancel: CancelFlag | None = None
-    recipe: Recipe = field(default_factory=lambda: preset(DEFAULT_RECIPE))
 
     def check_cancel(self) -> None:
         """Called inside a query, between its searches and reranker calls: the query in flight stops there."""
@@ -186,15 +187,16 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
     """Every pool of one query (from the cache or retrieved) and every reranker's order of each; nothing is
     written to the pool cache here: the caller does, once the graph is known not to have changed meanwhile."""
     lab, spec, driver, stats, phases = r.lab, r.spec, r.driver, r.stats, r.phases
-    depths, needed, rerankers, rankers, models = r.depths, r.needed, r.rerankers, r.rankers, r.models
+    pool_keys, needed, rerankers, rankers, models = r.pool_keys, r.needed, r.rerankers, r.rankers, r.models
     search_filter, scores_cache = r.search_filter, r.scores_cache
     out = _Ranked()
     lists: MethodLists | None = None  # the query's method lists, once it is embedded
     embed_ms = 0.0
-    retrieved: dict[int, tuple[EntityEdge, ...]] = {}  # the edges of the pools retrieved just now
-    for depth in depths:
+    retrieved: dict[PoolKey, tuple[EntityEdge, ...]] = {}  # the edges of the pools retrieved just now
+    for pool_key in pool_keys:
+        recipe, depth = pool_key
         with phases.time("cache_read"):
-            pool = pools_cache.get(depth, text) if spec.use_cache else None
+            pool = pools_cache.get(recipe, depth, text) if spec.use_cache else None
         if pool is None:
             r.check_cancel()
             if lists is None:
@@ -205,20 +207,21 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
                 lists = MethodLists(driver, text, vector, spec.group_id, search_filter)
             timer = StageTimer()
             with phases.time("first_stage"), timer.stage("search"):
-                first = await search_recipe(lists, r.recipe, depth)
-            retrieved[depth] = first.edges
+                first = await search_recipe(lists, r.recipes[recipe], depth)
+            retrieved[pool_key] = first.edges
             uuids, facts = tuple(e.uuid for e in first.edges), tuple(e.fact for e in first.edges)
             pool = Pool(uuids, facts, embed_ms + timer.ms["search"])
-            out.retrieved[depth] = True
+            out.retrieved[pool_key] = True
             stats.retrieved += 1
         else:
             stats.cached_pools += 1
-        out.pools[depth] = pool
+        out.pools[pool_key] = pool
     union = {e.uuid: e for edges in retrieved.values() for e in edges}
     vectors = _QueryVectors(driver, union, phases) if union else None
-    for depth in depths:
-        pool, edges = out.pools[depth], retrieved.get(depth)
-        for name in [r for r in rerankers if (r, depth) in needed]:
+    for pool_key in pool_keys:
+        recipe, depth = pool_key
+        pool, edges = out.pools[pool_key], retrieved.get(pool_key)
+        for name in [r for r in rerankers if (recipe, r, depth) in needed]:
             ranker = rankers[name]
             order, rerank_ms, tokens, fallback = list(range(len(pool.uuids))), 0.0, 0.0, 0
             if ranker is not None and pool.uuids:
@@ -242,7 +245,7 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
                     order = rank_order(scores)
                     stats.cached_scores += was_cached
                     stats.calls += not was_cached
-            out.outcomes[(name, depth)] = (order, rerank_ms, tokens, fallback)
+            out.outcomes[(recipe, name, depth)] = (order, rerank_ms, tokens, fallback)
     return out
 
 
@@ -282,7 +285,7 @@ async def _rank_stable(r: _QueryRanker, tracker: _StateTracker, text: str) -> _R
             now = await tracker.now()
         if now == state:
             with r.phases.time("cache_write"):
-                cache.put_many(text, {d: p for d, p in ranked.pools.items() if ranked.retrieved.get(d)})
+                cache.put_many(text, {key: p for key, p in ranked.pools.items() if ranked.retrieved.get(key)})
             return ranked
         # the graph changed while this query ran: its pools may straddle two states, so none is cached;
         # the query runs again on the new state, under that state's fingerprint
@@ -389,9 +392,12 @@ async def run_sweep(
     chosen = full.select(spec.split, spec.limit_queries)
     if not chosen.queries:
         raise InvalidInput("No judged query to evaluate with these options.")
-    needed = {(r, n) for r, n, _ in (*spec.grid(), BASELINE)}  # (reranker, N) pools to rank
-    depths = sorted({n for _, n in needed}, reverse=True)  # deepest first (see the module docstring)
-    rerankers = list(dict.fromkeys([BASELINE[0], *spec.rerankers]))
+    needed = {(recipe, r, n) for recipe, r, n, _ in (*spec.grid(), BASELINE)}  # (recipe, reranker, N) to rank
+    recipes = {key: parse_recipe(key) for key in dict.fromkeys([*spec.recipes, BASELINE[0]])}
+    order = {key: i for i, key in enumerate(recipes)}
+    # deepest first within a recipe (see the module docstring)
+    pool_keys = sorted({(recipe, n) for recipe, _, n in needed}, key=lambda p: (order[p[0]], -p[1]))
+    rerankers = list(dict.fromkeys([BASELINE[1], *spec.rerankers]))
     rankers: dict[str, LabReranker | None] = {name: make_reranker(name, lab.settings) for name in rerankers}
     models = {name: (getattr(r, "model", "") or r.name) if r else "" for name, r in rankers.items()}
     keep = max(10, *spec.top_ks)
@@ -404,7 +410,8 @@ async def run_sweep(
     ranker = _QueryRanker(
         lab,
         spec,
-        depths,
+        pool_keys,
+        recipes,
         needed,
         rerankers,
         rankers,
@@ -431,16 +438,16 @@ async def run_sweep(
     unfiltered_pass = spec.stale_rate and not spec.include_superseded and bool(superseded)
     first_pass = _share(progress, 0, 2 if unfiltered_pass else 1)
     if first_pass:
-        first_pass(0, total, f"{total} queries x {len(depths)} depths x {len(rerankers)} rerankers")
+        first_pass(0, total, f"{total} queries x {len(pool_keys)} pools x {len(rerankers)} rerankers")
     ranked_by_query = await _rank_all(ranker, tracker, chosen.queries, first_pass, cancel, max(1, concurrency))
 
     # folded in query order, so the result is the same whatever order the queries finished in
-    acc = {(r, n): _Acc(model=models[r]) for r, n in needed}
+    acc = {(recipe, r, n): _Acc(model=models[r]) for recipe, r, n in needed}
     facts: dict[str, str] = {}
     for query, ranked in zip(chosen.queries, ranked_by_query, strict=True):
-        for (name, depth), outcome in ranked.outcomes.items():
-            pool = ranked.pools[depth]
-            slot = acc[(name, depth)]
+        for (recipe, name, depth), outcome in ranked.outcomes.items():
+            pool = ranked.pools[(recipe, depth)]
+            slot = acc[(recipe, name, depth)]
             order, rerank_ms, tokens, fallback = outcome
             slot.fallbacks += fallback
             slot.tokens += tokens
@@ -451,7 +458,7 @@ async def run_sweep(
             for i in order[:keep]:
                 facts[pool.uuids[i]] = pool.facts[i]
 
-    stale: dict[tuple[str, int], dict[str, tuple[bool, ...]]] | None = None
+    stale: dict[tuple[str, str, int], dict[str, tuple[bool, ...]]] | None = None
     if spec.stale_rate:
         unfiltered = {key: slot.rankings for key, slot in acc.items()}
         if unfiltered_pass:
@@ -538,9 +545,9 @@ def _score(
     lab: Lab,
     spec: SweepSpec,
     chosen: EvalSet,
-    acc: dict[tuple[str, int], _Acc],
+    acc: dict[tuple[str, str, int], _Acc],
     facts: dict[str, str] | None = None,
-    stale: dict[tuple[str, int], dict[str, tuple[bool, ...]]] | None = None,
+    stale: dict[tuple[str, str, int], dict[str, tuple[bool, ...]]] | None = None,
 ) -> tuple[list[SettingResult], list[QueryRow]]:
     """Per query and setting: the quality metrics, the tokens of the top k handed on, and (when measured) the
     share of the top k that would be superseded facts without the filter; per setting their means, latency,
@@ -548,42 +555,43 @@ def _score(
     grid = spec.grid()
     wanted = [*grid, BASELINE] if BASELINE not in grid else grid
     types = {q.id: q.type for q in chosen.queries}
-    names_at = {k: [f"{kind}@{k}" for kind in AT_K] for k in sorted({k for _, _, k in wanted})}
+    names_at = {k: [f"{kind}@{k}" for kind in AT_K] for k in sorted({k for *_, k in wanted})}
     all_names = [*FIXED, *(n for names in names_at.values() for n in names)]
     scored = {key: m.per_query(chosen.qrels, slot.rankings, all_names) for key, slot in acc.items()}
     keep = max(10, *spec.top_ks)
     tokens_of = _token_counts(facts or {}, acc, keep)
     names = [*METRIC_NAMES, TOKENS, *([STALE] if stale is not None else [])]
 
-    per_setting: dict[tuple[str, int, int], dict[str, dict[str, float]]] = {}
+    per_setting: dict[tuple[str, str, int, int], dict[str, dict[str, float]]] = {}
     rows: list[QueryRow] = []
-    for r, n, k in wanted:
-        values = scored[(r, n)]
+    for recipe, r, n, k in wanted:
+        values = scored[(recipe, r, n)]
         per_query: dict[str, dict[str, float]] = {}
         for qid, row in values.items():
-            ranking = acc[(r, n)].rankings[qid]
+            ranking = acc[(recipe, r, n)].rankings[qid]
             mine = {name: row[name] for name in FIXED}
             mine.update({f"{kind}@k": row[f"{kind}@{k}"] for kind in AT_K})
             mine[TOKENS] = float(sum(tokens_of.get(u, 0) for u in ranking[:k]))
             if stale is not None:
-                flags = stale[(r, n)].get(qid, ())[:k]
+                flags = stale[(recipe, r, n)].get(qid, ())[:k]
                 mine[STALE] = sum(flags) / len(flags) if flags else 0.0
             per_query[qid] = mine
-            rows.append(QueryRow(setting_key(r, n, k), qid, mine, acc[(r, n)].latency[qid], tuple(ranking[:keep])))
-        per_setting[(r, n, k)] = per_query
+            latency = acc[(recipe, r, n)].latency[qid]
+            rows.append(QueryRow(setting_key(recipe, r, n, k), qid, mine, latency, tuple(ranking[:keep])))
+        per_setting[(recipe, r, n, k)] = per_query
 
     base = per_setting[BASELINE]
     order = sorted(base)
     results = []
-    for r, n, k in wanted:
-        per_query = per_setting[(r, n, k)]
-        slot = acc[(r, n)]
+    for recipe, r, n, k in wanted:
+        per_query = per_setting[(recipe, r, n, k)]
+        slot = acc[(recipe, r, n)]
         latencies = list(slot.latency.values())
         by_type: dict[str, list[dict[str, float]]] = {}
         for qid, row in per_query.items():
             by_type.setdefault(types[qid], []).append(row)
         test = None
-        if (r, n, k) != BASELINE:  # the same scores give the same test (fixed seed): remembered by its scores
+        if (recipe, r, n, k) != BASELINE:  # the same scores give the same test (fixed seed): remembered by its scores
             values = [per_query[q][SIGNIFICANCE_METRIC] for q in order]
             test = paired_test_cached([base[q][SIGNIFICANCE_METRIC] for q in order], values)
         tokens, searches = round(slot.tokens), slot.searches
@@ -598,7 +606,7 @@ def _score(
                 candidates=n,
                 top_k=k,
                 reranker_model=slot.model,
-                in_grid=(r, n, k) in grid,
+                in_grid=(recipe, r, n, k) in grid,
                 metrics=m.mean(per_query.values(), names),
                 by_type={t: m.mean(v, names) for t, v in sorted(by_type.items())},
                 p50_ms=float(np.percentile(latencies, 50)),
@@ -608,12 +616,13 @@ def _score(
                 fallbacks=slot.fallbacks,
                 p_value=test.p_randomization if test else None,
                 p_ttest=test.p_ttest if test else None,
+                recipe=recipe,
             )
         )
     return results, rows
 
 
-def _token_counts(facts: dict[str, str], acc: dict[tuple[str, int], _Acc], keep: int) -> dict[str, int]:
+def _token_counts(facts: dict[str, str], acc: dict[tuple[str, str, int], _Acc], keep: int) -> dict[str, int]:
     """Tokens of every fact in some setting's top `keep` (counted once per fact)."""
     uuids = sorted({u for slot in acc.values() for ranking in slot.rankings.values() for u in ranking[:keep]})
     uuids = [u for u in uuids if u in facts]
@@ -634,17 +643,17 @@ async def _unfiltered_rankings(
     progress: Progress | None,
     cancel: CancelFlag | None,
     concurrency: int,
-) -> dict[tuple[str, int], dict[str, list[str]]]:
+) -> dict[tuple[str, str, int], dict[str, list[str]]]:
     """Every query ranked again as the sweep ranked it, but with superseded facts left in (no date filter): what
     the superseded filter keeps out. Pools are cached as an include-superseded sweep caches them."""
     unfiltered = replace(r, search_filter=temporal_filter(True, None), stats=_Counts())
     tracker = _StateTracker(r.lab, r.spec, "all", state)
     await tracker.start()
     ranked = await _rank_all(unfiltered, tracker, queries, progress, cancel, max(1, concurrency))
-    out: dict[tuple[str, int], dict[str, list[str]]] = {}
+    out: dict[tuple[str, str, int], dict[str, list[str]]] = {}
     for query, one in zip(queries, ranked, strict=True):
-        for (name, depth), (order, *_rest) in one.outcomes.items():
-            out.setdefault((name, depth), {})[query.id] = [one.pools[depth].uuids[i] for i in order]
+        for (recipe, name, depth), (order, *_rest) in one.outcomes.items():
+            out.setdefault((recipe, name, depth), {})[query.id] = [one.pools[(recipe, depth)].uuids[i] for i in order]
     return out
 
 
@@ -655,9 +664,9 @@ async def _superseded(lab: Lab, spec: SweepSpec) -> set[str]:
 
 
 def _stale_flags(
-    superseded: set[str], rankings: dict[tuple[str, int], dict[str, list[str]]], keep: int
-) -> dict[tuple[str, int], dict[str, tuple[bool, ...]]]:
-    """Per (reranker, N) and query: whether each of the first `keep` facts is superseded."""
+    superseded: set[str], rankings: dict[tuple[str, str, int], dict[str, list[str]]], keep: int
+) -> dict[tuple[str, str, int], dict[str, tuple[bool, ...]]]:
+    """Per (recipe, reranker, N) and query: whether each of the first `keep` facts is superseded."""
     return {
         key: {qid: tuple(u in superseded for u in ranking[:keep]) for qid, ranking in by_query.items()}
         for key, by_query in rankings.items()

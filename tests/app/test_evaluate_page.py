@@ -63,7 +63,11 @@ def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab:
     table = frame(app, "Recommended")
     # 2 rerankers x 2 N x 2 k, plus the baseline (none, N=50, k=10) computed beside the grid
     assert len(table) == 9
-    assert set(table["Setting"]) >= {"none N=10 k=5", "local N=25 k=10", "none N=50 k=10"}
+    assert set(table["Setting"]) >= {
+        "hybrid-walk none N=10 k=5",
+        "hybrid-walk local N=25 k=10",
+        "hybrid-walk none N=50 k=10",
+    }
     assert table["Recommended"].sum() == 1
     # the recommendation is said in words (a success when a setting beats the baseline, else a note)
     assert any("Recommended:" in s.value for s in [*app.success, *app.info])
@@ -78,7 +82,9 @@ def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab:
     # the recommended setting is inspected, or, when nothing beat the baseline, the best of the others (named in words)
     recommended = table.loc[table["Recommended"], "Setting"].iloc[0]
     inspected = app.selectbox(key="evaluate.inspect").value
-    assert inspected == recommended or (recommended == "none N=50 k=10" and inspected in set(table["Setting"]))
+    assert inspected == recommended or (
+        recommended == "hybrid-walk none N=50 k=10" and inspected in set(table["Setting"])
+    )
     assert len(frame(app, "Type")) >= 1
     for shown_table in (table, jobs, frame(app, "Type")):
         assert_tidy(shown_table)
@@ -191,11 +197,11 @@ def test_the_sentence_leads_the_results_and_each_win_or_loss_links_to_compare(ap
     assert (table["tokens@k"] > 0).all() and table["stale@k"].between(0, 1).all()
     # k matters: the heatmap's k columns differ for the same reranker and N
     row = table.set_index("Setting")
-    assert row.loc["local N=50 k=5", "ndcg@k"] != row.loc["local N=50 k=10", "ndcg@k"]
+    assert row.loc["hybrid-walk local N=50 k=5", "ndcg@k"] != row.loc["hybrid-walk local N=50 k=10", "ndcg@k"]
     assert any("Stale-fact rate" in c.value for c in app.caption)
 
     # a per-query win or loss links to Compare with that query and both settings
-    app.selectbox(key="evaluate.inspect").set_value("local N=25 k=5")
+    app.selectbox(key="evaluate.inspect").set_value("hybrid-walk local N=25 k=5")
     app.run()
     no_errors(app)
     changes = frame(app, "Compare")

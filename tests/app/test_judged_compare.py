@@ -229,7 +229,7 @@ async def test_examples_come_from_the_latest_sweep_and_say_so(app: AppTest, lab:
         notes = [shown(c.value) for c in app.caption]
         assert swept[0].note in notes
         gain = "lifts" if swept[0].delta > 0 else "lowers"
-        assert f"Reranking (local, N=25, k=5) {gain} nDCG@10 by {swept[0].delta:+.2f}" in swept[0].note
+        assert f"Reranking (hybrid-walk + local, N=25, k=5) {gain} nDCG@10 by {swept[0].delta:+.2f}" in swept[0].note
     finally:
         with lab.store.transaction() as conn:
             conn.execute("DELETE FROM experiments WHERE id = ?", (exp_id,))

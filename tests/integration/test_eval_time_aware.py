@@ -15,7 +15,7 @@ import pytest
 from pipeline.cli import main
 from pipeline.evaluation import judgments
 from pipeline.evaluation.experiments import list_experiments, load_experiment
-from pipeline.evaluation.records import SweepSpec
+from pipeline.evaluation.records import SweepSpec, setting_key
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
@@ -37,8 +37,8 @@ async def test_stale_fact_rate_is_what_the_unfiltered_top_k_holds(lab: Lab, demo
     chosen = (await judgments.load_eval_set(lab, demo)).select(None, QUERIES)
     now = datetime.now(UTC)
     checked = 0
-    for reranker, n, k in spec.grid():
-        key = f"{reranker} N={n} k={k}"
+    for _recipe, reranker, n, k in spec.grid():
+        key = setting_key(_recipe, reranker, n, k)
         rows = {r.query_id: r for r in result.rows if r.setting == key}
         expected = []
         for q in chosen.scorable:
@@ -81,7 +81,7 @@ async def test_a_sweep_as_of_a_date_ranks_as_retrieve_does_then(lab: Lab, demo: 
     assert not any(superseded_by(SimpleNamespace(**f), when) for f in facts)
     assert totals == {6}
     chosen = (await judgments.load_eval_set(lab, demo)).select(None, 6)
-    rows = {r.query_id: r for r in result.rows if r.setting == "none N=25 k=10"}
+    rows = {r.query_id: r for r in result.rows if r.setting == "hybrid-walk none N=25 k=10"}
     for q in chosen.scorable:
         run = await retrieve(lab, q.text, demo, 25, 10, "none", as_of=when)
         assert list(rows[q.id].ranking) == [r.ranked.candidate.uuid for r in run.results]
@@ -123,7 +123,9 @@ async def test_cli_eval_prints_the_sentence_and_stores_as_of(
     assert rec.metric == "ndcg@k"
     assert lines[-1] == f"Recommendation: {rec.sentence}"  # the saved experiment gives the same sentence
     assert "as of 2026-01-15" in lines[0]
-    assert rec.sentence.startswith(("none, N=25", "local, N=25", "No setting beats the baseline (none, N=50, k=10)"))
+    assert rec.sentence.startswith(
+        ("hybrid-walk + none, N=25", "hybrid-walk + local, N=25", "No setting beats the baseline (hybrid-walk + none")
+    )
 
     assert await asyncio.to_thread(main, [*args[:-2], "--no-save", "--json", "--metric", "recall@k"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -13,7 +13,7 @@ from pipeline.evaluation.cache import RerankCache, graph_fingerprint
 from pipeline.evaluation.compare import compare_experiments, wins_and_losses
 from pipeline.evaluation.experiments import list_experiments, load_experiment, save_experiment
 from pipeline.evaluation.export import settings_table, to_csv
-from pipeline.evaluation.records import METRIC_NAMES, SweepCancelled, SweepSpec
+from pipeline.evaluation.records import METRIC_NAMES, SweepCancelled, SweepSpec, setting_key
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
@@ -58,28 +58,33 @@ async def test_sweep_matches_the_live_pipeline_and_reuses_its_cache(lab: Lab, de
     keys = [s.key for s in cold.settings]
     # 2 rerankers x 2 N x 2 k, then the baseline (none, N=50, k=10) added because the grid lacks it
     assert keys == [
-        "none N=10 k=3",
-        "none N=10 k=10",
-        "none N=25 k=3",
-        "none N=25 k=10",
-        "local N=10 k=3",
-        "local N=10 k=10",
-        "local N=25 k=3",
-        "local N=25 k=10",
-        "none N=50 k=10",
+        "hybrid-walk none N=10 k=3",
+        "hybrid-walk none N=10 k=10",
+        "hybrid-walk none N=25 k=3",
+        "hybrid-walk none N=25 k=10",
+        "hybrid-walk local N=10 k=3",
+        "hybrid-walk local N=10 k=10",
+        "hybrid-walk local N=25 k=3",
+        "hybrid-walk local N=25 k=10",
+        "hybrid-walk none N=50 k=10",
     ]
-    assert not cold.setting("none N=50 k=10").in_grid and cold.setting("none N=50 k=10").p_value is None
+    assert (
+        not cold.setting("hybrid-walk none N=50 k=10").in_grid
+        and cold.setting("hybrid-walk none N=50 k=10").p_value is None
+    )
     assert cold.stats.pools_retrieved == 6 * 3 and cold.stats.rerank_calls == 6 * 2
     # the sweep ranks exactly as retrieve() does: local reranker, N=25
     first = cold.queries[cold.rows[0].query_id][0]
     run = await retrieve(lab, first, demo, 25, 10, "local")
-    row = next(r for r in cold.rows if r.setting == "local N=25 k=10" and cold.queries[r.query_id][0] == first)
+    row = next(
+        r for r in cold.rows if r.setting == "hybrid-walk local N=25 k=10" and cold.queries[r.query_id][0] == first
+    )
     assert list(row.ranking) == [r.uuid for r in run.results]
     for s in cold.settings:
         assert all(0.0 <= s.metrics[name] <= 1.0 for name in METRIC_NAMES)
         assert s.metrics["tokens@k"] > 0  # the context handed on, in tokens (not a 0-1 metric)
     # k only cuts one ranking: @10 metrics are the same for k=3 and k=10, and ndcg@k at k=10 is ndcg@10
-    a, b = cold.setting("local N=25 k=3"), cold.setting("local N=25 k=10")
+    a, b = cold.setting("hybrid-walk local N=25 k=3"), cold.setting("hybrid-walk local N=25 k=10")
     assert a.metrics["ndcg@10"] == b.metrics["ndcg@10"] and a.p50_ms == b.p50_ms
     assert b.metrics["ndcg@k"] == pytest.approx(b.metrics["ndcg@10"])
     assert a.metrics["recall@k"] <= b.metrics["recall@k"]
@@ -123,12 +128,15 @@ async def test_experiment_round_trip_compare_export_and_wins(lab: Lab, demo: str
     same = compare_experiments(result, loaded)
     assert len(same) == len(result.settings) and all(c.delta == 0 and c.p_value == 1.0 for c in same)
     csv_text = to_csv(loaded)
-    assert csv_text.splitlines()[0].startswith("setting,reranker,N,k,ndcg@k,recall@k,precision@k,hit@k,ndcg@10")
+    assert csv_text.splitlines()[0].startswith("setting,recipe,reranker,N,k,ndcg@k,recall@k,precision@k,hit@k,ndcg@10")
     assert len(csv_text.splitlines()) == 1 + len(result.settings)
-    assert settings_table(loaded)[0]["setting"] == "none N=10 k=3"
+    assert settings_table(loaded)[0]["setting"] == "hybrid-walk none N=10 k=3"
 
-    wins, losses = wins_and_losses(loaded, "local N=25 k=10")
-    base, other = loaded.per_query(loaded.baseline, "ndcg@10"), loaded.per_query("local N=25 k=10", "ndcg@10")
+    wins, losses = wins_and_losses(loaded, "hybrid-walk local N=25 k=10")
+    base, other = (
+        loaded.per_query(loaded.baseline, "ndcg@10"),
+        loaded.per_query("hybrid-walk local N=25 k=10", "ndcg@10"),
+    )
     assert {w.query_id for w in wins} == {q for q in base if other[q] > base[q]}
     assert {w.query_id for w in losses} == {q for q in base if other[q] < base[q]}
     for change in (*wins, *losses):
@@ -187,13 +195,15 @@ async def test_voyage_is_called_once_per_query_and_fact(lab: Lab, demo: str) -> 
         assert 4 <= len(sent) <= 8  # N=25 first; N=10 only for facts the N=25 pool lacked
         per_query = Counter((r.body["query"], d) for r in sent for d in r.body["documents"])
         assert max(per_query.values()) == 1  # no (query, fact) pair is sent twice
-        assert cold.setting("voyage N=25 k=5").tokens > 0
-        assert cold.setting("voyage N=25 k=5").cost_usd is not None
+        assert cold.setting("hybrid-walk voyage N=25 k=5").tokens > 0
+        assert cold.setting("hybrid-walk voyage N=25 k=5").cost_usd is not None
         server.reset()
         warm = await run_sweep(voyage_lab, spec)
         assert [r for r in server.requests if r.path.endswith("/rerank")] == []
-        assert warm.setting("voyage N=25 k=5").metrics == cold.setting("voyage N=25 k=5").metrics
-        assert warm.setting("voyage N=25 k=5").tokens == cold.setting("voyage N=25 k=5").tokens
+        assert (
+            warm.setting("hybrid-walk voyage N=25 k=5").metrics == cold.setting("hybrid-walk voyage N=25 k=5").metrics
+        )
+        assert warm.setting("hybrid-walk voyage N=25 k=5").tokens == cold.setting("hybrid-walk voyage N=25 k=5").tokens
 
 
 async def test_a_concurrent_sweep_equals_each_setting_run_alone_through_retrieve(lab: Lab, demo: str) -> None:
@@ -203,14 +213,22 @@ async def test_a_concurrent_sweep_equals_each_setting_run_alone_through_retrieve
     from pipeline.evaluation import metrics as m
     from pipeline.evaluation.records import AT_K, FIXED
 
-    spec = SweepSpec(demo, (10, 25, 50), (3, 10), ("none", "local"), limit_queries=6, use_cache=False)
+    spec = SweepSpec(
+        demo,
+        (10, 25, 50),
+        (3, 10),
+        ("none", "local"),
+        limit_queries=6,
+        use_cache=False,
+        recipes=("hybrid-walk", "vector"),
+    )
     swept = await run_sweep(lab, spec, concurrency=3)
     chosen = (await judgments.load_eval_set(lab, demo)).select(None, 6)
     rows = {(r.setting, r.query_id): r for r in swept.rows}
     compared = 0
-    for reranker, n, k in spec.grid():
-        key = f"{reranker} N={n} k={k}"
-        alone = {q.id: await retrieve(lab, q.text, demo, n, k, reranker) for q in chosen.queries}
+    for recipe, reranker, n, k in spec.grid():
+        key = setting_key(recipe, reranker, n, k)
+        alone = {q.id: await retrieve(lab, q.text, demo, n, k, reranker, recipe=preset(recipe)) for q in chosen.queries}
         rankings = {qid: [r.candidate.uuid for r in run.reranked] for qid, run in alone.items()}
         names = [*FIXED, *(f"{kind}@{k}" for kind in AT_K)]
         expected = m.per_query(chosen.qrels, rankings, names)
@@ -224,7 +242,7 @@ async def test_a_concurrent_sweep_equals_each_setting_run_alone_through_retrieve
             want["tokens@k"] = float(sum(m.token_counts([r.ranked.candidate.fact for r in alone[qid].results])))
             assert row.metrics == want, f"{key}, query {qid}: other metrics than retrieve()'s ranking gives"
             compared += 1
-    assert compared == 6 * len(spec.grid()) == 6 * 12
+    assert compared == 6 * len(spec.grid()) == 6 * 24
     # and the sweep run one query at a time agrees with the concurrent one exactly
     serial = await run_sweep(lab, spec, concurrency=1)
     assert sorted((r.setting, r.query_id, r.ranking, tuple(r.metrics.items())) for r in serial.rows) == sorted(

@@ -33,9 +33,10 @@ def test_gains_first_then_losses_unchanged_left_out() -> None:
     picked = swept_examples(result, "#7 'sweep'")
     assert [e.text for e in picked] == ["query q4", "query q1", "query q2", "query q5"]
     assert (
-        picked[0].note == "Reranking (local, N=50, k=10) lifts nDCG@10 by +0.80 on this query in experiment #7 'sweep'."
+        picked[0].note
+        == "Reranking (hybrid-walk + local, N=50, k=10) lifts nDCG@10 by +0.80 on this query in experiment #7 'sweep'."
     )
-    assert picked[2].note.startswith("Reranking (local, N=50, k=10) lowers nDCG@10 by -0.50")
+    assert picked[2].note.startswith("Reranking (hybrid-walk + local, N=50, k=10) lowers nDCG@10 by -0.50")
 
 
 def test_a_sweep_without_a_reranker_or_a_baseline_gives_no_examples() -> None:

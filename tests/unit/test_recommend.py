@@ -25,6 +25,7 @@ class S:
     p50_ms: float = 30.0
     cost_usd: float | None = 0.0
     scores: list[float] = field(default_factory=lambda: list(BASE))
+    recipe: str = "vector"
 
     @property
     def key(self) -> str:
@@ -49,7 +50,7 @@ def test_a_clear_winner_is_said_in_words_with_delta_p_and_latency() -> None:
     assert rec.delta == pytest.approx(0.11)
     # 12 queries all better: the exact two-sided p is 2 / 4096 = 0.0005
     assert rec.p_value is not None and rec.p_value < 0.001
-    assert rec.sentence == "local, N=25, k=10 beats the baseline by +0.11 nDCG@k, p < 0.001, at +40 ms p50."
+    assert rec.sentence == "vector + local, N=25, k=10 beats the baseline by +0.11 nDCG@k, p < 0.001, at +40 ms p50."
 
 
 def test_within_noise_the_smaller_k_wins_not_the_larger() -> None:
@@ -59,7 +60,7 @@ def test_within_noise_the_smaller_k_wins_not_the_larger() -> None:
     rec = run(k10, k5)
     assert rec.best == k10.key
     assert rec.key == k5.key
-    assert "as good as the best, local, N=25, k=10, within noise" in rec.sentence
+    assert "as good as the best, vector + local, N=25, k=10, within noise" in rec.sentence
 
 
 def test_a_significant_difference_is_not_noise() -> None:
@@ -86,8 +87,8 @@ def test_no_winner_keeps_the_baseline_and_says_so() -> None:
     scores[0] += 0.05
     rec = run(S("local", 25, 10, scores=scores))
     assert rec.key == BASELINE.key and not rec.beats_baseline
-    assert rec.sentence.startswith("No setting beats the baseline (none, N=50, k=10) significantly on nDCG@k")
-    assert "the best, local, N=25, k=10" in rec.sentence and rec.sentence.endswith("keep the baseline.")
+    assert rec.sentence.startswith("No setting beats the baseline (vector + none, N=50, k=10) significantly on nDCG@k")
+    assert "the best, vector + local, N=25, k=10" in rec.sentence and rec.sentence.endswith("keep the baseline.")
 
 
 def test_nothing_above_the_baseline() -> None:

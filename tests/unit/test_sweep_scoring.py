@@ -12,6 +12,7 @@ from pipeline.evaluation import metrics as m
 from pipeline.evaluation.judgments import EvalQuery, EvalSet
 from pipeline.evaluation.records import SweepSpec
 from pipeline.evaluation.sweep import _Acc, _score
+from pipeline.retrieval.recipes import DEFAULT_RECIPE as R
 
 # q1: a (grade 2) and b (grade 1) relevant; q2: c relevant
 QRELS = {"q1": {"a": 2, "b": 1}, "q2": {"c": 1}}
@@ -25,19 +26,23 @@ def acc(rankings: dict[str, list[str]]) -> _Acc:
 def scored(stale: dict | None = None):
     spec = SweepSpec("g", candidates=(50,), top_ks=(1, 2), rerankers=("none",)).validate()
     chosen = EvalSet("labelled", "labelled", "g", (EvalQuery("q1", "Q1", "factual"), EvalQuery("q2", "Q2", "x")), QRELS)
-    slots = {("none", 50): acc({"q1": ["x", "a", "b"], "q2": ["c", "y"]})}
+    slots = {(R, "none", 50): acc({"q1": ["x", "a", "b"], "q2": ["c", "y"]})}
     lab = SimpleNamespace(settings=None)
     return _score(lab, spec, chosen, slots, FACTS, stale)  # type: ignore[arg-type]
 
 
 def test_at_k_metrics_tokens_and_stale_rate_per_setting() -> None:
     # the stale flags of the unfiltered top: q1's 1st fact would be superseded, q2's 2nd
-    stale = {("none", 50): {"q1": (True, False, False), "q2": (False, True)}}
+    stale = {(R, "none", 50): {"q1": (True, False, False), "q2": (False, True)}}
     settings, rows = scored(stale)
     by_key = {s.key: s for s in settings}
-    assert set(by_key) == {"none N=50 k=1", "none N=50 k=2", "none N=50 k=10"}  # the baseline beside the grid
+    assert set(by_key) == {
+        f"{R} none N=50 k=1",
+        f"{R} none N=50 k=2",
+        f"{R} none N=50 k=10",
+    }  # the baseline beside the grid
     row = {(r.setting, r.query_id): r.metrics for r in rows}
-    k1, k2 = row[("none N=50 k=1", "q1")], row[("none N=50 k=2", "q1")]
+    k1, k2 = row[(f"{R} none N=50 k=1", "q1")], row[(f"{R} none N=50 k=2", "q1")]
     # q1 top 1 is x (not relevant): nDCG@1 = recall@1 = P@1 = hit@1 = 0
     assert (k1["ndcg@k"], k1["recall@k"], k1["precision@k"], k1["hit@k"]) == (0.0, 0.0, 0.0, 0.0)
     # q1 top 2 is x, a: DCG = 2/log2(3); IDCG = 2 + 1/log2(3)
@@ -50,9 +55,9 @@ def test_at_k_metrics_tokens_and_stale_rate_per_setting() -> None:
     assert (k1["tokens@k"], k2["tokens@k"]) == (noise, noise + alpha)
     # stale: q1's top 1 is all stale, its top 2 half; q2's top 1 none, its top 2 half
     assert (k1["stale@k"], k2["stale@k"]) == (1.0, 0.5)
-    assert row[("none N=50 k=2", "q2")]["stale@k"] == 0.5
-    assert by_key["none N=50 k=1"].metrics["stale@k"] == pytest.approx(0.5)  # mean of 1.0 and 0.0
-    assert by_key["none N=50 k=2"].metrics["tokens@k"] == pytest.approx(
+    assert row[(f"{R} none N=50 k=2", "q2")]["stale@k"] == 0.5
+    assert by_key[f"{R} none N=50 k=1"].metrics["stale@k"] == pytest.approx(0.5)  # mean of 1.0 and 0.0
+    assert by_key[f"{R} none N=50 k=2"].metrics["tokens@k"] == pytest.approx(
         (noise + alpha + sum(m.token_counts(["one two three four", "more noise here"]))) / 2
     )
 
