@@ -27,7 +27,7 @@ from pipeline.evaluation.export import per_query_csv, settings_table, to_csv, to
 from pipeline.evaluation.fingerprint import describe_graph, describe_judgments
 from pipeline.evaluation.judgments import EvalSet, available_eval_sets
 from pipeline.evaluation.labels import experiment_label
-from pipeline.evaluation.records import DEFAULT_METRIC, METRIC_NAMES, STALE, SweepResult, SweepSpec
+from pipeline.evaluation.records import BASELINE, DEFAULT_METRIC, METRIC_NAMES, STALE, SweepResult, SweepSpec
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 
@@ -105,7 +105,8 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
     )
     cache_note = "Cached first-stage candidates and reranker scores are reused (keyed by the graph's fingerprint)."
     job_note = "A sweep runs on the server as a job: it goes on if this tab closes and is saved as an experiment."
-    cols[2].caption(f"Baseline: no reranking, N=50, k=10 (always computed). {cache_note} {job_note}")
+    recipe, _none, n, k = BASELINE
+    cols[2].caption(f"Baseline: {recipe}, no reranking, N={n}, k={k} (always computed). {cache_note} {job_note}")
     as_of, include_superseded, stale_rate = _time_controls()
 
     spec = SweepSpec(

@@ -189,7 +189,7 @@ def test_the_sentence_leads_the_results_and_each_win_or_loss_links_to_compare(ap
     sentence = next(a.value for a in [*app.success, *app.info] if "Recommended:" in a.value)
     sentence = sentence.replace("\u200b", "").replace("\\", "")  # md() keeps "@" from becoming a mail link
     assert ("beats the baseline by" in sentence and "nDCG@k, p" in sentence and "ms p50" in sentence) or (
-        "No setting beats the baseline (none, N=50, k=10)" in sentence
+        "No setting beats the baseline (hybrid-walk + none, N=50, k=10)" in sentence
     )
     table = frame(app, "Recommended")
     assert bool(table["Recommended"].iloc[0])  # the recommended row on top

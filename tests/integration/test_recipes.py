@@ -17,6 +17,7 @@ from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import MethodLists, search_recipe
 from pipeline.retrieval.recipes import PRESETS, Recipe, custom, parse_recipe, preset
+from pipeline.retrieval.retrieve import retrieve
 from tests.integration.test_retrieve import Failing
 
 AS_OF = parse_time("2024-09-30")
@@ -26,6 +27,8 @@ CASES: list[tuple[str, int, bool, datetime | None]] = [
     ("What was Halcyon's FY2025 revenue?", 25, False, None),
     ("How many FTEs does the target employ right now?", 50, True, None),
     ("status of the Freightline patent lawsuit", 25, False, AS_OF),
+    ("annual recurring revenue and net retention", 100, True, None),
+    ("customer churn", 100, False, AS_OF),
 ]
 
 
@@ -59,6 +62,18 @@ async def assert_same_as_graphiti(lab: Lab, group_id: str, recipe: Recipe) -> in
 async def test_every_preset_is_exactly_graphiti_search(lab: Lab, demo: str, name: str) -> None:
     recipe = preset(name)
     assert await assert_same_as_graphiti(lab, demo, recipe) > 0, f"{name} found nothing: the test proves nothing"
+
+
+async def test_retrieve_ranks_graphitis_candidates_for_its_recipe(lab: Lab, demo: str) -> None:
+    graphiti = graphiti_for(lab, demo, Failing())
+    for name, (query, n, superseded, as_of) in zip(("graphiti-default", "hybrid-walk"), CASES[3:5], strict=True):
+        recipe = preset(name)
+        run = await retrieve(lab, query, demo, n, 10, "none", superseded, as_of, recipe=recipe)
+        stock = await graphiti.search_(
+            query, recipe.search_config(n), group_ids=[demo], search_filter=temporal_filter(superseded, as_of)
+        )
+        assert [c.uuid for c in run.candidates] == [e.uuid for e in stock.edges] and run.recipe == name
+        assert [c.fused_score for c in run.candidates] == pytest.approx(stock.edge_reranker_scores)
 
 
 async def test_node_distance_measures_from_the_best_hits_source_or_a_given_center(lab: Lab, demo: str) -> None:

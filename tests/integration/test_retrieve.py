@@ -7,14 +7,11 @@ from datetime import timedelta
 
 import pytest
 
-from benchmarks.stock_graphiti import graphiti_for
 from pipeline.errors import InvalidInput, UnknownDeal
 from pipeline.ingest.demo.seed import DEAL_FILE
 from pipeline.ingest.loading import parse_time, stable_uuid
 from pipeline.lab import Lab
 from pipeline.rerankers.base import LabReranker, RerankerFailed, RerankOutcome
-from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.recipes import preset
 from pipeline.retrieval.retrieve import retrieve
 from tests.conftest import FIXTURES
 
@@ -56,33 +53,6 @@ async def test_fewer_candidates_only_when_the_deal_has_fewer(lab: Lab) -> None:
     run = await retrieve(lab, "Northwind net sales", "mini", 50, 5, "none")
     assert len(run.candidates) == 8  # the whole deal
     assert len(run.results) == 5
-
-
-async def test_first_stage_is_exactly_graphiti_search(lab: Lab, demo: str) -> None:
-    graphiti = graphiti_for(lab, demo, Failing())
-    as_of = parse_time("2024-09-30")
-    settings = [
-        ("customer concentration risk", 25, False, None),
-        ("Who is the CEO?", 50, False, None),
-        ("What was Halcyon's FY2025 revenue?", 10, False, None),
-        ("How many FTEs does the target employ right now?", 50, True, None),
-        ("status of the Freightline patent lawsuit", 50, False, as_of),
-        ("annual recurring revenue and net retention", 100, True, None),
-        ("customer churn", 100, False, as_of),
-        ("Who is the CEO?", 200, False, None),  # graphiti's own BFS takes seconds here
-    ]
-    walk = preset("hybrid-walk")
-    for query, depth, include_superseded, when in settings:
-        stock = await graphiti.search_(
-            query,
-            walk.search_config(depth),
-            group_ids=[demo],
-            search_filter=temporal_filter(include_superseded, when),
-        )
-        run = await retrieve(lab, query, demo, depth, 10, "none", include_superseded=include_superseded, as_of=when)
-        assert [c.uuid for c in run.candidates] == [e.uuid for e in stock.edges], (query, depth)
-        assert [c.fused_score for c in run.candidates] == pytest.approx(stock.edge_reranker_scores)
-        assert len(run.candidates) == min(depth, len(stock.edges)) and run.candidates
 
 
 async def test_superseded_facts_only_when_asked_and_as_of_answers_the_older_value(lab: Lab, demo: str) -> None:
