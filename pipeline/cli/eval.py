@@ -3,6 +3,7 @@ save the experiment.
 
     python -m pipeline eval --group demo --candidates 10,25,50,100 --top-k 3,5,10 --reranker none,local
     python -m pipeline eval --group demo --recipes vector,graphiti-default,hybrid-walk --reranker none,local
+    python -m pipeline eval --group demo --export-config retrieval_setting.py   # the winner as code to ship
     python -m pipeline eval --group demo --timing      # a cold sweep (caches bypassed), then a repeated one
     python -m pipeline eval --group tatqa --split test --candidates 50 --top-k 10 --reranker none,local
     python -m pipeline eval --group demo --as-of 2025-06-30 --stale-rate   # as of a date; what the filter keeps out
@@ -61,6 +62,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     ev.add_argument("--timing", action="store_true", help="time a cold sweep (caches bypassed), then a repeated one")
     ev.add_argument("--export-csv", default=None, metavar="PATH", help="write the metric table as CSV")
     ev.add_argument("--export-json", default=None, metavar="PATH", help="write the whole experiment as JSON")
+    ev.add_argument(
+        "--export-config",
+        default=None,
+        metavar="PATH",
+        help="write the recommended setting as a Python module to paste into a service (graphiti search + rerank)",
+    )
     ev.set_defaults(run=run)
     return ev
 
@@ -75,7 +82,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.evaluation.repo import experiment_names
     from pipeline.evaluation.sweep import run_sweep
 
-    for path in (args.export_csv, args.export_json):
+    for path in (args.export_csv, args.export_json, args.export_config):
         check_writable(path)  # before the sweep: nothing is saved when the export could not be written
     spec = SweepSpec(
         group_id=args.group,
@@ -136,6 +143,12 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         Path(args.export_csv).write_text(to_csv(result, metric), encoding="utf-8")
     if args.export_json:
         Path(args.export_json).write_text(to_json(result), encoding="utf-8")
+    if args.export_config:
+        from pipeline.evaluation.ship import setting_module
+
+        label = f"#{exp_id} {name!r}" if exp_id is not None else ""
+        module = setting_module(result, result.recommendation(metric).key, lab.settings, label)
+        Path(args.export_config).write_text(module, encoding="utf-8")
     if not args.json:
         if args.timing:
             print(

@@ -1,0 +1,72 @@
+"""The exported setting is code that runs: imported as a module, run through graphiti against the demo deal, it
+returns exactly the tool's top k for every setting of a sweep (recipes, N, k, no reranker and the local one)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from benchmarks.stock_graphiti import graphiti_for
+from pipeline.evaluation import judgments
+from pipeline.evaluation.records import SweepSpec
+from pipeline.evaluation.ship import setting_module
+from pipeline.evaluation.sweep import run_sweep
+from pipeline.lab import Lab
+from pipeline.retrieval.retrieve import rank
+from pipeline.retrieval.setting import setting
+from tests.integration.test_retrieve import Failing
+
+
+def load_module(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+async def test_every_exported_setting_returns_the_tools_top_k(lab: Lab, demo: str, tmp_path: Path) -> None:
+    spec = SweepSpec(
+        demo, (25,), (5, 10), ("none", "local"), limit_queries=4, recipes=("graphiti-default", "node-distance")
+    )
+    result = await run_sweep(lab, spec)
+    queries = [q.text for q in (await judgments.load_eval_set(lab, demo)).select(None, 4).queries]
+    graphiti = graphiti_for(lab, demo, Failing())
+    compared = 0
+    for s in result.grid:
+        path = tmp_path / f"setting_{compared}.py"
+        path.write_text(setting_module(result, s.key, lab.settings, "#1 'test'"))
+        module = load_module(path)
+        assert (s.candidates, s.top_k) == (module.CANDIDATES, module.TOP_K)
+        for query in queries:
+            exported = await module.retrieve(graphiti, query, [demo])
+            (tool,) = await rank(lab, query, demo, [setting(s.recipe, s.candidates, s.reranker, s.top_k)])
+            assert [e.uuid for e in exported] == [r.uuid for r in tool.results], (s.key, query)
+            assert exported, (s.key, query)
+        compared += 1
+    assert compared == len(spec.grid()) == 8
+
+
+def test_the_cli_writes_the_recommended_setting(demo: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pipeline.cli import main
+
+    path = tmp_path / "retrieval_setting.py"
+    args = ["eval", "--group", demo, "--recipes", "vector,graphiti-default", "--candidates", "25", "--top-k", "10"]
+    assert main([*args, "--limit-queries", "6", "--no-save", "--export-config", str(path)]) == 0
+    recommendation = capsys.readouterr().out.strip().splitlines()[-1]
+    text = path.read_text()
+    module = load_module(path)
+    assert module.CANDIDATES in (25, 50) and module.TOP_K == 10  # a winner at N=25, or the baseline kept
+    assert "graphiti's search recipe" in text and "def rerank(" in text
+    # the module names the setting the recommendation names
+    head = text.splitlines()[0]
+    assert (
+        head.startswith('"""Retrieval setting chosen with Retrieval Lab: ')
+        and head.split(": ", 1)[1].rstrip(".") in recommendation
+    )
+    assert main([*args, "--export-config", str(tmp_path / "missing" / "x.py")]) == 2
