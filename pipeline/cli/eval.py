@@ -81,6 +81,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.evaluation.records import SweepSpec, check_metric
     from pipeline.evaluation.repo import experiment_names
     from pipeline.evaluation.sweep import run_sweep
+    from pipeline.evaluation.vector_gain import gains_over_vector
 
     for path in (args.export_csv, args.export_json, args.export_config):
         check_writable(path)  # before the sweep: nothing is saved when the export could not be written
@@ -170,6 +171,10 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         "metric": metric,
         "baseline": result.baseline,
         "rows": settings_table(result, metric),
+        "over_vector": [
+            {"setting": g.key, "vector": g.vector_key, "percent": g.percent, "p_value": g.test.p_randomization}
+            for g in gains_over_vector(result, metric)
+        ],
         "recommendation": {
             "setting": rec.key,
             "beats_baseline": rec.beats_baseline,

@@ -15,6 +15,7 @@ from pipeline.evaluation.records import (
     SweepResult,
     check_metric,
 )
+from pipeline.evaluation.vector_gain import gains_over_vector
 
 TABLE_COLUMNS = (
     "setting",
@@ -116,6 +117,10 @@ def render_table(result: SweepResult, metric: str = DEFAULT_METRIC) -> str:
             + (f"{mt.get(STALE, 0.0):>7.1%} " if stale else "")
             + f"{mt['ndcg@10']:>8.4f} {mt['recall@10']:>9.4f} {mt['mrr@10']:>7.4f} {s.p50_ms:>8.1f} {p:>7}{mark}"
         )
+    gains = gains_over_vector(result, metric)
+    if gains:
+        lines.append("Against pure vector search (vector + none at the same N and k; p: paired randomization):")
+        lines.extend(f"  {gain.line}" for gain in gains)
     lines.append(f"* recommended: {rec.key} (rule: {rec.rule})")
     lines.append(f"Recommendation: {rec.sentence}")
     return "\n".join(lines)

@@ -58,7 +58,14 @@ def test_the_cli_writes_the_recommended_setting(demo: str, tmp_path: Path, capsy
     path = tmp_path / "retrieval_setting.py"
     args = ["eval", "--group", demo, "--recipes", "vector,graphiti-default", "--candidates", "25", "--top-k", "10"]
     assert main([*args, "--limit-queries", "6", "--no-save", "--export-config", str(path)]) == 0
-    recommendation = capsys.readouterr().out.strip().splitlines()[-1]
+    out = capsys.readouterr().out
+    recommendation = out.strip().splitlines()[-1]
+    # the recipes include pure vector search: each reranked setting is set against it, in percent with p
+    assert (
+        "Against pure vector search" in out
+        and "local N=25 k=10: " in out
+        and "% ndcg@k over vector none N=25 k=10" in out
+    )
     text = path.read_text()
     module = load_module(path)
     assert module.CANDIDATES in (25, 50) and module.TOP_K == 10  # a winner at N=25, or the baseline kept
