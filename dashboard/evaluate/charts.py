@@ -60,16 +60,19 @@ def pareto(result: SweepResult, metric: str, recommended: str, front: set[str]) 
     """Quality (y) against p50 latency (x); marker size grows with cost; the Pareto front joined by a
     line; the recommended setting starred."""
     fig = go.Figure()
-    for reranker in result.spec.rerankers:
-        points = [s for s in result.grid if s.reranker == reranker]
+    recipes = list(result.spec.recipes)
+    symbols = ("circle", "diamond", "square", "triangle-up", "cross", "x", "star-square")
+    for recipe, reranker in [(recipe, r) for recipe in recipes for r in result.spec.rerankers]:
+        points = [s for s in result.grid if s.reranker == reranker and s.recipe == recipe]
         fig.add_trace(
             go.Scatter(
-                name=chart(reranker),
+                name=chart(reranker if len(recipes) == 1 else f"{recipe} + {reranker}"),
                 x=[s.p50_ms for s in points],
                 y=[s.metrics[metric] for s in points],
                 mode="markers",
                 marker={
                     "color": COLOURS.get(reranker, "#555"),
+                    "symbol": symbols[recipes.index(recipe) % len(symbols)],
                     "size": [12 + min(20, (s.cost_usd or 0) * 50) for s in points],
                 },
                 text=[chart(s.key) for s in points],

@@ -130,7 +130,7 @@ def _settings(job: SweepJob) -> str:
         return "?"
     queries = f", first {spec.limit_queries} queries" if spec.limit_queries else ""
     return (
-        f"N {','.join(map(str, spec.candidates))} · k {','.join(map(str, spec.top_ks))} · "
+        f"{','.join(spec.recipes)} · N {','.join(map(str, spec.candidates))} · k {','.join(map(str, spec.top_ks))} · "
         f"{','.join(spec.rerankers)} · {spec.judgments}{queries}"
     )
 

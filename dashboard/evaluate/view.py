@@ -30,6 +30,7 @@ from pipeline.evaluation.labels import experiment_label
 from pipeline.evaluation.records import BASELINE, DEFAULT_METRIC, METRIC_NAMES, STALE, SweepResult, SweepSpec
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, describe, preset
 
 NS = "evaluate"
 CANDIDATE_OPTIONS = [5, 10, 25, 50, 75, 100, 150, 200]
@@ -77,6 +78,14 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
     job = active_job(lab, group_id)
     running = job is not None
     usable = {c.name: c for c in reranker_choices(lab.settings) if c.available}
+    recipes = st.multiselect(
+        "First-stage recipes",
+        RECIPE_NAMES,
+        default=[DEFAULT_RECIPE],
+        key=f"{NS}.recipes",
+        help="graphiti's search recipes (docs/recipes.md); each is swept over every N, k and reranker. "
+        + "; ".join(f"{name}: {describe(preset(name))}" for name in RECIPE_NAMES),
+    )
     cols = st.columns([2, 2, 2, 2])
     ns = cols[0].multiselect(
         "Candidates N", CANDIDATE_OPTIONS, default=[10, 25, 50, 100], key=f"{NS}.candidates", wrap=True
@@ -120,6 +129,7 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         include_superseded=include_superseded,
         as_of=as_of,
         stale_rate=stale_rate,
+        recipes=tuple(recipes),
     )
     buttons = st.columns([1.4, 1.1, 5])
     buttons[0].button(

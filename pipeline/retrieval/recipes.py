@@ -121,6 +121,21 @@ class Recipe:
         return config
 
 
+def describe(recipe: Recipe) -> str:
+    """In words, from the config: 'BM25 + cosine, RRF, cosine floor 0.6'."""
+    names = {"bm25": "BM25", "cosine": "cosine", "bfs": f"graph walk (depth {recipe.edge_config.bfs_max_depth})"}
+    fusions = {
+        "rrf": "RRF",
+        "mmr": f"MMR (lambda {recipe.edge_config.mmr_lambda:g})",
+        "node_distance": "node distance",
+        "episode_mentions": "episode mentions",
+    }
+    parts = [" + ".join(names[m] for m in recipe.methods), fusions[recipe.fusion]]
+    if "cosine" in recipe.methods:
+        parts.append(f"cosine floor {recipe.edge_config.sim_min_score:g}")
+    return ", ".join(parts)
+
+
 def preset(name: str, center: str | None = None) -> Recipe:
     if name not in PRESETS:
         raise InvalidInput(f"Unknown recipe {name!r}; one of: {', '.join(RECIPE_NAMES)}, or a SearchConfig .json file.")

@@ -233,3 +233,27 @@ def test_as_of_and_superseded_options_are_on_the_page_and_refused_together(app: 
     app.run()
     assert any("do not go together" in e.value for e in app.error)
     assert not app.button(key="evaluate.run").disabled  # nothing started
+
+
+def test_a_sweep_of_two_recipes_from_the_page_shows_both_and_their_heatmaps(app: AppTest, lab: Lab) -> None:
+    open_page(app, "app_pages/evaluate.py")
+    assert app.multiselect(key="evaluate.recipes").value == ["hybrid-walk"]  # today's default recipe
+    app.multiselect(key="evaluate.recipes").set_value(["vector", "graphiti-default"])
+    app.multiselect(key="evaluate.candidates").set_value([25])
+    app.multiselect(key="evaluate.top_k").set_value([10])
+    app.number_input(key="evaluate.limit").set_value(4)
+    app.run()
+    app.button(key="evaluate.run").click()
+    app.run()
+    job = finish_sweep(app, "demo")
+    no_errors(app)
+    assert job.experiment_id is not None
+    _info, result = load_experiment(lab.store, job.experiment_id)
+    assert result.spec.recipes == ("vector", "graphiti-default")
+    table = frame(app, "Recommended")
+    wanted = {f"{r} {k} N=25 k=10" for r in ("vector", "graphiti-default") for k in ("none", "local")}
+    assert wanted | {"hybrid-walk none N=50 k=10"} == set(table["Setting"])  # the grid and the baseline
+    titles = [
+        a["text"] for c in app.get("plotly_chart") for a in json.loads(c.proto.spec)["layout"].get("annotations", [])
+    ]
+    assert {"vector + none", "graphiti-default + local"} <= set(titles)  # one heatmap per recipe and reranker
