@@ -22,6 +22,7 @@ def runs_frame(runs: list[RunSummary]) -> pd.DataFrame:
                 "Deal": r.group_id,
                 "Source": r.source,
                 "Query": r.query,
+                "Recipe": r.recipe,
                 "N": r.num_candidates,
                 "k": r.top_k,
                 "Reranker": r.reranker,
@@ -74,7 +75,8 @@ def render_stored_run(stored: StoredRun) -> None:
     s, run = stored.summary, stored.run
     st.subheader(f"Run #{s.id}: {label(run.query)}")
     st.caption(
-        f"{stamp(run.created_at)} UTC · deal {md(run.group_id)} · from {md(s.source)} · include superseded: "
+        f"{stamp(run.created_at)} UTC · deal {md(run.group_id)} · from {md(s.source)} · recipe {md(run.recipe)} · "
+        "include superseded: "
         f"{'yes' if run.include_superseded else 'no'} · as of: {md(run.as_of or 'now')}"
     )
     cols = st.columns(5)

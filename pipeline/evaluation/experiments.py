@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from pipeline.errors import InvalidInput
-from pipeline.evaluation.records import LEGACY_RECIPE, QueryRow, SettingResult, SweepResult, SweepSpec, SweepStats
+from pipeline.evaluation.records import QueryRow, SettingResult, SweepResult, SweepSpec, SweepStats
 from pipeline.evaluation.repo import (
     experiment_heads,
     experiment_names,
@@ -24,6 +24,7 @@ from pipeline.evaluation.repo import (
     insert_experiment,
     rename_experiment_row,
 )
+from pipeline.retrieval.recipes import LEGACY_RECIPE
 from pipeline.store.db import Store
 from pipeline.text import one_line
 

@@ -15,7 +15,7 @@ from pipeline.evaluation.recommend import Recommendation, pareto_front, recommen
 from pipeline.evaluation.significance import PairedTest, paired_test_cached
 from pipeline.ingest.fields import DATE_RULE, date_field
 from pipeline.rerankers import RERANKERS
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, parse_recipe
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, LEGACY_RECIPE, RECIPE_NAMES, parse_recipe
 from pipeline.retrieval.setting import MAX_CANDIDATES, MAX_TOP_K
 
 FIXED = ("ndcg@10", "recall@10", "mrr@10")  # on the top 10 of the reranked list, whatever k
@@ -28,7 +28,6 @@ TOKENS = "tokens@k"  # the context the setting hands on: tokens of its top k fac
 STALE = "stale@k"  # share of the top k that would be superseded facts without the filter (when measured)
 EXTRA_NAMES = (TOKENS, STALE)  # per query and setting beside the quality metrics; STALE only when measured
 BASELINE = (DEFAULT_RECIPE, "none", 50, 10)  # recipe, reranker, N, k: what every setting is tested against
-LEGACY_RECIPE = "hybrid-walk"  # the first stage of every experiment saved before sweeps took a recipe
 # settings (reranker x N x k with k <= N) one sweep may hold, on the page and in the CLI alike: each is reranked,
 # tested and stored per query, and an experiment's per-query rows grow with it (uncapped, N 1..200 x k 1..100 on 3
 # queries stored 90,300 rows, 322 MB)

@@ -44,6 +44,7 @@ def run_parameters(run: RetrievalRun) -> dict[str, Any]:
     return {
         "deal": run.group_id,
         "query": run.query,
+        "recipe": run.recipe,
         "first stage": run.first_stage,
         "N (candidates)": run.num_candidates,
         "k (top-k)": run.top_k,

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pipeline.errors import InvalidInput
 from pipeline.ingest.loading import parse_time
+from pipeline.retrieval.recipes import LEGACY_RECIPE
 from pipeline.retrieval.records import (
     Candidate,
     Citation,
@@ -54,6 +55,7 @@ class RunSummary:
     rerank_cost_usd: float | None
     total_ms: float
     result_count: int
+    recipe: str
 
     @classmethod
     def from_row(cls, row: sqlite3.Row | Mapping[str, Any]) -> RunSummary:
@@ -149,6 +151,7 @@ def run_columns(payload: Mapping[str, Any], source: str) -> dict[str, Any]:
         "total_ms": float(timings["stages_ms"]["total"]),
         "result_count": len(payload["results"]),
         "first_stage": payload.get("first_stage") or "exact",
+        "recipe": payload.get("recipe") or LEGACY_RECIPE,
     }
 
 
@@ -210,6 +213,7 @@ def run_from_dict(data: Mapping[str, Any]) -> RetrievalRun:
         reranker_model=data["reranker_model"],
         include_superseded=data["include_superseded"],
         first_stage=data.get("first_stage") or "exact",
+        recipe=data.get("recipe") or LEGACY_RECIPE,
         as_of=data["as_of"],
         candidates=candidates,
         reranked=reranked,

@@ -35,10 +35,10 @@ SUMMARY_COLUMNS = ", ".join(f"r.{name}" for name in SUMMARY_FIELDS)
 INSERT_RUN = """
 INSERT INTO runs (created_at, at_epoch, source, group_id, query, num_candidates, top_k, reranker, reranker_model,
                   include_superseded, as_of, rerank_used, fallback_reason, rerank_tokens, rerank_cost_usd, total_ms,
-                  result_count, first_stage, rerank_searches)
+                  result_count, first_stage, rerank_searches, recipe)
 VALUES (:created_at, :at_epoch, :source, :group_id, :query, :num_candidates, :top_k, :reranker, :reranker_model,
         :include_superseded, :as_of, :rerank_used, :fallback_reason, :rerank_tokens, :rerank_cost_usd, :total_ms,
-        :result_count, :first_stage, :rerank_searches)
+        :result_count, :first_stage, :rerank_searches, :recipe)
 """
 
 

@@ -71,6 +71,8 @@ PRESETS: dict[str, SearchConfig] = {
 # what a setting runs when none is named: today's first stage, so runs, experiments and links keep their meaning
 # until pages and sweeps take a recipe
 DEFAULT_RECIPE = "hybrid-walk"
+# what every run, experiment and cached pool recorded before recipes existed ran (migrations 0020, 0021)
+LEGACY_RECIPE = "hybrid-walk"
 RECIPE_NAMES = tuple(PRESETS)
 
 

@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
+from pipeline.retrieval.recipes import LEGACY_RECIPE
+
 METHODS = ("bm25", "cosine", "bfs")
 BUDGETS_MS = {"hybrid_search": 500.0, "rerank": 300.0, "total": 3000.0}
 
@@ -117,7 +119,7 @@ class RetrievalRun:
     fallback_reason: str | None
     created_at: str
     first_stage: str = "exact"  # or "vector_index": where the cosine list came from (pipeline/vector_index)
-    recipe: str = "hybrid-walk"  # the first-stage recipe's key; runs recorded before recipes ran this one
+    recipe: str = LEGACY_RECIPE  # the first-stage recipe's key
 
     def to_dict(self) -> dict[str, Any]:
         """The CLI's JSON contract (keys: query, group, candidates, reranked, results, timings, ...)."""

@@ -55,3 +55,21 @@ async def test_bench_writes_its_runs_to_the_store(lab: Lab, demo: str) -> None:
     table = load_timings(lab.store, RunFilter(sources=("bench",)))
     total = next(s for s in stage_percentiles(table) if s.stage == "total")
     assert total.runs >= 4 and 0 < total.p50 <= total.p95 <= total.p99
+
+
+async def test_a_run_keeps_its_recipe_and_history_says_when_two_differ(lab: Lab, demo: str) -> None:
+    from pipeline.history.compare import compare_runs
+    from pipeline.retrieval.recipes import preset
+
+    query = "What was Halcyon's FY2025 revenue?"
+    walk = await retrieve(lab, query, demo, 25, 5, "none", recipe=preset("hybrid-walk"))
+    vector = await retrieve(lab, query, demo, 25, 5, "none", recipe=preset("vector"))
+    ids = [save_run(lab.store, run, "cli") for run in (walk, vector)]
+    stored = [load_run(lab.store, run_id) for run_id in ids]
+    assert [s.run.recipe for s in stored] == [s.summary.recipe for s in stored] == ["hybrid-walk", "vector"]
+    assert "recipe" in compare_runs(stored[0].run, stored[1].run).differing
+    # a run recorded before recipes (no recipe in its payload) is the hybrid walk it ran
+    old = {k: v for k, v in walk.to_dict().items() if k != "recipe"}
+    from pipeline.history.records import run_from_dict
+
+    assert run_from_dict(old).recipe == "hybrid-walk"
