@@ -43,8 +43,10 @@ def render_comparison(lab: Lab, request: CompareRequest) -> None:
             if message not in said:  # a shared first stage is over budget once, not once per side
                 said.add(message)
                 st.caption(f":orange[Over budget:] {md(message)}")
+    basis = _confidence_basis(a, b)
     confidence: Confidence = _kept(
-        ("confidence", a.query, a.group_id, a.recipe, a.num_candidates, a.first_stage), lambda: run(assess(lab, a))
+        ("confidence", basis.query, basis.group_id, basis.recipe, basis.num_candidates, basis.first_stage),
+        lambda: run(assess(lab, basis)),
     )
     if confidence.low:
         st.warning(
@@ -59,6 +61,17 @@ def render_comparison(lab: Lab, request: CompareRequest) -> None:
     _judged_summary(judged, a, b)
     _stats(a, b)
     _cards(lab, request, a, b, judged, confidence.low)
+
+
+def _confidence_basis(a: RetrievalRun, b: RetrievalRun) -> RetrievalRun:
+    """The side whose first stage the low-confidence rule reads: the rule needs the cosine and BM25 lists, which a
+    side's recipe may not run (`vector`, `bm25`) or its floors may empty (`mmr`); A unless B has more of them."""
+
+    def signals(side: RetrievalRun) -> tuple[bool, bool, int]:
+        found = [c.method_ranks for c in side.candidates]
+        return any(r.get("cosine") for r in found), any(r.get("bm25") for r in found), len(found)
+
+    return b if signals(b) > signals(a) else a
 
 
 def _judged_summary(judged: QueryJudgments | None, a: RetrievalRun, b: RetrievalRun) -> None:
