@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pytest
 from playwright.async_api import Browser, Page, expect
 
-from dashboard.common.links import scores_params
+from dashboard.common.links import compare_url, scores_params
 from pipeline.admin.repo import clear_failures
 from pipeline.admin.unlock import try_unlock
 from pipeline.evaluation.experiments import save_experiment
@@ -112,6 +112,29 @@ async def test_a_compare_link_shows_the_same_comparison(app_url: str, page: Page
         await assert_no_error(fresh)
 
     await in_fresh_context(browser, url, same_comparison)
+
+
+@pytest.mark.browser
+async def test_a_compare_link_carries_each_sides_recipe(app_url: str, page: Page, browser: Browser, demo: str) -> None:
+    b = setting("vector", 50, "local", 10)
+    await page.goto(f"{app_url}/{compare_url(demo, JUDGED, setting(), b)}")
+    await wait_for_app(page)
+    await page.get_by_role("heading", name="B: with local").wait_for(timeout=LONG)
+    await expect(page.locator(f"{key('compare.b.recipe')} input")).to_have_value("vector")
+    await choose(page, "compare.a.recipe", page.get_by_role("option", name="bm25", exact=True))
+    await page.get_by_text("A: bm25 + none, N=50, k=10").wait_for(timeout=LONG)
+    await wait_for_app(page)
+    url = page.url
+    assert "compare.a.recipe=bm25" in url and "compare.b.recipe=vector" in url, url
+
+    async def same_recipes(fresh: Page) -> None:
+        await fresh.get_by_text("A: bm25 + none, N=50, k=10").wait_for(timeout=LONG)
+        await fresh.get_by_text("B: vector + local, N=50, k=10").wait_for(timeout=LONG)
+        await expect(fresh.locator(f"{key('compare.a.recipe')} input")).to_have_value("bm25")
+        await expect(fresh.locator(f"{key('compare.b.recipe')} input")).to_have_value("vector")
+        await assert_no_error(fresh)
+
+    await in_fresh_context(browser, url, same_recipes)
 
 
 @pytest.mark.browser
