@@ -10,7 +10,8 @@ from urllib.parse import parse_qs
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pipeline.retrieval.recipes import DEFAULT_RECIPE
+from dashboard.common.recipes import fusion_label
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, preset
 from pipeline.retrieval.records import RetrievalRun
 from tests.app.conftest import APP, no_errors, open_page
 from tests.app.test_bad_links import dropped_in_one_line, opened
@@ -105,6 +106,11 @@ def test_a_pool_short_of_n_is_said_for_mmr_and_not_for_hybrid_walk(app: AppTest)
     assert int(SHORT.match(short[0])[1]) == len(runs["mmr"].candidates)
     # the short side is not read as a deal without an answer: the rule reads B's first stage
     assert not any("Low confidence" in w.value for w in app.warning)
+    if not runs["mmr"].candidates:  # both sides empty: no rule to read, no banner
+        app.selectbox(key="compare.b.recipe").set_value("mmr").run()
+        no_errors(app)
+        assert len([line for line in captions(app) if SHORT.match(line)]) == 2
+        assert not any("Low confidence" in w.value for w in app.warning)
 
     scores = AppTest.from_file(APP, default_timeout=60)
     scores.query_params.update({"scores.q": QUERY, "scores.recipe": "mmr"})
@@ -162,3 +168,19 @@ def test_scores_to_compare_keeps_the_recipe_on_both_sides(app: AppTest, demo: st
     assert [compare.selectbox(key=f"compare.{s}.recipe").value for s in "ab"] == ["graphiti-default"] * 2
     said = captions(compare)
     assert "A: graphiti-default + none, N=20, k=10" in said and "B: graphiti-default + local, N=20, k=10" in said
+
+
+@pytest.mark.parametrize("name", RECIPE_NAMES)
+def test_every_recipe_draws_on_scores_with_its_fusion_and_methods(app: AppTest, name: str) -> None:
+    recipe = preset(name)
+    app.query_params.update({"scores.q": QUERY, "scores.recipe": name})
+    open_page(app, "app_pages/scores.py")
+    assert app.selectbox(key="scores.recipe").value == name
+    frame = app.dataframe[0].value
+    assert f"Fused score ({fusion_label(recipe)})" in frame.columns
+    for method, column in (("bm25", "BM25 rank"), ("cosine", "Cosine rank"), ("bfs", "BFS rank")):
+        assert (set(frame[column]) == {"not used"}) == (method not in recipe.methods and len(frame) > 0), column
+    if len(frame):
+        steps = dict(zip(app.dataframe[1].value["Step"], app.dataframe[1].value["Value"], strict=True))
+        fused = "RRF contribution" if recipe.fusion in ("rrf", "episode_mentions") else f"{fusion_label(recipe)} score"
+        assert fused in steps
