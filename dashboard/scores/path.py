@@ -4,8 +4,8 @@ contributions. A method the recipe does not run reads "not used", one that ran w
 
 graphiti fuses the lists by reciprocal rank (`rrf`, rank constant 1): a fact at rank r of a list adds 1/r. Its
 other fusions score otherwise: MMR (relevance to the query less similarity to the facts above), node distance
-(1 / hops of the fact's source entity from the center entity), episode mentions (RRF scores, ordered by how many
-episodes mention the fact).
+(of the fact's source entity from the center entity: 10 for the center itself, 1 for a neighbour, else 0), episode
+mentions (RRF scores, ordered by how many episodes mention the fact).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pipeline.retrieval.records import METHODS, RankedCandidate, RetrievalRun
 RRF_SCORED = ("rrf", "episode_mentions")  # fusions whose fused score is the lists' RRF score
 FUSION_SCALES = {
     "mmr": "maximal marginal relevance: relevance to the query less similarity to the facts ranked above",
-    "node_distance": "1 / hops of the fact's source entity from the center entity",
+    "node_distance": "graphiti's node distance: 10 for the center entity's facts, 1 for a neighbour's, else 0",
 }
 
 
