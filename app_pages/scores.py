@@ -2,6 +2,7 @@ import streamlit as st
 
 from dashboard.common.links import scores_to_compare
 from dashboard.common.query_form import query_form, setting_runs
+from dashboard.common.recipes import pool_note
 from dashboard.common.sidebar import page_context
 from dashboard.common.text import md
 from dashboard.scores.judged import query_grades
@@ -19,23 +20,27 @@ lab, deal = page_context()
 if deal is not None:
     request = query_form("scores", lab, deal.group_id)
     if request is not None:
-        (run,) = setting_runs("scores", lab, request.query, deal.group_id, [request.setting], request.first_stage)
+        setting = request.setting
+        (run,) = setting_runs("scores", lab, request.query, deal.group_id, [setting])
         st.page_link(
             "app_pages/compare.py",
             label="This query on Compare, with and without reranking",
             icon=":material/compare_arrows:",
-            query_params=scores_to_compare(deal.group_id, request.query, request.setting, request.first_stage),
+            query_params=scores_to_compare(deal.group_id, request.query, setting),
         )
+        if (note := pool_note(setting, len(run.candidates))) is not None:
+            st.caption(md(note))
         if run.fallback_reason:
             st.warning(f"**The reranker fell back to first-stage order.** {md(run.fallback_reason)}")
         grades = query_grades(lab, run)
-        view = scores_view(run, grades)  # built once per run: a rerun that keeps it reuses the table and charts
+        # built once per run: a rerun that keeps it reuses the table and charts
+        view = scores_view(run, setting.recipe, grades)
         frame = view.frame
         st.caption(
             f"Rows in final order; the first {run.top_k} (k) are handed on, the Top k column marks the cut. "
             + ("Judged grades: 0-3, — = not judged." if grades is not None else "This query is not judged.")
         )
-        show_candidates(frame, "scores.table")
+        show_candidates(frame, "scores.table", setting.recipe)
         st.download_button(
             "Export CSV",
             view.csv,
@@ -44,7 +49,7 @@ if deal is not None:
             key="scores.export",
             icon=":material/download:",
         )
-        render_path(run)
+        render_path(run, setting.recipe)
         if view.charts is not None:
             scatter, slope, histogram = view.charts
             st.plotly_chart(slope, key="scores.slope")  # full width: its facts label both sides

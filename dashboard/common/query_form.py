@@ -1,9 +1,10 @@
-"""The query controls Compare and Scores share: query, example queries, a setting's N, k and reranker, and the
-first stage (exact, or the graph's vector index once `python -m pipeline vector-index` has built and measured one).
+"""The query controls Compare and Scores share: query, example queries, a setting's first-stage recipe, N, k and
+reranker, and the first stage (exact, or the graph's vector index once `python -m pipeline vector-index` has built
+and measured one). A setting is the pipeline's `Setting` (pipeline/retrieval/setting.py).
 
 Every control is bound to the URL (`bind="query-params"`), so a comparison can be shared as a link.
-Runs come from `rank()`, kept per (query, N, first stage, reranker) in the session: each k is a cut of a kept
-run (changing k re-runs nothing). Each shown setting is recorded once in the run history.
+Runs come from `rank()`, kept per (query, pool, reranker) in the session, a pool being (recipe, N, first stage):
+each k is a cut of a kept run (changing k re-runs nothing). Each shown setting is recorded once in the run history.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from dashboard.common.links import Setting
+from dashboard.common.recipes import recipe_control
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
 from pipeline.comparison.examples import Example, examples
@@ -23,11 +24,10 @@ from pipeline.evaluation.experiments import list_experiments
 from pipeline.history.repo import save_run
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
-from pipeline.retrieval.recipes import DEFAULT_RECIPE
+from pipeline.retrieval.recipes import RECIPE_NAMES
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.retrieval.retrieve import rank
-from pipeline.retrieval.setting import MAX_CANDIDATES
-from pipeline.retrieval.setting import setting as spine_setting
+from pipeline.retrieval.setting import MAX_CANDIDATES, Setting
 from pipeline.vector_index import FIRST_STAGES, FirstStageName
 from pipeline.vector_index.repo import latest_check
 
@@ -41,14 +41,7 @@ POOLS_KEPT = 20
 class Request:
     query: str
     group_id: str
-    num_candidates: int
-    top_k: int
-    reranker: str
-    first_stage: FirstStageName = "exact"
-
-    @property
-    def setting(self) -> Setting:
-        return Setting(self.reranker, self.num_candidates, self.top_k)
+    setting: Setting
 
 
 def example_list(lab: Lab, group_id: str) -> list[Example]:
@@ -75,8 +68,11 @@ def _use_example(ns: str, notes: dict[str, Example], sides: tuple[str, ...]) -> 
         return
     if example.candidates % 5 or not 5 <= example.candidates <= MAX_CANDIDATES or example.top_k > MAX_SHOWN_K:
         return  # not a setting the sliders can show
+    if example.recipe not in RECIPE_NAMES:
+        return  # a recipe the select box does not offer (a given center)
     rerankers = ("none", example.reranker) if len(sides) == 2 else (example.reranker,)
     for side, reranker in zip(sides, rerankers, strict=True):
+        st.session_state[f"{ns}.{side}recipe"] = example.recipe
         st.session_state[f"{ns}.{side}reranker"] = reranker
         st.session_state[f"{ns}.{side}n"] = example.candidates
         st.session_state[f"{ns}.{side}k"] = example.top_k
@@ -114,14 +110,17 @@ def query_box(ns: str, lab: Lab, group_id: str, sides: tuple[str, ...] = ("",)) 
 
 
 def setting_controls(ns: str, lab: Lab, side: str = "", with_none: bool = False, default: str | None = None) -> Setting:
-    """N, k and reranker under keys `{ns}.{side}n`, `{ns}.{side}k`, `{ns}.{side}reranker`."""
+    """Recipe, N, k and reranker under keys `{ns}.{side}recipe`, `{ns}.{side}n`, `{ns}.{side}k`,
+    `{ns}.{side}reranker`; the setting's first stage is exact until the form's one first-stage control says."""
     settings = lab.settings
     choices = {c.name: c for c in reranker_choices(settings)}
     names = [c for c in choices if with_none or c != "none"]
-    if side:  # one of Compare's half-width sides: the reranker on its own row, so its name is not cut off
-        reranker_box, n_box, k_box = st.container(), *st.columns(2)
+    if side:  # one of Compare's half-width sides: recipe and reranker on rows of their own, so no name is cut off
+        recipe_box, reranker_box, n_box, k_box = st.container(), st.container(), *st.columns(2)
     else:
-        n_box, k_box, reranker_box = st.columns([2, 2, 3])
+        recipe_box, reranker_box = st.columns(2)
+        n_box, k_box = st.columns(2)
+    recipe = recipe_control(ns, side, recipe_box)
     n = n_box.slider(
         "Candidates (N)",
         5,
@@ -153,32 +152,27 @@ def setting_controls(ns: str, lab: Lab, side: str = "", with_none: bool = False,
         st.query_params.pop(key, None)
     else:
         st.query_params[key] = reranker
-    return Setting(reranker, n, k)
+    return Setting(recipe, n, reranker, k)
 
 
 def checked(setting: Setting) -> Setting:
     """k cut to N when larger, said in one line."""
-    if setting.top_k > setting.num_candidates:
-        st.warning(
-            f"Top-k ({setting.top_k}) is larger than N ({setting.num_candidates}); "
-            f"showing k = {setting.num_candidates}."
-        )
-        return replace(setting, top_k=setting.num_candidates)
+    n = setting.candidates
+    if setting.top_k > n:
+        st.warning(f"Top-k ({setting.top_k}) is larger than N ({n}); showing k = {n}.")
+        return replace(setting, top_k=n)
     return setting
 
 
 def query_form(ns: str, lab: Lab, group_id: str) -> Request | None:
-    """Scores' controls: query, one setting, first stage; the request once a query is entered."""
+    """Scores' controls: query, one setting (its first stage included); the request once a query is entered."""
     query = query_box(ns, lab, group_id)
     setting = setting_controls(ns, lab, with_none=True, default="local")
     first_stage = first_stage_control(ns, lab, group_id)
     if not query.strip():
         st.info("Type a query or pick an example to run it.")
         return None
-    setting = checked(setting)
-    return Request(
-        query, group_id, min(setting.num_candidates, MAX_CANDIDATES), setting.top_k, setting.reranker, first_stage
-    )
+    return Request(query, group_id, checked(replace(setting, first_stage=first_stage)))
 
 
 def first_stage_control(ns: str, lab: Lab, group_id: str) -> FirstStageName:
@@ -198,25 +192,21 @@ def first_stage_control(ns: str, lab: Lab, group_id: str) -> FirstStageName:
     return picked
 
 
-def setting_runs(
-    ns: str, lab: Lab, query: str, group_id: str, settings: Sequence[Setting], first_stage: FirstStageName
-) -> list[RetrievalRun]:
+def setting_runs(ns: str, lab: Lab, query: str, group_id: str, settings: Sequence[Setting]) -> list[RetrievalRun]:
     """The run of each setting, ranked together (`rank`: sides that share a pool share one first stage) and kept in
-    the session per (query, N, first stage, reranker), cited as deep as the slider goes: another k is a cut of the
-    same run, not a new run. The history records each ranking once, at the k it was run with."""
+    the session per (query, pool, reranker), a pool being (recipe, N, first stage), cited as deep as the slider
+    goes: another k is a cut of the same run, not a new run. The history records each ranking once, at the k it
+    was run with."""
     cache: dict = st.session_state.setdefault(f"{ns}.runs", {})
     if len(cache) > POOLS_KEPT * 4:
         cache.clear()
 
     def ranked_key(setting: Setting) -> tuple[object, ...]:
-        return (query, group_id, setting.num_candidates, first_stage, setting.reranker)
+        return (query, group_id, setting.pool, setting.reranker)
 
     missing = list({ranked_key(s): s for s in settings if ranked_key(s) not in cache}.values())
     if missing:
-        deep = [
-            spine_setting(DEFAULT_RECIPE, s.num_candidates, s.reranker, min(s.num_candidates, MAX_SHOWN_K), first_stage)
-            for s in missing
-        ]
+        deep = [replace(s, top_k=min(s.candidates, MAX_SHOWN_K)) for s in missing]
         for setting, ranked in zip(missing, run(rank(lab, query, group_id, deep)), strict=True):
             cache[ranked_key(setting)] = ranked
             cache[(*ranked_key(setting), setting.top_k)] = _recorded(lab, _cut(ranked, setting.top_k))

@@ -21,12 +21,14 @@ T = TypeVar("T")
 SEEDED = "url_state.seeded"  # the keys already seeded from the URL in this session (a link is read once)
 
 
-def _linked(key: str, parse: Callable[[str], T | None], what: str, rule: str) -> T | None:
+def _linked(key: str, parse: Callable[[str], T | None], what: str, rule: str, once: bool = True) -> T | None:
     """The value the URL gives for `key`, once per session (a link or a reload is read when the page is first
     drawn), parsed; a value the page cannot show (`parse` gives None) is dropped from the URL with one line
-    saying so ("The link's queue “x” is not a queue of this deal: left out."), and the page draws without it."""
+    saying so ("The link's queue “x” is not a queue of this deal: left out."), and the page draws without it.
+    `once=False` reads it whenever asked: for a widget the caller seeds on each visit to its page (as Compare's
+    reranker is), so a link followed later in the session is read too."""
     seeded: set[str] = st.session_state.setdefault(SEEDED, set())
-    if key in seeded:
+    if once and key in seeded:
         return None
     seeded.add(key)
     raw = st.query_params.get(key)
@@ -54,9 +56,9 @@ def linked_id(key: str, valid: Collection[int], what: str, rule: str) -> int | N
     return _linked(key, parse, what, rule)
 
 
-def linked_text(key: str, valid: Collection[str], what: str, rule: str) -> str | None:
+def linked_text(key: str, valid: Collection[str], what: str, rule: str, once: bool = True) -> str | None:
     """`linked_id` for a pick named by text (a name or a uuid)."""
-    return _linked(key, lambda raw: raw if raw in valid else None, what, rule)
+    return _linked(key, lambda raw: raw if raw in valid else None, what, rule, once)
 
 
 def linked_date(key: str, latest: date, what: str) -> date | None:

@@ -1,30 +1,23 @@
-"""Compare's controls: the query, then side A and side B, each with its own reranker, N and k.
+"""Compare's controls: the query, then side A and side B, each with its own first-stage recipe, reranker, N and k,
+and the one first stage (exact or vector index) both sides share.
 
-Keys follow the URL contract of `dashboard/common/links.py`: `compare.q`, `compare.a.reranker`, `compare.a.n`,
-`compare.a.k`, `compare.b.*`, `compare.first`. An old link's `compare.reranker` (and `compare.n`, `compare.k`)
-still opens as before: the reranker is B's, N and k are both sides'.
+Keys follow the URL contract of `dashboard/common/links.py`: `compare.q`, `compare.a.recipe`, `compare.a.reranker`,
+`compare.a.n`, `compare.a.k`, `compare.b.*`, `compare.first`. An old link's `compare.reranker` (and `compare.n`,
+`compare.k`) still opens as before: the reranker is B's, N and k are both sides'.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from dashboard.common.query_form import (
-    MAX_SHOWN_K,
-    Setting,
-    checked,
-    first_stage_control,
-    query_box,
-    setting_controls,
-)
+from dashboard.common.query_form import MAX_SHOWN_K, checked, first_stage_control, query_box, setting_controls
 from dashboard.common.text import md
 from dashboard.common.url_state import link_id
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
-from pipeline.retrieval.setting import MAX_CANDIDATES
-from pipeline.vector_index import FirstStageName
+from pipeline.retrieval.setting import MAX_CANDIDATES, Setting
 
 NS = "compare"
 SIDES = ("a.", "b.")
@@ -37,9 +30,8 @@ LEGACY_NAMES = {"reranker": "reranker", "n": "N", "k": "top-k"}
 class CompareRequest:
     query: str
     group_id: str
-    a: Setting
+    a: Setting  # each side's first stage is the form's one first-stage control
     b: Setting
-    first_stage: FirstStageName = "exact"
 
 
 def _legacy_params(lab: Lab) -> None:
@@ -79,5 +71,5 @@ def compare_form(lab: Lab, group_id: str) -> CompareRequest | None:
     if not query.strip():
         st.info("Type a query or pick an example to run it.")
         return None
-    a, b = (checked(settings[s]) for s in SIDES)
-    return CompareRequest(query, group_id, a, b, first_stage)
+    a, b = (checked(replace(settings[s], first_stage=first_stage)) for s in SIDES)
+    return CompareRequest(query, group_id, a, b)

@@ -1,12 +1,14 @@
 """The side-by-side view of two settings: banners, the judged verdict and per-side metrics, overlap, and each
-side's top k as cards (judged grade, movement against the other side, citation)."""
+side's top k as cards (judged grade, movement against the other side, citation) under its setting (recipe
+included) and, when the recipe's floors left fewer than N candidates, a line saying so."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.common.links import Setting, scores_params
+from dashboard.common.links import scores_params
 from dashboard.common.query_form import setting_runs
+from dashboard.common.recipes import pool_note
 from dashboard.common.result_cards import result_card
 from dashboard.common.runtime import run
 from dashboard.common.text import md
@@ -16,6 +18,7 @@ from pipeline.comparison.judged import QueryJudgments, query_judgments, side_sco
 from pipeline.comparison.overlap import overlap
 from pipeline.lab import Lab
 from pipeline.retrieval.citations import fetch_episodes
+from pipeline.retrieval.recipes import describe
 from pipeline.retrieval.records import RetrievalRun
 
 
@@ -29,7 +32,7 @@ def _kept(key: tuple, compute):
 
 
 def render_comparison(lab: Lab, request: CompareRequest) -> None:
-    a, b = setting_runs(NS, lab, request.query, request.group_id, [request.a, request.b], request.first_stage)
+    a, b = setting_runs(NS, lab, request.query, request.group_id, [request.a, request.b])
     said: set[str] = set()
     for name, side in (("A", a), ("B", b)):
         if side.fallback_reason:
@@ -41,10 +44,15 @@ def render_comparison(lab: Lab, request: CompareRequest) -> None:
             if message not in said:  # a shared first stage is over budget once, not once per side
                 said.add(message)
                 st.caption(f":orange[Over budget:] {md(message)}")
-    confidence: Confidence = _kept(
-        ("confidence", a.query, a.group_id, a.num_candidates, a.first_stage), lambda: run(assess(lab, a))
-    )
-    if confidence.low:
+    basis = _confidence_basis(a, b)
+    confidence: Confidence | None = None  # no candidate on either side (a recipe's floors): nothing to read
+    if basis.candidates:
+        confidence = _kept(
+            ("confidence", basis.query, basis.group_id, basis.recipe, basis.num_candidates, basis.first_stage),
+            lambda: run(assess(lab, basis)),
+        )
+    low = confidence is not None and confidence.low
+    if confidence is not None and low:
         st.warning(
             "**Low confidence: this deal probably holds no good answer to the query.** "
             f"{md(confidence.reason)}. The 0-1 scores below are relative to this pool, so its best reads 1.00 "
@@ -56,7 +64,18 @@ def render_comparison(lab: Lab, request: CompareRequest) -> None:
     )
     _judged_summary(judged, a, b)
     _stats(a, b)
-    _cards(lab, request, a, b, judged, confidence.low)
+    _cards(lab, request, a, b, judged, low)
+
+
+def _confidence_basis(a: RetrievalRun, b: RetrievalRun) -> RetrievalRun:
+    """The side whose first stage the low-confidence rule reads: the rule needs the cosine and BM25 lists, which a
+    side's recipe may not run (`vector`, `bm25`) or its floors may empty (`mmr`); A unless B has more of them."""
+
+    def signals(side: RetrievalRun) -> tuple[bool, bool, int]:
+        found = [c.method_ranks for c in side.candidates]
+        return any(r.get("cosine") for r in found), any(r.get("bm25") for r in found), len(found)
+
+    return b if signals(b) > signals(a) else a
 
 
 def _judged_summary(judged: QueryJudgments | None, a: RetrievalRun, b: RetrievalRun) -> None:
@@ -113,29 +132,26 @@ def _cards(
     )
     grades = judged.grades if judged is not None and judged.scorable else None
     left, right = st.columns(2)
-    for column, name, side, other, other_run, kind in (
-        (left, "A", a, "B", b, "baseline"),
-        (right, "B", b, "A", a, "reranked"),
+    for column, name, setting, side, other, other_run, kind in (
+        (left, "A", request.a, a, "B", b, "baseline"),
+        (right, "B", request.b, b, "A", a, "reranked"),
     ):
         with column:
             st.subheader(f"{name}: {_title(side)}")
             how = (
-                "First-stage order: RRF fusion of BM25, cosine and graph BFS"
+                f"First-stage order: {describe(setting.recipe)}"
                 if side.reranker == "none"
-                else md(side.reranker_model or side.reranker)
+                else side.reranker_model or side.reranker
             )
-            st.caption(how)
-            st.caption(f"N = {side.num_candidates}, k = {side.top_k}")
+            st.caption(md(how))
+            st.caption(md(f"{name}: {setting.label}"))
+            if (note := pool_note(setting, len(side.candidates))) is not None:
+                st.caption(md(note))
             st.page_link(
                 "app_pages/scores.py",
                 label=f"Every candidate of {name} on Scores",
                 icon=":material/table:",
-                query_params=scores_params(
-                    request.group_id,
-                    request.query,
-                    Setting(side.reranker, side.num_candidates, side.top_k),
-                    request.first_stage,
-                ),
+                query_params=scores_params(request.group_id, request.query, setting),
             )
             for result in side.results:
                 result_card(

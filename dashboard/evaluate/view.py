@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.common.dates import enter_commits_dates
-from dashboard.common.links import Setting, compare_url
+from dashboard.common.links import compare_url
 from dashboard.common.runtime import run
 from dashboard.common.tables import show_table
 from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, label, md, plain
@@ -31,6 +31,7 @@ from pipeline.evaluation.records import BASELINE, DEFAULT_METRIC, METRIC_NAMES, 
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, describe, preset
+from pipeline.retrieval.setting import setting
 
 NS = "evaluate"
 CANDIDATE_OPTIONS = [5, 10, 25, 50, 75, 100, 150, 200]
@@ -280,7 +281,8 @@ def render_wins_losses(lab: Lab, result: SweepResult, key: str, metric: str, exp
     wins, losses = wins_and_losses(result, key, metric)
     st.markdown(f"**Per-query wins and losses** of {md(key)} against the baseline ({metric})")
     base, mine = result.setting(result.baseline), result.setting(key)
-    a, b = Setting(base.reranker, base.candidates, base.top_k), Setting(mine.reranker, mine.candidates, mine.top_k)
+    a = setting(DEFAULT_RECIPE, base.candidates, base.reranker, base.top_k)  # sweeps run the default recipe
+    b = setting(DEFAULT_RECIPE, mine.candidates, mine.reranker, mine.top_k)
     changes = [*wins, *losses]
     if changes:
         show_table(

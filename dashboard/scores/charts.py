@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from dashboard.common.text import HOVER_CHARS, chart
 
 
-def score_scatter(frame: pd.DataFrame) -> go.Figure:
+def score_scatter(frame: pd.DataFrame, fusion: str = "RRF") -> go.Figure:
     data = frame.assign(
         top_k=frame["in_top_k_after"].map({True: "in top-k after rerank", False: "outside"}),
         fact=frame["fact"].map(lambda f: chart(f, HOVER_CHARS)),
@@ -21,7 +21,7 @@ def score_scatter(frame: pd.DataFrame) -> go.Figure:
         color="top_k",
         hover_data=["rank_before", "rank_after", "fact"],
         color_discrete_map={"in top-k after rerank": "#2f6fde", "outside": "#b0b7c3"},
-        labels={"fused_score": "first-stage fused score (RRF)", "rerank_score": "reranker score", "top_k": ""},
+        labels={"fused_score": f"first-stage fused score ({fusion})", "rerank_score": "reranker score", "top_k": ""},
         title="First-stage score vs reranker score",
     )
     fig.update_traces(marker={"size": 9})

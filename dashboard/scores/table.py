@@ -1,5 +1,8 @@
 """All N candidates of one run as a table: first-stage score and per-method ranks beside the reranker, each
-candidate's judged grade (when the query is judged) and where the top-k cut falls."""
+candidate's judged grade (when the query is judged) and where the top-k cut falls.
+
+A method the run's recipe does not use reads "not used" in its rank column (an empty rank is a method that ran
+and did not find the fact); the fused score's header names the recipe's fusion."""
 
 from __future__ import annotations
 
@@ -9,7 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.common.tables import show_table
-from pipeline.retrieval.records import RetrievalRun
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe, fusion_label, preset
+from pipeline.retrieval.records import METHODS, RetrievalRun
 
 # What a person asks first (where did it land, did it move, what is it, what did the reranker think) comes
 # first and stays on screen at 1280 px; the first-stage detail follows, to scroll to.
@@ -34,6 +38,7 @@ NAMES = {
     "in_top_k_after": "In top k after",
 }
 ORDER = list(NAMES)
+NOT_USED = "not used"
 SHADE = "background-color: rgba(47, 111, 222, 0.10)"  # the rows handed on (top k)
 
 
@@ -46,9 +51,18 @@ def cut_label(rank: int, k: int) -> str:
     return ""
 
 
-def candidates_frame(run: RetrievalRun, grades: Mapping[str, int] | None = None) -> pd.DataFrame:
-    """One row per candidate in final order; `judged_grade` is empty for a fact nobody judged."""
+def names(recipe: Recipe | None = None) -> dict[str, str]:
+    """The table's headers: the fused score's names the recipe's fusion (RRF, MMR, node distance, ...)."""
+    return {**NAMES, "fused_score": f"Fused score ({fusion_label(recipe or preset(DEFAULT_RECIPE))})"}
+
+
+def candidates_frame(
+    run: RetrievalRun, grades: Mapping[str, int] | None = None, recipe: Recipe | None = None
+) -> pd.DataFrame:
+    """One row per candidate in final order; `judged_grade` is empty for a fact nobody judged, a method rank empty
+    when the method did not find the fact and "not used" when `recipe` (the run's) does not run the method."""
     k = run.top_k
+    used = recipe.methods if recipe is not None else METHODS
     rows = []
     for r in run.reranked:
         c = r.candidate
@@ -75,13 +89,16 @@ def candidates_frame(run: RetrievalRun, grades: Mapping[str, int] | None = None)
                 "uuid": c.uuid,
             }
         )
-    frame = pd.DataFrame(rows)
-    for column in ("bm25_rank", "cosine_rank", "bfs_rank", "judged_grade"):
+    frame = pd.DataFrame(rows) if rows else pd.DataFrame(columns=[*NAMES, "uuid"])  # a recipe's floors: maybe none
+    for column in ("judged_grade", *(f"{m}_rank" for m in used)):
         frame[column] = frame[column].astype("Int64")  # missing = not found by this method / not judged
+    for method in METHODS:
+        if method not in used:
+            frame[f"{method}_rank"] = NOT_USED
     return frame.sort_values("rank_after").reset_index(drop=True)
 
 
-def show_candidates(frame: pd.DataFrame, key: str) -> None:
+def show_candidates(frame: pd.DataFrame, key: str, recipe: Recipe | None = None) -> None:
     """The candidates table: the top-k rows shaded, Rank pinned (not Fact: Streamlit fades a pinned column's text),
     the fact column narrow enough for the reranker's columns to be seen beside it at 1280 px without scrolling."""
     top = NAMES["in_top_k_after"]
@@ -89,7 +106,7 @@ def show_candidates(frame: pd.DataFrame, key: str) -> None:
         frame,
         key,
         export=False,  # the page's "Export CSV" (every candidate, as scores_view builds it)
-        names=NAMES,
+        names=names(recipe),
         dates=("valid_at", "invalid_at"),
         order=ORDER,
         style=lambda styler: styler.apply(lambda row: [SHADE if row[top] else ""] * len(row), axis=1),

@@ -18,6 +18,7 @@ from dashboard.common.exports import csv_bytes
 from dashboard.scores.charts import rerank_histogram, score_scatter
 from dashboard.scores.rank_chart import rank_changes
 from dashboard.scores.table import candidates_frame
+from pipeline.retrieval.recipes import Recipe, fusion_label
 from pipeline.retrieval.records import RetrievalRun
 
 KEY = "scores.view"
@@ -30,12 +31,13 @@ class ScoresView:
     charts: tuple[go.Figure, go.Figure, go.Figure] | None  # scatter, rank changes, histogram: when reranked
 
 
-def scores_view(run: RetrievalRun, grades: Mapping[str, int] | None = None) -> ScoresView:
+def scores_view(run: RetrievalRun, recipe: Recipe, grades: Mapping[str, int] | None = None) -> ScoresView:
+    """`recipe` is the run's (the setting's): its methods and fusion name the table's columns."""
     kept: tuple[RetrievalRun, Mapping[str, int] | None, ScoresView] | None = st.session_state.get(KEY)
     if kept is None or kept[0] is not run or kept[1] is not grades:
-        frame = candidates_frame(run, grades)
+        frame = candidates_frame(run, grades, recipe)
         charts = (
-            (score_scatter(frame), rank_changes(run.reranked, run.top_k), rerank_histogram(frame))
+            (score_scatter(frame, fusion_label(recipe)), rank_changes(run.reranked, run.top_k), rerank_histogram(frame))
             if run.rerank_used
             else None
         )

@@ -123,19 +123,39 @@ class Recipe:
         return config
 
 
+METHOD_LABELS = {"bm25": "BM25", "cosine": "cosine", "bfs": "graph BFS"}
+FUSION_LABELS = {"rrf": "RRF", "mmr": "MMR", "node_distance": "node distance", "episode_mentions": "episode mentions"}
+
+
+def fusion_label(recipe: Recipe) -> str:
+    return FUSION_LABELS[recipe.fusion]
+
+
+def floors(recipe: Recipe, first_stage: str = "exact") -> list[str]:
+    """The recipe's floors that can leave a pool short of N: graphiti's cosine floor (`sim_min_score`, not applied
+    by the vector index), and the fusion's `reranker_min_score` (MMR drops scores below it, 0 included)."""
+    edge = recipe.edge_config
+    found = []
+    if "cosine" in recipe.methods and edge.sim_min_score > 0 and first_stage == "exact":
+        found.append(f"cosine floor {edge.sim_min_score:g}")
+    min_score = recipe.config.reranker_min_score
+    if recipe.fusion == "mmr" or min_score > 0:
+        found.append(f"{fusion_label(recipe)} floor {min_score:g}")
+    return found
+
+
 def describe(recipe: Recipe) -> str:
-    """In words, from the config: 'BM25 + cosine, RRF, cosine floor 0.6'."""
-    names = {"bm25": "BM25", "cosine": "cosine", "bfs": f"graph walk (depth {recipe.edge_config.bfs_max_depth})"}
-    fusions = {
-        "rrf": "RRF",
-        "mmr": f"MMR (lambda {recipe.edge_config.mmr_lambda:g})",
-        "node_distance": "node distance",
-        "episode_mentions": "episode mentions",
-    }
-    parts = [" + ".join(names[m] for m in recipe.methods), fusions[recipe.fusion]]
-    if "cosine" in recipe.methods:
-        parts.append(f"cosine floor {recipe.edge_config.sim_min_score:g}")
-    return ", ".join(parts)
+    """One line from the recipe's own config, e.g. "BM25 + cosine, RRF, cosine floor 0.6"."""
+    edge = recipe.edge_config
+    methods = " + ".join(
+        METHOD_LABELS[m] + (f" (depth {edge.bfs_max_depth})" if m == "bfs" else "") for m in recipe.methods
+    )
+    fusion = fusion_label(recipe)
+    if recipe.fusion == "mmr":
+        fusion += f" (λ {edge.mmr_lambda:g})"
+    elif recipe.fusion == "node_distance":
+        fusion += f" from entity {recipe.center}" if recipe.center else " from the top hit's entity"
+    return ", ".join([methods, fusion, *floors(recipe)])
 
 
 def preset(name: str, center: str | None = None) -> Recipe:

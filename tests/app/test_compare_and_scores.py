@@ -130,7 +130,7 @@ def test_scores_reruns_reuse_the_table_and_charts_of_the_same_run(app: AppTest, 
 
     built: list[int] = []
     frame_of = view.candidates_frame
-    monkeypatch.setattr(view, "candidates_frame", lambda run, grades: built.append(1) or frame_of(run, grades))
+    monkeypatch.setattr(view, "candidates_frame", lambda *args: built.append(1) or frame_of(*args))
     open_page(app, "app_pages/scores.py")
     app.text_input(key="scores.q").input(QUERY).run()
     first = [c.proto.spec for c in app.get("plotly_chart")]

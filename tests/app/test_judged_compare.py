@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.common.links import Setting, compare_url
+from dashboard.common.links import compare_url
 from pipeline.comparison.examples import swept_examples
 from pipeline.comparison.judged import query_judgments, side_score, verdict_line
 from pipeline.comparison.overlap import overlap
@@ -19,6 +19,7 @@ from pipeline.evaluation.records import SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
+from pipeline.retrieval.setting import setting
 from tests.app.conftest import APP, no_errors, open_page
 from tests.app.test_voyage_faults_ui import KEY, voyage  # noqa: F401 - the Voyage stand-in fixture
 from tests.support.fakes.voyage_server import FakeVoyageServer, rerank_score
@@ -136,7 +137,8 @@ def test_an_old_link_opens_with_its_reranker_as_side_b(app: AppTest) -> None:
 
 
 def test_a_compare_url_opens_both_sides_as_it_says(app: AppTest) -> None:
-    url = compare_url("demo", QUERY, Setting("local", 25, 5), Setting("voyage", 30, 7))
+    a, b = setting(candidates=25, reranker="local", top_k=5), setting(candidates=30, reranker="voyage", top_k=7)
+    url = compare_url("demo", QUERY, a, b)
     app.query_params.update({k: v[0] for k, v in parse_qs(url.split("?", 1)[1]).items()})
     open_page(app, "app_pages/compare.py")
     assert app.text_input(key="compare.q").value == QUERY

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pytest
 from playwright.async_api import Browser, Page, expect
 
-from dashboard.common.links import Setting, scores_params
+from dashboard.common.links import compare_url, scores_params
 from pipeline.admin.repo import clear_failures
 from pipeline.admin.unlock import try_unlock
 from pipeline.evaluation.experiments import save_experiment
@@ -19,6 +19,7 @@ from pipeline.evaluation.sweep import SweepSpec, run_sweep
 from pipeline.history.repo import save_run
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
+from pipeline.retrieval.setting import setting
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueSpec
 from tests.browser.conftest import choose, screenshot, wait_for_app
@@ -114,10 +115,34 @@ async def test_a_compare_link_shows_the_same_comparison(app_url: str, page: Page
 
 
 @pytest.mark.browser
+async def test_a_compare_link_carries_each_sides_recipe(app_url: str, page: Page, browser: Browser, demo: str) -> None:
+    b = setting("vector", 50, "local", 10)
+    await page.goto(f"{app_url}/{compare_url(demo, JUDGED, setting(), b)}")
+    await wait_for_app(page)
+    await page.get_by_role("heading", name="B: with local").wait_for(timeout=LONG)
+    await expect(page.locator(f"{key('compare.b.recipe')} input")).to_have_value("vector")
+    await choose(page, "compare.a.recipe", page.get_by_role("option", name="bm25", exact=True))
+    await page.get_by_text("A: bm25 + none, N=50, k=10").wait_for(timeout=LONG)
+    await wait_for_app(page)
+    url = page.url
+    assert "compare.a.recipe=bm25" in url and "compare.b.recipe=vector" in url, url
+
+    async def same_recipes(fresh: Page) -> None:
+        await fresh.get_by_text("A: bm25 + none, N=50, k=10").wait_for(timeout=LONG)
+        await fresh.get_by_text("B: vector + local, N=50, k=10").wait_for(timeout=LONG)
+        await expect(fresh.locator(f"{key('compare.a.recipe')} input")).to_have_value("bm25")
+        await expect(fresh.locator(f"{key('compare.b.recipe')} input")).to_have_value("vector")
+        await assert_no_error(fresh)
+
+    await in_fresh_context(browser, url, same_recipes)
+
+
+@pytest.mark.browser
 async def test_a_scores_link_shows_the_same_query_and_setting(
     app_url: str, page: Page, browser: Browser, demo: str
 ) -> None:
-    params = scores_params(demo, JUDGED, Setting("none", 20, 5))  # not the page's default reranker
+    # not the page's default reranker
+    params = scores_params(demo, JUDGED, setting(candidates=20, reranker="none", top_k=5))
     await page.goto(f"{app_url}/scores?{urlencode(params)}")
     await wait_for_app(page)
     await page.get_by_text("the first 5 (k) are handed on").wait_for(timeout=LONG)
