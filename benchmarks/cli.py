@@ -13,6 +13,7 @@
     python -m benchmarks import-speed --limit 1000    import-beir beside embedding the same passages alone
     python -m benchmarks low-confidence --group demo  Compare's low-confidence rule on labelled and off-topic queries
     python -m benchmarks big-experiment --settings 200  a large saved sweep opened whole, and as the page opens it
+    python -m benchmarks recipe-sweep --group tatqa --queries 150   seven recipes in one sweep against one alone
 
 Errors meant for the user print one line and exit 2, as `python -m pipeline` does.
 """
@@ -32,6 +33,7 @@ from pipeline.cli.common import OneLineParser, add_json_flag, integer, parse_int
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.rerankers import RERANKERS
+from pipeline.retrieval.recipes import RECIPE_NAMES
 from pipeline.vector_index import FIRST_STAGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -268,6 +270,26 @@ async def _sweep(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         print(render_sweep(result))
 
 
+async def _recipe_sweep(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.recipe_sweep import recipe_sweep, render_recipe_sweep
+
+    result = await recipe_sweep(
+        lab,
+        args.group,
+        args.queries,
+        parse_int_list(args.candidates_list, "--candidates"),
+        parse_int_list(args.top_k_list, "--top-k"),
+        [r.strip() for r in args.reranker_list.split(",") if r.strip()],
+        args.one,
+        [r.strip() for r in args.recipe_list.split(",") if r.strip()],
+        args.repeat,
+        args.split,
+    )
+    if not args.json:
+        print(render_recipe_sweep(result))
+    return result
+
+
 def _pages(args: argparse.Namespace) -> dict[str, Any]:
     """The pages run in their own process on --data-dir (default: the configured data directory)."""
     from benchmarks.pages import render_pages, time_pages
@@ -378,6 +400,20 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--repeat", type=whole(1, 20), default=1, help="cold sweeps per concurrency (median)")
     sweep.set_defaults(run=_sweep)
 
+    recipes = sub.add_parser("recipe-sweep", help="a sweep of many recipes against a sweep of one (cost ratio)")
+    recipes.add_argument("--group", default="demo")
+    recipes.add_argument("--queries", type=whole(1, 100_000), default=None, help="the first N judged queries")
+    recipes.add_argument("--split", default=None, help="only the queries of this split (e.g. test)")
+    recipes.add_argument("--candidates", dest="candidates_list", default="25,50")
+    recipes.add_argument("--top-k", dest="top_k_list", default="10")
+    recipes.add_argument("--rerankers", dest="reranker_list", default="none,local")
+    recipes.add_argument("--one", default="graphiti-default", help="the single recipe (default graphiti-default)")
+    recipes.add_argument(
+        "--recipes", dest="recipe_list", default=",".join(RECIPE_NAMES), help="the many (default: all)"
+    )
+    recipes.add_argument("--repeat", type=whole(1, 20), default=1, help="rounds (median)")
+    recipes.set_defaults(run=_recipe_sweep)
+
     pages = sub.add_parser("pages", help="every page's server time per rerun (AppTest), cold and warm")
     pages.add_argument("--data-dir", default=None, help="a data directory (default: RETRIEVAL_LAB_DATA_DIR)")
     pages.add_argument("--group", default=None, help="the deal (default: the sidebar's default deal)")
@@ -411,7 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
     big.add_argument("--queries", type=whole(1, 100_000), default=54)
     big.set_defaults(run=_big_experiment, no_lab=True)
 
-    add_json_flag(bench, load, page, compare, first, huge, sizes, parity, sweep, pages, speed, fsync, low, big)
+    add_json_flag(bench, load, page, compare, first, huge, sizes, parity, sweep, recipes, pages, speed, fsync, low, big)
 
     return parser
 

@@ -18,6 +18,7 @@ import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from graphiti_core.driver.driver import GraphDriver, GraphProvider
 from graphiti_core.edges import EntityEdge
@@ -28,6 +29,9 @@ from pipeline.retrieval.collector import collector_paused
 from pipeline.retrieval.graph_walk import walk_bfs_search
 from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.search import fact_vectors, text_search, vector_search
+
+T = TypeVar("T")
+NO_FLOOR = -2.0  # below every cosine similarity (FalkorDB's lie in [0, 1], Neo4j's in [-1, 1])
 
 
 def fulltext_words(query: str) -> str:
@@ -69,7 +73,8 @@ class MethodLists:
     """One query's method lists under one filter, each fetched once per (method, depth, floor / walk) and shared by
     every recipe and N that asks for it; concurrent asks for the same list wait for the one fetch. `similar(depth)`,
     when given, answers the cosine method instead of graphiti's exact scan (the vector index option, which has no
-    floor). Each fetch's wall time is kept (`ms`), so a setting's first stage is timed as if it ran alone."""
+    floor). The exact cosine scan is shared by every floor (see `cosine`). Each fetch's wall time is kept (`ms`), so
+    a setting's first stage is timed as if it ran alone."""
 
     def __init__(
         self,
@@ -83,14 +88,12 @@ class MethodLists:
         self.driver, self.query, self.vector, self.group_id = driver, query, vector, group_id
         self.search_filter, self.similar = search_filter, similar
         self.ms: dict[tuple[object, ...], float] = {}
-        self._fetches: dict[tuple[object, ...], asyncio.Future[list[EntityEdge]]] = {}
+        self._fetches: dict[tuple[object, ...], asyncio.Future[Any]] = {}
 
-    async def _once(
-        self, key: tuple[object, ...], fetch: Callable[[], Awaitable[list[EntityEdge]]]
-    ) -> list[EntityEdge]:
+    async def _once(self, key: tuple[object, ...], fetch: Callable[[], Awaitable[T]]) -> T:
         if key not in self._fetches:
 
-            async def timed() -> list[EntityEdge]:
+            async def timed() -> T:
                 started = time.perf_counter()
                 with collector_paused():
                     found = await fetch()
@@ -107,14 +110,18 @@ class MethodLists:
             lambda: fulltext_edges(self.driver, words, self.search_filter, self.group_id, depth),
         )
 
-    def cosine(self, depth: int, floor: float) -> Awaitable[list[EntityEdge]]:
+    async def cosine(self, depth: int, floor: float) -> list[EntityEdge]:
         if self.similar is not None:
             similar = self.similar
-            return self._once(("cosine", depth, "index"), lambda: similar(depth))
-        return self._once(
-            ("cosine", depth, floor),
-            lambda: vector_search(self.driver, self.vector, self.search_filter, [self.group_id], depth, floor),
+            return await self._once(("cosine", depth, "index"), lambda: similar(depth))
+        # one scan per depth for every floor: graphiti's statement keeps `score > floor`, sorts by score and takes
+        # the first `depth`, so its list is the floorless list's hits above the floor (every hit above a floor ranks
+        # before every hit below it)
+        hits = await self._once(
+            ("cosine", depth),
+            lambda: vector_search(self.driver, self.vector, self.search_filter, [self.group_id], depth, NO_FLOOR),
         )
+        return [edge for edge, score in hits if score > floor]
 
     def walk(self, origins: tuple[str, ...], max_depth: int, depth: int) -> Awaitable[list[EntityEdge]]:
         return self._once(
@@ -153,7 +160,7 @@ async def search_recipe(lists: MethodLists, recipe: Recipe, limit: int) -> First
     if "bm25" in methods:
         asks["bm25"] = (("bm25", depth), lists.bm25(depth))
     if "cosine" in methods:
-        key = ("cosine", depth, "index") if lists.similar is not None else ("cosine", depth, config.sim_min_score)
+        key = ("cosine", depth, "index") if lists.similar is not None else ("cosine", depth)
         asks["cosine"] = (key, lists.cosine(depth, config.sim_min_score))
     found = await asyncio.gather(*(ask for _, ask in asks.values()))
     results = dict(zip(asks, found, strict=True))

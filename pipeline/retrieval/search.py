@@ -64,12 +64,13 @@ async def vector_search(
     group_ids: list[str] | None,
     limit: int,
     min_score: float,
-) -> list[EntityEdge]:
-    """graphiti's `edge_similarity_search(driver, vector, None, None, search_filter, group_ids, limit, min_score)`."""
+) -> list[tuple[EntityEdge, float]]:
+    """graphiti's `edge_similarity_search(driver, vector, None, None, search_filter, group_ids, limit, min_score)`,
+    each hit with its cosine score."""
     condition, params = filter_condition(driver, search_filter, group_ids)
     statement = with_filter(dialect(driver).FACTS_BY_VECTOR, condition)
     found = await rows(driver, statement, search_vector=vector, limit=limit, min_score=min_score, **params)
-    return edges_from(found, driver)
+    return list(zip(edges_from(found, driver), (float(r["score"]) for r in found), strict=True))
 
 
 async def fact_vectors(driver: GraphDriver, uuids: list[str]) -> dict[str, list[float]]:

@@ -44,8 +44,10 @@ async def test_same_hits_same_order_same_fields(lab: Lab, demo: str, search_filt
             ours = await text_search(driver, query, search_filter, [demo], limit)
             assert _fields(ours) == _fields(stock) and stock, (query, limit)
             stock = await edge_similarity_search(driver, vector, None, None, search_filter, [demo], limit, 0.0)
-            ours = await vector_search(driver, vector, search_filter, [demo], limit, 0.0)
+            hits = await vector_search(driver, vector, search_filter, [demo], limit, 0.0)
+            ours = [edge for edge, _score in hits]
             assert _fields(ours) == _fields(stock) and len(stock) == limit, (query, limit)
+            assert [score for _edge, score in hits] == sorted((score for _edge, score in hits), reverse=True)
             assert all(e.fact_embedding is None for e in ours)  # no embedding travelled back
 
 

@@ -140,7 +140,7 @@ class GraphQueries:
         WHERE {SEARCH_FILTER}
         WITH DISTINCT e, n, m, vector.similarity.cosine(e.fact_embedding, $search_vector) AS score
         WHERE score > $min_score
-        RETURN {EDGE_FIELDS}
+        RETURN {EDGE_FIELDS}, score
         ORDER BY score DESC
         LIMIT $limit
         """

@@ -31,7 +31,7 @@ class FalkorQueries(GraphQueries):
         WHERE {SEARCH_FILTER}
         WITH DISTINCT e, n, m, (2 - vec.cosineDistance(e.fact_embedding, vecf32($search_vector)))/2 AS score
         WHERE score > $min_score
-        RETURN {EDGE_FIELDS}
+        RETURN {EDGE_FIELDS}, score
         ORDER BY score DESC
         LIMIT $limit
         """
