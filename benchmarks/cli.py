@@ -252,39 +252,33 @@ async def _low_confidence(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def _sweep_grid(args: argparse.Namespace) -> tuple[tuple[int, ...], tuple[int, ...], list[str]]:
+    """The N, k and reranker lists a sweep benchmark was given."""
+    candidates = parse_int_list(args.candidates_list, "--candidates")
+    return candidates, parse_int_list(args.top_k_list, "--top-k"), _names(args.reranker_list)
+
+
 async def _sweep(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.sweep import render_sweep, time_sweep
 
-    result = await time_sweep(
-        lab,
-        args.group,
-        args.queries,
-        parse_int_list(args.candidates_list, "--candidates"),
-        parse_int_list(args.top_k_list, "--top-k"),
-        tuple(r.strip() for r in args.reranker_list.split(",") if r.strip()),
-        parse_int_list(args.concurrency_list, "--concurrency"),
-        args.repeat,
-        args.split,
-    )
+    concurrency = parse_int_list(args.concurrency_list, "--concurrency")
+    grid = _sweep_grid(args)
+    result = await time_sweep(lab, args.group, args.queries, *grid, concurrency, args.repeat, args.split)
     if not args.json:
         print(render_sweep(result))
+    return result
 
 
 async def _recipe_sweep(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.recipe_sweep import recipe_sweep, render_recipe_sweep
 
-    result = await recipe_sweep(
-        lab,
-        args.group,
-        args.queries,
-        parse_int_list(args.candidates_list, "--candidates"),
-        parse_int_list(args.top_k_list, "--top-k"),
-        [r.strip() for r in args.reranker_list.split(",") if r.strip()],
-        args.one,
-        [r.strip() for r in args.recipe_list.split(",") if r.strip()],
-        args.repeat,
-        args.split,
-    )
+    grid = _sweep_grid(args)
+    many = _names(args.recipe_list)
+    result = await recipe_sweep(lab, args.group, args.queries, *grid, args.one, many, args.repeat, args.split)
     if not args.json:
         print(render_recipe_sweep(result))
     return result

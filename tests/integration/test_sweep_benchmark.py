@@ -28,3 +28,16 @@ async def test_sweep_benchmark_times_cold_and_warm_by_phase(lab: Lab, demo: str)
 def test_sweep_benchmark_refuses_bad_options_in_one_line(capsys: object) -> None:
     assert main(["sweep", "--group", "demo", "--concurrency", "0"]) == 2
     assert main(["sweep", "--group", "demo", "--repeat", "0"]) == 2
+
+
+def test_recipe_sweep_benchmark_prints_both_sweeps_and_their_ratio(demo: str, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    args = ["recipe-sweep", "--group", demo, "--queries", "3", "--candidates", "10", "--rerankers", "none"]
+    assert main([*args, "--recipes", "vector,bm25,hybrid-walk", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["one"] == "graphiti-default" and result["many"] == ["vector", "bm25", "hybrid-walk"]
+    assert result["settings_one"] == 1 and result["settings_many"] == 3 and result["queries"] == 3
+    seconds = result["seconds_median"]
+    assert result["ratio_many_to_one"] == round(seconds["many"] / seconds["one"], 2)
+    assert main([*args, "--recipes", "nope"]) == 2

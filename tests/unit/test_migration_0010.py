@@ -3,14 +3,12 @@ still cascade with their experiment, and names become unique per deal instead of
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from pipeline.store import db
-from pipeline.store.db import Store
+from tests.support.migrations import migrated, store_before
 
 HEAD = (
     "INSERT INTO experiments (name, group_id, created_at, judgments, queries, duration_s, spec, payload) "
@@ -19,14 +17,7 @@ HEAD = (
 
 
 def test_0010_keeps_every_experiment_row_and_scopes_names_per_deal(tmp_path: Path, monkeypatch) -> None:
-    before = tmp_path / "before"
-    before.mkdir()
-    for path in db.MIGRATIONS_DIR.glob("*.sql"):
-        if int(path.name[:4]) < 10:
-            shutil.copy(path, before / path.name)
-    monkeypatch.setattr(db, "MIGRATIONS_DIR", before)
-    old = Store(tmp_path / "s.sqlite3")
-    assert 10 not in old.applied_migrations()
+    old = store_before(10, tmp_path, monkeypatch)
     with old.transaction() as conn:
         exp_id = conn.execute(HEAD, ("baseline", "deal_a")).lastrowid
         conn.execute(
@@ -41,10 +32,7 @@ def test_0010_keeps_every_experiment_row_and_scopes_names_per_deal(tmp_path: Pat
                 conn.execute(HEAD, ("baseline", "deal_b"))
             finally:
                 conn.execute("ROLLBACK TO s")
-    old.connection().close()
-
-    monkeypatch.setattr(db, "MIGRATIONS_DIR", Path(db.__file__).parent / "migrations")
-    new = Store(tmp_path / "s.sqlite3")
+    new = migrated(old, monkeypatch)
     assert 10 in new.applied_migrations()
     assert [tuple(r) for r in new.query("SELECT id, name, group_id FROM experiments")] == [
         (exp_id, "baseline", "deal_a")

@@ -4,15 +4,14 @@ ran the hybrid walk, and after the migration they say so (keys, baseline, spec, 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from pipeline.evaluation.cache import FirstStageCache, Pool
 from pipeline.evaluation.experiments import load_experiment
-from pipeline.store import db
 from pipeline.store.db import Store
+from tests.support.migrations import migrated, store_before
 
 SPEC = {
     "group_id": "deal_a",
@@ -40,16 +39,8 @@ PAYLOAD = {
 SETTING = "INSERT INTO experiment_settings VALUES (?, ?, 50, 10, ?, '', ?, ?, '{}', 10, 20, 0, 0.0, 0, ?, ?)"
 
 
-def _old_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, int]:
-    before = tmp_path / "before"
-    before.mkdir()
-    for path in db.MIGRATIONS_DIR.glob("*.sql"):
-        if int(path.name[:4]) < 20:
-            shutil.copy(path, before / path.name)
-    monkeypatch.setattr(db, "MIGRATIONS_DIR", before)
-    path = tmp_path / "s.sqlite3"
-    old = Store(path)
-    assert 20 not in old.applied_migrations()
+def _old_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Store, int]:
+    old = store_before(20, tmp_path, monkeypatch)
     with old.transaction() as conn:
         exp_id = conn.execute(
             "INSERT INTO experiments (name, group_id, created_at, judgments, queries, duration_s, spec, payload) "
@@ -70,16 +61,14 @@ def _old_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, i
             "INSERT INTO eval_first_stage VALUES ('deal_a', 'fp', 'current', 50, 'revenue', 3.0, ?, 't')",
             (Pool(("f1",), ("revenue was $4M",), 3.0).packed(),),
         )
-    old.connection().close()
-    monkeypatch.setattr(db, "MIGRATIONS_DIR", Path(db.__file__).parent / "migrations")
-    return path, int(exp_id or 0)
+    return old, int(exp_id or 0)
 
 
 def test_0020_labels_every_old_experiment_and_cached_pool_hybrid_walk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path, exp_id = _old_store(tmp_path, monkeypatch)
-    new = Store(path)
+    old, exp_id = _old_store(tmp_path, monkeypatch)
+    new = migrated(old, monkeypatch)
     assert 20 in new.applied_migrations()
     _info, result = load_experiment(new, exp_id)
     assert result.spec.recipes == ("hybrid-walk",)

@@ -4,13 +4,12 @@ verdict with its history, and no longer counts as relevance."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from pipeline.spotcheck.repo import reviewer_verdicts, verdict_history, verdict_rows
 from pipeline.spotcheck.verdicts import summarise, verdict_judgments
-from pipeline.store import db
 from pipeline.store.db import Store
+from tests.support.migrations import migrated, store_before
 
 CITATION = {
     "episode_uuid": "ep1",
@@ -27,14 +26,7 @@ CITATION = {
 
 
 def old_store(tmp_path: Path, monkeypatch) -> Store:
-    before = tmp_path / "before"
-    before.mkdir()
-    for path in db.MIGRATIONS_DIR.glob("*.sql"):
-        if int(path.name[:4]) < 12:
-            shutil.copy(path, before / path.name)
-    monkeypatch.setattr(db, "MIGRATIONS_DIR", before)
-    store = Store(tmp_path / "s.sqlite3")
-    assert 12 not in store.applied_migrations()
+    store = store_before(12, tmp_path, monkeypatch)
     with store.transaction() as conn:
         conn.execute(
             "INSERT INTO spotcheck_queues (id, name, group_id, source, size, seed, priority, params, created_by, "
@@ -62,9 +54,7 @@ def old_store(tmp_path: Path, monkeypatch) -> Store:
                     "VALUES (?, ?, ?, 'a note', 't')",
                     (verdict_id, revision, value),
                 )
-    store.connection().close()
-    monkeypatch.setattr(db, "MIGRATIONS_DIR", Path(db.__file__).parent / "migrations")
-    return Store(tmp_path / "s.sqlite3")
+    return migrated(store, monkeypatch)
 
 
 def test_old_verdicts_become_support_verdicts_and_stop_counting_as_relevance(tmp_path: Path, monkeypatch) -> None:
