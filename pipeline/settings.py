@@ -82,7 +82,12 @@ class Settings(BaseSettings):
 
     # auto | local | voyage[:MODEL[:DIM]] | openai[:MODEL[:DIM]]: see pipeline/embedders/spec.py
     embedder: str = "auto"
-    rerank_model: str = "rerank-2.5"
+    # the Voyage rerank model: RETRIEVAL_LAB_VOYAGE_RERANK_MODEL; RETRIEVAL_LAB_RERANK_MODEL (and `rerank_model`
+    # in the secrets file), its earlier name, still works
+    voyage_rerank_model: str = Field(
+        "rerank-2.5",
+        validation_alias=_alias("RETRIEVAL_LAB_VOYAGE_RERANK_MODEL", "RETRIEVAL_LAB_RERANK_MODEL", "rerank_model"),
+    )
     # dollars per million tokens, from Voyage's public price list; update here when it changes
     rerank_prices_per_mtok: dict[str, Price] = {"rerank-2.5": 0.05, "rerank-2.5-lite": 0.02}
     # Cohere bills per search (one query with up to 100 documents): dollars per 1,000 searches, from its price list

@@ -130,7 +130,7 @@ def setting_module(result: SweepResult, key: str, settings: Settings, experiment
     elif spec.include_superseded:
         when = "superseded facts included"
     search_filter = temporal_filter(spec.include_superseded, spec.as_of_datetime())
-    model = {"voyage": settings.rerank_model, "cohere": settings.cohere_rerank_model}.get(chosen.reranker, "")
+    model = {"voyage": settings.voyage_rerank_model, "cohere": settings.cohere_rerank_model}.get(chosen.reranker, "")
     head = _HEAD.format(
         label=f"{chosen.recipe} + {chosen.reranker}, N={chosen.candidates}, k={chosen.top_k}",
         why=why,

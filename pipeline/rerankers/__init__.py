@@ -116,7 +116,7 @@ def reranker_choices(settings: Settings) -> list[RerankerChoice]:
     return [
         RerankerChoice("none", "No reranking (first-stage order)", True, "RRF fusion of BM25, cosine and BFS"),
         RerankerChoice("local", "Local re-scorer (offline)", True, "bi-encoder + BM25 re-score, not a cross-encoder"),
-        _hosted_choice("voyage", "Voyage", settings.rerank_model, settings),
+        _hosted_choice("voyage", "Voyage", settings.voyage_rerank_model, settings),
         _hosted_choice("cohere", "Cohere", settings.cohere_rerank_model, settings),
     ]
 

@@ -65,7 +65,7 @@ class VoyageReranker(HostedReranker):
         self._settings = settings
         key = settings.voyage_api_key.get_secret_value().strip() if settings.voyage_api_key else ""
         super().__init__(
-            model or settings.rerank_model,
+            model or settings.voyage_rerank_model,
             settings.voyage_timeout_s,
             settings.voyage_max_retries,
             voyage_client(settings) if key else None,
