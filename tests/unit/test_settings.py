@@ -105,8 +105,15 @@ def test_voyage_rerank_model_keeps_its_earlier_name(clean_env: Path, monkeypatch
     assert Settings().voyage_rerank_model == "rerank-2"  # the new name wins
     monkeypatch.delenv("RETRIEVAL_LAB_RERANK_MODEL")
     monkeypatch.delenv("RETRIEVAL_LAB_VOYAGE_RERANK_MODEL")
-    clean_env.write_text('rerank_model = "rerank-2.5-lite"\n')
+    clean_env.write_text('rerank_model = "rerank-2.5-lite"\n')  # the secrets file's earlier key
     assert Settings().voyage_rerank_model == "rerank-2.5-lite"
+    monkeypatch.setenv("RERANK_MODEL", "rerank-2")  # not a name of ours: ignored
+    assert Settings().voyage_rerank_model == "rerank-2.5-lite"
+    monkeypatch.setenv("RETRIEVAL_LAB_RERANK_MODEL", "rerank-2")  # the environment wins over the file
+    assert Settings().voyage_rerank_model == "rerank-2"
+    monkeypatch.delenv("RETRIEVAL_LAB_RERANK_MODEL")
     clean_env.write_text('voyage_rerank_model = "rerank-2"\n')
     assert Settings().voyage_rerank_model == "rerank-2"
     assert Settings(voyage_rerank_model="rerank-2.5").voyage_rerank_model == "rerank-2.5"
+    clean_env.write_text("")
+    assert Settings(rerank_model="rerank-2.5-lite").voyage_rerank_model == "rerank-2.5-lite"  # a caller's old name
