@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -82,7 +82,11 @@ class Settings(BaseSettings):
 
     # auto | local | voyage[:MODEL[:DIM]] | openai[:MODEL[:DIM]]: see pipeline/embedders/spec.py
     embedder: str = "auto"
-    rerank_model: str = "rerank-2.5"
+    # the Voyage rerank model: RETRIEVAL_LAB_VOYAGE_RERANK_MODEL; its earlier name RETRIEVAL_LAB_RERANK_MODEL still
+    # works (and `rerank_model` in the secrets file: `_earlier_names`)
+    voyage_rerank_model: str = Field(
+        "rerank-2.5", validation_alias=_alias("RETRIEVAL_LAB_VOYAGE_RERANK_MODEL", "RETRIEVAL_LAB_RERANK_MODEL")
+    )
     # dollars per million tokens, from Voyage's public price list; update here when it changes
     rerank_prices_per_mtok: dict[str, Price] = {"rerank-2.5": 0.05, "rerank-2.5-lite": 0.02}
     # Cohere bills per search (one query with up to 100 documents): dollars per 1,000 searches, from its price list
@@ -116,6 +120,23 @@ class Settings(BaseSettings):
             env_settings,
             TomlConfigSettingsSource(settings_cls, toml_file=SECRETS_FILE),
         )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier_names(cls, data: object) -> object:
+        """`rerank_model` (the secrets file's or a caller's earlier name of `voyage_rerank_model`) still sets it,
+        unless the new name (or an environment variable for it) is given too. Not an alias: an alias would also
+        read an unprefixed RERANK_MODEL environment variable."""
+        if not isinstance(data, dict) or "rerank_model" not in data:
+            return data
+        data = dict(data)
+        earlier = data.pop("rerank_model")
+        alias = cls.model_fields["voyage_rerank_model"].validation_alias
+        choices = alias.choices if isinstance(alias, AliasChoices) else []
+        names = {"voyage_rerank_model", *(str(name).lower() for name in choices)}
+        if not any(str(key).lower() in names for key in data):
+            data["voyage_rerank_model"] = earlier
+        return data
 
     @field_validator("allowed_deals", mode="before")
     @classmethod

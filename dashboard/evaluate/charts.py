@@ -7,8 +7,7 @@ from plotly.subplots import make_subplots
 
 from dashboard.common.text import chart
 from pipeline.evaluation.records import SweepResult, setting_key
-
-COLOURS = {"none": "#8c9bb5", "local": "#2f6fde", "voyage": "#e8912d", "cohere": "#39a37b"}
+from pipeline.rerankers.specs import colour
 
 
 def heatmaps(result: SweepResult, metric: str) -> go.Figure:
@@ -71,7 +70,7 @@ def pareto(result: SweepResult, metric: str, recommended: str, front: set[str]) 
                 y=[s.metrics[metric] for s in points],
                 mode="markers",
                 marker={
-                    "color": COLOURS.get(reranker, "#555"),
+                    "color": colour(reranker),  # from the reranker's spec
                     "symbol": symbols[recipes.index(recipe) % len(symbols)],
                     "size": [12 + min(20, (s.cost_usd or 0) * 50) for s in points],
                 },

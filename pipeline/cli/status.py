@@ -6,7 +6,8 @@ import argparse
 from typing import Any
 
 from pipeline.lab import Lab
-from pipeline.rerankers import has_key
+from pipeline.rerankers import SPECS, has_key
+from pipeline.settings import Settings
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -15,21 +16,22 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return status
 
 
+def reranker_key_lines(settings: Settings) -> dict[str, str]:
+    """One line per reranker that needs an API key (from the specs): whether its key is set."""
+    return {s.name: s.key_status(has_key(s.name, settings)) for s in SPECS.values() if s.traits.key_setting}
+
+
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.deals.summary import deal_summaries, format_table
 
     summaries = await deal_summaries(lab.backend, lab.store, lab.embedder.info, lab.settings.allowed_deals)
     deals = [s.row() for s in summaries]
-    status = {
-        "backend": lab.backend.describe(),
-        "embedder": lab.embedder.info.describe(),
-        "voyage": "API key set" if has_key("voyage", lab.settings) else "no API key (Voyage reranker off)",
-        "cohere": "API key set" if has_key("cohere", lab.settings) else "no API key (Cohere reranker off)",
-        "deals": deals,
-    }
+    keys = reranker_key_lines(lab.settings)
+    status = {"backend": lab.backend.describe(), "embedder": lab.embedder.info.describe(), **keys, "deals": deals}
     if not args.json:
         print(f"backend:  {status['backend']}\nembedder: {status['embedder']}")
-        print(f"voyage:   {status['voyage']}\ncohere:   {status['cohere']}")
+        for name, line in keys.items():
+            print(f"{name + ':':<9} {line}")
         if deals:
             print(f"deals:\n{format_table(deals)}")
         else:

@@ -9,6 +9,7 @@ from this package and says so. Its top k is the tool's top k for the same query 
 from __future__ import annotations
 
 from pipeline.evaluation.records import SettingResult, SweepResult
+from pipeline.rerankers.specs import spec as reranker_spec
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.recipes import parse_recipe
 from pipeline.settings import Settings
@@ -130,7 +131,8 @@ def setting_module(result: SweepResult, key: str, settings: Settings, experiment
     elif spec.include_superseded:
         when = "superseded facts included"
     search_filter = temporal_filter(spec.include_superseded, spec.as_of_datetime())
-    model = {"voyage": settings.rerank_model, "cohere": settings.cohere_rerank_model}.get(chosen.reranker, "")
+    reranker = reranker_spec(chosen.reranker)  # its model setting (none, local: no model)
+    model = reranker.model(settings) if reranker else ""
     head = _HEAD.format(
         label=f"{chosen.recipe} + {chosen.reranker}, N={chosen.candidates}, k={chosen.top_k}",
         why=why,

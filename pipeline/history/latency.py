@@ -16,7 +16,7 @@ import numpy as np
 
 from pipeline.history.records import STAGES, ModelUsage, RunFilter
 from pipeline.history.repo import model_usage, stage_rows
-from pipeline.rerankers import traits
+from pipeline.rerankers.specs import is_free, traits
 from pipeline.retrieval.records import BUDGETS_MS
 from pipeline.store.db import Store
 
@@ -24,7 +24,6 @@ PERCENTILES = (50.0, 95.0, 99.0)
 # the stages that follow one another in a run; bm25 / cosine / bfs / fusion run inside hybrid_search
 SEQUENTIAL_STAGES = ("embed_query", "hybrid_search", "rerank", "citations")
 BUDGETED_STAGES = tuple(BUDGETS_MS)  # hybrid_search, rerank, total
-FREE_RERANKERS = ("none", "local")
 
 
 @dataclass(frozen=True)
@@ -251,7 +250,8 @@ def cost_rows(
     prices_per_mtok: Mapping[str, float],
     prices_per_1k_searches: Mapping[str, float] | None = None,
 ) -> list[CostRow]:
-    """Tokens (or searches) and dollars per query and per 1,000 queries at today's prices; local / none cost $0.
+    """Tokens (or searches) and dollars per query and per 1,000 queries at today's prices; a free
+    reranker (its spec says so: local, none) costs $0.
 
     Usage rows with the same label (the local re-scorer under an older model id) are added together.
     """
@@ -267,8 +267,9 @@ def cost_rows(
     for label, (reranker, model, runs, tokens, fallbacks, searches) in sorted(merged.items()):
         tokens_query = tokens / runs if runs else 0.0
         searches_query = searches / runs if runs else 0.0
-        per_search = None if reranker in FREE_RERANKERS else per_search_prices.get(model)
-        price = 0.0 if reranker in FREE_RERANKERS else None if per_search is not None else prices_per_mtok.get(model)
+        free = is_free(reranker)  # from its spec: free ones cost $0, whatever the price tables say
+        per_search = None if free else per_search_prices.get(model)
+        price = 0.0 if free else None if per_search is not None else prices_per_mtok.get(model)
         if per_search is not None:
             per_query: float | None = searches_query * per_search / 1000
         else:

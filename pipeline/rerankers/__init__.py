@@ -5,7 +5,8 @@
 - `voyage`: Voyage's hosted cross-encoder (`rerank-2.5` by default), needs VOYAGE_API_KEY; billed per token.
 - `cohere`: Cohere's hosted cross-encoder (`rerank-v3.5` by default), needs COHERE_API_KEY; billed per search.
 
-The rest of the pipeline (and the dashboard) asks `traits(name)` instead of comparing names.
+Each one's facts (label, traits, model setting, price unit, chart colour) live in its spec in `specs.py`; the rest
+of the pipeline (and the dashboard) asks `spec(name)` / `traits(name)` instead of comparing names.
 """
 
 from __future__ import annotations
@@ -14,56 +15,29 @@ from dataclasses import dataclass
 
 from pipeline.errors import InvalidInput
 from pipeline.rerankers.base import LabReranker, RerankerFailed, RerankOutcome
+from pipeline.rerankers.specs import SPECS, RerankerSpec, RerankerTraits, spec, traits
 from pipeline.settings import Settings
 
 __all__ = [
     "RERANKERS",
+    "SPECS",
     "LabReranker",
     "RerankOutcome",
     "RerankerChoice",
     "RerankerFailed",
+    "RerankerSpec",
     "RerankerTraits",
     "estimate_cost",
     "has_key",
     "make_reranker",
     "reranker_choices",
     "searches_for",
+    "spec",
     "traits",
 ]
 
 
-@dataclass(frozen=True)
-class RerankerTraits:
-    hosted: bool = False  # runs on someone else's servers: the candidates leave this machine
-    priced: bool = False  # billed per token (cost from `settings.rerank_prices_per_mtok`)
-    uses_vectors: bool = False  # re-scores with the candidates' stored fact embeddings
-    pool_independent: bool = False  # a fact's score ignores the other candidates (a cross-encoder)
-    key_env: str | None = None  # the environment variable holding its API key, when it needs one
-    key_setting: str | None = None  # the `Settings` field that variable fills
-    per_search: bool = False  # billed per search (a query with up to DOCUMENTS_PER_SEARCH documents), not per token
-
-
-TRAITS: dict[str, RerankerTraits] = {
-    "none": RerankerTraits(),
-    "local": RerankerTraits(uses_vectors=True),
-    "voyage": RerankerTraits(
-        hosted=True, priced=True, pool_independent=True, key_env="VOYAGE_API_KEY", key_setting="voyage_api_key"
-    ),
-    "cohere": RerankerTraits(
-        hosted=True,
-        priced=True,
-        pool_independent=True,
-        key_env="COHERE_API_KEY",
-        key_setting="cohere_api_key",
-        per_search=True,
-    ),
-}
-RERANKERS = tuple(TRAITS)
-_UNKNOWN = RerankerTraits()  # a name not in the registry (a stored run of a test reranker): nothing special
-
-
-def traits(name: str) -> RerankerTraits:
-    return TRAITS.get(name, _UNKNOWN)
+RERANKERS = tuple(SPECS)
 
 
 def has_key(name: str, settings: Settings) -> bool:
@@ -101,24 +75,23 @@ class RerankerChoice:
     note: str  # why not available, or what it is
 
 
-def _hosted_choice(name: str, vendor: str, model: str, settings: Settings) -> RerankerChoice:
+def _choice(spec: RerankerSpec, settings: Settings) -> RerankerChoice:
+    label = spec.display_label(settings)
+    if not spec.traits.hosted:
+        return RerankerChoice(spec.name, label, True, spec.note)
     from pipeline.rerankers.hosted import LAST_FAILURE
 
-    keyed = has_key(name, settings)
-    note = f"{vendor} {model} (hosted cross-encoder)" if keyed else f"no API key (set {traits(name).key_env})"
-    failure = LAST_FAILURE.get(model)
+    keyed = has_key(spec.name, settings)
+    note = f"{label} ({spec.note})" if keyed else f"no API key (set {spec.traits.key_env})"
+    failure = LAST_FAILURE.get(spec.model(settings))
     if keyed and failure:
         note = f"unreachable or failing: {failure}"
-    return RerankerChoice(name, f"{vendor} {model}", keyed and not failure, note)
+    return RerankerChoice(spec.name, label, keyed and not failure, note)
 
 
 def reranker_choices(settings: Settings) -> list[RerankerChoice]:
-    return [
-        RerankerChoice("none", "No reranking (first-stage order)", True, "RRF fusion of BM25, cosine and BFS"),
-        RerankerChoice("local", "Local re-scorer (offline)", True, "bi-encoder + BM25 re-score, not a cross-encoder"),
-        _hosted_choice("voyage", "Voyage", settings.rerank_model, settings),
-        _hosted_choice("cohere", "Cohere", settings.cohere_rerank_model, settings),
-    ]
+    """One choice per spec, in the table's order: its label, whether it can run here, and why not."""
+    return [_choice(s, settings) for s in SPECS.values()]
 
 
 def make_reranker(name: str, settings: Settings, model: str | None = None) -> LabReranker | None:

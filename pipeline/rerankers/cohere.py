@@ -17,6 +17,7 @@ from cohere.core.api_error import ApiError
 
 from pipeline.rerankers.base import RerankOutcome
 from pipeline.rerankers.hosted import REASON_CHARS, HostedReranker, retried
+from pipeline.rerankers.specs import SPECS
 from pipeline.settings import Settings
 from pipeline.text import one_line
 
@@ -57,8 +58,8 @@ def _unreachable_reason(exc: httpx.TransportError) -> str:
 
 class CohereReranker(HostedReranker):
     name = "cohere"
-    vendor = "Cohere"
-    key_env = "COHERE_API_KEY"
+    vendor = SPECS[name].label  # "Cohere", from its spec
+    key_env = str(SPECS[name].traits.key_env)
     max_document_chars = MAX_DOCUMENT_CHARS
     label = "Cohere rerank (cross-encoder, API)"
     description = (

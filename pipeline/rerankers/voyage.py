@@ -14,6 +14,7 @@ import voyageai.error as voyage_error
 from pipeline.embedders.voyage import voyage_client
 from pipeline.rerankers.base import RerankOutcome
 from pipeline.rerankers.hosted import LAST_FAILURE, REASON_CHARS, HostedReranker, retried
+from pipeline.rerankers.specs import SPECS
 from pipeline.settings import Settings
 from pipeline.text import one_line
 
@@ -52,8 +53,8 @@ def _unreachable_reason(exc: BaseException) -> str:
 
 class VoyageReranker(HostedReranker):
     name = "voyage"
-    vendor = "Voyage"
-    key_env = "VOYAGE_API_KEY"
+    vendor = SPECS[name].label  # "Voyage", from its spec
+    key_env = str(SPECS[name].traits.key_env)
     max_document_chars = MAX_DOCUMENT_CHARS
     label = "Voyage rerank (cross-encoder, API)"
     description = (
@@ -65,7 +66,7 @@ class VoyageReranker(HostedReranker):
         self._settings = settings
         key = settings.voyage_api_key.get_secret_value().strip() if settings.voyage_api_key else ""
         super().__init__(
-            model or settings.rerank_model,
+            model or settings.voyage_rerank_model,
             settings.voyage_timeout_s,
             settings.voyage_max_retries,
             voyage_client(settings) if key else None,

@@ -186,7 +186,7 @@ async def test_voyage_is_called_once_per_query_and_fact(lab: Lab, demo: str) -> 
             voyage_api_key="vk-test",
             voyage_base_url=server.base_url,
             voyage_timeout_s=5.0,
-            rerank_model="rerank-2.5",
+            voyage_rerank_model="rerank-2.5",
         )
         voyage_lab = Lab(settings=settings, backend=lab.backend, embedder=lab.embedder)
         spec = SweepSpec(demo, candidates=(10, 25), top_ks=(5,), rerankers=("voyage",), limit_queries=4)

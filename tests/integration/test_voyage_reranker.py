@@ -41,7 +41,7 @@ def make_settings(server: FakeVoyageServer | None, **overrides: object) -> Setti
         "voyage_base_url": server.base_url if server else None,
         "voyage_timeout_s": 1.0,
         "voyage_max_retries": 2,
-        "rerank_model": "rerank-2.5",
+        "voyage_rerank_model": "rerank-2.5",
     }
     values.update(overrides)
     return Settings(**values)
@@ -227,7 +227,7 @@ async def test_unreachable_host_is_reported_plainly() -> None:
 
 async def test_the_chosen_model_is_sent(server: FakeVoyageServer) -> None:
     explicit = VoyageReranker(make_settings(server), model="rerank-2.5-lite")
-    from_settings = VoyageReranker(make_settings(server, rerank_model="rerank-2.5-lite"))
+    from_settings = VoyageReranker(make_settings(server, voyage_rerank_model="rerank-2.5-lite"))
 
     outcome = await explicit.score(QUERY, PASSAGES)
     await from_settings.score(QUERY, PASSAGES)

@@ -13,7 +13,7 @@ def choice(settings: Settings, name: str):
 def test_voyage_says_no_key_then_unreachable_after_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
     no_key = choice(Settings(voyage_api_key=None), "voyage")
     assert (no_key.available, no_key.note) == (False, "no API key (set VOYAGE_API_KEY)")
-    keyed = Settings(voyage_api_key="vk-test", rerank_model="rerank-2.5")
+    keyed = Settings(voyage_api_key="vk-test", voyage_rerank_model="rerank-2.5")
     assert choice(keyed, "voyage").available
     monkeypatch.setitem(LAST_FAILURE, "rerank-2.5", "Voyage rerank-2.5: unreachable (connection refused)")
     failing = choice(keyed, "voyage")

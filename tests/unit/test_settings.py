@@ -21,7 +21,7 @@ def test_defaults_are_offline(clean_env: Path) -> None:
     s = Settings()
     assert s.graph_backend == "falkordb"
     assert s.embedder_name == LOCAL_EMBEDDER
-    assert (s.default_candidates, s.default_top_k, s.rerank_model) == (50, 10, "rerank-2.5")
+    assert (s.default_candidates, s.default_top_k, s.voyage_rerank_model) == (50, 10, "rerank-2.5")
     assert s.resolved_data_dir.name == ".data"
 
 
@@ -96,3 +96,24 @@ def test_adjudicators_are_a_comma_separated_list_of_names(clean_env: Path, monke
     monkeypatch.setenv("RETRIEVAL_LAB_ADJUDICATORS", "x" * 81)
     with pytest.raises(ValueError, match="adjudicators"):
         Settings()
+
+
+def test_voyage_rerank_model_keeps_its_earlier_name(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RETRIEVAL_LAB_RERANK_MODEL", "rerank-2.5-lite")
+    assert Settings().voyage_rerank_model == "rerank-2.5-lite"
+    monkeypatch.setenv("RETRIEVAL_LAB_VOYAGE_RERANK_MODEL", "rerank-2")
+    assert Settings().voyage_rerank_model == "rerank-2"  # the new name wins
+    monkeypatch.delenv("RETRIEVAL_LAB_RERANK_MODEL")
+    monkeypatch.delenv("RETRIEVAL_LAB_VOYAGE_RERANK_MODEL")
+    clean_env.write_text('rerank_model = "rerank-2.5-lite"\n')  # the secrets file's earlier key
+    assert Settings().voyage_rerank_model == "rerank-2.5-lite"
+    monkeypatch.setenv("RERANK_MODEL", "rerank-2")  # not a name of ours: ignored
+    assert Settings().voyage_rerank_model == "rerank-2.5-lite"
+    monkeypatch.setenv("RETRIEVAL_LAB_RERANK_MODEL", "rerank-2")  # the environment wins over the file
+    assert Settings().voyage_rerank_model == "rerank-2"
+    monkeypatch.delenv("RETRIEVAL_LAB_RERANK_MODEL")
+    clean_env.write_text('voyage_rerank_model = "rerank-2"\n')
+    assert Settings().voyage_rerank_model == "rerank-2"
+    assert Settings(voyage_rerank_model="rerank-2.5").voyage_rerank_model == "rerank-2.5"
+    clean_env.write_text("")
+    assert Settings(rerank_model="rerank-2.5-lite").voyage_rerank_model == "rerank-2.5-lite"  # a caller's old name
