@@ -4,12 +4,15 @@ same result after a reload."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 
 import pytest
 from playwright.async_api import Browser, Page
 
 from pipeline.evaluation.experiments import load_experiment
+from pipeline.evaluation.jobs.records import SweepJob
 from pipeline.evaluation.jobs.repo import get_job, list_jobs
 from pipeline.lab import Lab
 from pipeline.store.db import Store
@@ -28,6 +31,15 @@ async def add_candidates(page: Page, *values: int) -> None:
     await page.locator("h1").first.click()  # close the dropdown
     chosen = await page.locator(".st-key-evaluate-candidates").inner_text()
     assert all(str(v) in chosen for v in values), chosen
+
+
+async def job_ended(store: Store, job_id: int, within_s: float = 180.0) -> SweepJob:
+    """The job once it is no longer active, read from the store as often as it changes."""
+    deadline = time.monotonic() + within_s
+    while (job := get_job(store, job_id)) is None or job.active:
+        assert time.monotonic() < deadline, f"job #{job_id} still {job.state if job else 'missing'} after {within_s} s"
+        await asyncio.sleep(0.2)
+    return job
 
 
 async def result_text(page: Page) -> list[str]:
@@ -52,21 +64,24 @@ async def test_a_sweep_job_seen_and_cancelled_from_another_session(
         await add_candidates(first, 150, 200)
         before = {j.id for j in list_jobs(store, demo, 1000)}
         await first.locator(".st-key-evaluate-run button").click()
-        await first.get_by_text(re.compile(r"Job #\d+ · \d+ of 54 queries")).wait_for(timeout=60_000)
+        await first.get_by_text(re.compile(r"Job #\d+ · \d+ of 54 queries")).wait_for(timeout=180_000)
         job_id = next(j.id for j in list_jobs(store, demo, 5) if j.id not in before)
 
         # the second user opens the page: the job is there, with its progress, and theirs to cancel
         second = await second_ctx.new_page()
         await second.set_viewport_size({"width": 1400, "height": 1000})
         await second.goto(f"{app_url}/evaluate?sidebar.deal={demo}")
-        await second.get_by_text(re.compile(rf"Job #{job_id} · [1-9]\d* of 54 queries · ETA ")).wait_for(timeout=60_000)
+        await second.get_by_text(re.compile(rf"Job #{job_id} · [1-9]\d* of 54 queries · ETA ")).wait_for(
+            timeout=180_000
+        )
         await screenshot(second, "evaluate-job-seen-from-another-session")
         await second.locator(f".st-key-evaluate-cancel_job_{job_id} button").click()
 
-        # the first user's page says so, within one query
-        await first.get_by_text(re.compile(r"Sweep cancelled after \d+ of 54 queries")).wait_for(timeout=60_000)
-        job = get_job(store, job_id)
-        assert job is not None and job.state == "cancelled" and job.experiment_id is None
+        # the sweep stops within one query (the job's state, in the store), then the first user's page says so at its
+        # next refresh; both bounds are for a stuck job or page only (a loaded machine runs a N=200 query slowly)
+        job = await job_ended(store, job_id)
+        assert job.state == "cancelled" and job.experiment_id is None
+        await first.get_by_text(re.compile(r"Sweep cancelled after \d+ of 54 queries")).wait_for(timeout=180_000)
         assert job.cancel_at_done is not None and job.done <= job.cancel_at_done + 1
         await assert_no_error(first)
         await assert_no_error(second)
