@@ -318,6 +318,16 @@ def _import_speed(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def _sweep_options(parser: argparse.ArgumentParser, candidates: str, top_ks: str) -> None:
+    """The deal, queries and grid options the sweep benchmarks share (read back by `_sweep_grid`)."""
+    parser.add_argument("--group", default="demo")
+    parser.add_argument("--queries", type=whole(1, 100_000), default=None, help="the first N judged queries")
+    parser.add_argument("--split", default=None, help="only the queries of this split (e.g. test)")
+    parser.add_argument("--candidates", dest="candidates_list", default=candidates)
+    parser.add_argument("--top-k", dest="top_k_list", default=top_ks)
+    parser.add_argument("--rerankers", dest="reranker_list", default="none,local")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -384,23 +394,13 @@ def build_parser() -> argparse.ArgumentParser:
     parity.set_defaults(run=_walk_parity, no_lab=True)
 
     sweep = sub.add_parser("sweep", help="a sweep cold (caches bypassed) and warm, with its time by phase")
-    sweep.add_argument("--group", default="demo")
-    sweep.add_argument("--queries", type=whole(1, 100_000), default=None, help="the first N judged queries")
-    sweep.add_argument("--split", default=None, help="only the queries of this split (e.g. test)")
-    sweep.add_argument("--candidates", dest="candidates_list", default="10,25,50,100")
-    sweep.add_argument("--top-k", dest="top_k_list", default="3,5,10")
-    sweep.add_argument("--rerankers", dest="reranker_list", default="none,local")
+    _sweep_options(sweep, candidates="10,25,50,100", top_ks="3,5,10")
     sweep.add_argument("--concurrency", dest="concurrency_list", default="1", help="queries in flight, e.g. 1,2,4")
     sweep.add_argument("--repeat", type=whole(1, 20), default=1, help="cold sweeps per concurrency (median)")
     sweep.set_defaults(run=_sweep)
 
     recipes = sub.add_parser("recipe-sweep", help="a sweep of many recipes against a sweep of one (cost ratio)")
-    recipes.add_argument("--group", default="demo")
-    recipes.add_argument("--queries", type=whole(1, 100_000), default=None, help="the first N judged queries")
-    recipes.add_argument("--split", default=None, help="only the queries of this split (e.g. test)")
-    recipes.add_argument("--candidates", dest="candidates_list", default="25,50")
-    recipes.add_argument("--top-k", dest="top_k_list", default="10")
-    recipes.add_argument("--rerankers", dest="reranker_list", default="none,local")
+    _sweep_options(recipes, candidates="25,50", top_ks="10")
     recipes.add_argument("--one", default="graphiti-default", help="the single recipe (default graphiti-default)")
     recipes.add_argument(
         "--recipes", dest="recipe_list", default=",".join(RECIPE_NAMES), help="the many (default: all)"

@@ -31,6 +31,7 @@ from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.search import fact_vectors, text_search, vector_search
 
 T = TypeVar("T")
+Timed = tuple[list[EntityEdge], float]  # a method's list and its fetch's wall time (ms)
 NO_FLOOR = -2.0  # below every cosine similarity (FalkorDB's lie in [0, 1], Neo4j's in [-1, 1])
 
 
@@ -73,8 +74,8 @@ class MethodLists:
     """One query's method lists under one filter, each fetched once per (method, depth, floor / walk) and shared by
     every recipe and N that asks for it; concurrent asks for the same list wait for the one fetch. `similar(depth)`,
     when given, answers the cosine method instead of graphiti's exact scan (the vector index option, which has no
-    floor). The exact cosine scan is shared by every floor (see `cosine`). Each fetch's wall time is kept (`ms`), so
-    a setting's first stage is timed as if it ran alone."""
+    floor). The exact cosine scan is shared by every floor (see `cosine`). Each list comes with its fetch's wall
+    time, so a setting's first stage is timed as if it ran alone."""
 
     def __init__(
         self,
@@ -87,50 +88,46 @@ class MethodLists:
     ) -> None:
         self.driver, self.query, self.vector, self.group_id = driver, query, vector, group_id
         self.search_filter, self.similar = search_filter, similar
-        self.ms: dict[tuple[object, ...], float] = {}
         self._fetches: dict[tuple[object, ...], asyncio.Future[Any]] = {}
 
-    async def _once(self, key: tuple[object, ...], fetch: Callable[[], Awaitable[T]]) -> T:
+    async def _once(self, key: tuple[object, ...], fetch: Callable[[], Awaitable[T]]) -> tuple[T, float]:
+        """What `fetch` returns and its wall time (ms), fetched once per key."""
         if key not in self._fetches:
 
-            async def timed() -> T:
+            async def timed() -> tuple[T, float]:
                 started = time.perf_counter()
                 with collector_paused():
                     found = await fetch()
-                self.ms[key] = (time.perf_counter() - started) * 1000
-                return found
+                return found, (time.perf_counter() - started) * 1000
 
             self._fetches[key] = asyncio.ensure_future(timed())
         return await asyncio.shield(self._fetches[key])
 
-    def bm25(self, depth: int) -> Awaitable[list[EntityEdge]]:
+    def bm25(self, depth: int) -> Awaitable[Timed]:
         words = fulltext_words(self.query)
         return self._once(
             ("bm25", depth),
             lambda: fulltext_edges(self.driver, words, self.search_filter, self.group_id, depth),
         )
 
-    async def cosine(self, depth: int, floor: float) -> list[EntityEdge]:
+    async def cosine(self, depth: int, floor: float) -> Timed:
         if self.similar is not None:
             similar = self.similar
             return await self._once(("cosine", depth, "index"), lambda: similar(depth))
         # one scan per depth for every floor: graphiti's statement keeps `score > floor`, sorts by score and takes
         # the first `depth`, so its list is the floorless list's hits above the floor (every hit above a floor ranks
         # before every hit below it)
-        hits = await self._once(
+        hits, ms = await self._once(
             ("cosine", depth),
             lambda: vector_search(self.driver, self.vector, self.search_filter, [self.group_id], depth, NO_FLOOR),
         )
-        return [edge for edge, score in hits if score > floor]
+        return [edge for edge, score in hits if score > floor], ms
 
-    def walk(self, origins: tuple[str, ...], max_depth: int, depth: int) -> Awaitable[list[EntityEdge]]:
+    def walk(self, origins: tuple[str, ...], max_depth: int, depth: int) -> Awaitable[Timed]:
         return self._once(
             ("bfs", depth, max_depth, origins),
             lambda: bfs_edges(self.driver, list(origins), max_depth, self.search_filter, [self.group_id], depth),
         )
-
-    def fetch_ms(self, key: tuple[object, ...]) -> float:
-        return self.ms.get(key, 0.0)
 
 
 @dataclass(frozen=True)
@@ -156,21 +153,19 @@ async def search_recipe(lists: MethodLists, recipe: Recipe, limit: int) -> First
     min_score = recipe.config.reranker_min_score
     depth = 2 * limit  # what graphiti's edge_search asks of each method
     methods = recipe.methods
-    asks: dict[str, tuple[tuple[object, ...], Awaitable[list[EntityEdge]]]] = {}
+    asks: dict[str, Awaitable[Timed]] = {}
     if "bm25" in methods:
-        asks["bm25"] = (("bm25", depth), lists.bm25(depth))
+        asks["bm25"] = lists.bm25(depth)
     if "cosine" in methods:
-        key = ("cosine", depth, "index") if lists.similar is not None else ("cosine", depth)
-        asks["cosine"] = (key, lists.cosine(depth, config.sim_min_score))
-    found = await asyncio.gather(*(ask for _, ask in asks.values()))
-    results = dict(zip(asks, found, strict=True))
-    ms = {name: lists.fetch_ms(key) for name, (key, _) in asks.items()}
+        asks["cosine"] = lists.cosine(depth, config.sim_min_score)
+    fetched = dict(zip(asks, await asyncio.gather(*asks.values()), strict=True))
     if "bfs" in methods:
         # graphiti walks from every hit's source, repeats included (a hub entity hundreds of times); a repeated
         # origin adds no new row to the walk's DISTINCT ones, so walking each origin once returns the same list
-        origins = tuple(dict.fromkeys(edge.source_node_uuid for result in results.values() for edge in result))
-        results["bfs"] = await lists.walk(origins, config.bfs_max_depth, depth)
-        ms["bfs"] = lists.fetch_ms(("bfs", depth, config.bfs_max_depth, origins))
+        origins = tuple(dict.fromkeys(e.source_node_uuid for edges, _ms in fetched.values() for e in edges))
+        fetched["bfs"] = await lists.walk(origins, config.bfs_max_depth, depth)
+    results = {name: edges for name, (edges, _ms) in fetched.items()}
+    ms = {name: took for name, (_edges, took) in fetched.items()}
     fused = time.perf_counter()
     by_uuid = {edge.uuid: edge for result in results.values() for edge in result}
     ranked = [[edge.uuid for edge in result] for result in results.values()]

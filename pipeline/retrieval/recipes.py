@@ -112,10 +112,6 @@ class Recipe:
         base = self.name if self.name != CUSTOM else f"{CUSTOM}-{digest}"
         return f"{base}@{self.center}" if self.center else base
 
-    @property
-    def label(self) -> str:
-        return self.key
-
     def search_config(self, limit: int) -> SearchConfig:
         """graphiti's `SearchConfig` for this recipe at limit N: what `search_()` runs."""
         config = self.config.model_copy(deep=True)

@@ -136,8 +136,8 @@ async def rank(
             step_timer = StageTimer()
             step = await _rerank(driver, rankers[s.reranker], query, pool.candidates, step_timer, pool.first.edges)
             reranked[key] = (step, step_timer.ms)
-        step, rerank_ms = reranked[key]
         if key not in cited:
+            step = reranked[key][0]
             depth = max(o.top_k for o in settings if (o.pool, o.reranker) == key)
             started = time.perf_counter()
             results = await _cite(lab, group_id, step.reranked[:depth], created_at)

@@ -43,7 +43,7 @@ class Setting:
     @property
     def label(self) -> str:
         index = ", vector index" if self.first_stage == "vector_index" else ""
-        return f"{self.recipe.label} + {self.reranker}, N={self.candidates}, k={self.top_k}{index}"
+        return f"{self.recipe.key} + {self.reranker}, N={self.candidates}, k={self.top_k}{index}"
 
     def to_dict(self) -> dict[str, object]:
         return {
