@@ -205,12 +205,11 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
                     vector = await lab.embedder.embed_query(text)
                 embed_ms = timer.ms["embed"]
                 lists = MethodLists(driver, text, vector, spec.group_id, search_filter)
-            timer = StageTimer()
-            with phases.time("first_stage"), timer.stage("search"):
+            with phases.time("first_stage"):
                 first = await search_recipe(lists, r.recipes[recipe], depth)
             retrieved[pool_key] = first.edges
             uuids, facts = tuple(e.uuid for e in first.edges), tuple(e.fact for e in first.edges)
-            pool = Pool(uuids, facts, embed_ms + timer.ms["search"])
+            pool = Pool(uuids, facts, embed_ms + first.alone_ms)
             out.retrieved[pool_key] = True
             stats.retrieved += 1
         else:
