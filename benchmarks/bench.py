@@ -1,5 +1,5 @@
 """`python -m benchmarks bench`: per-stage latency of the pipeline over a deal's labelled queries, beside
-stock `graphiti.search_()` with the same hybrid config, so the pipeline's overhead is a measured ratio.
+stock `graphiti.search_()` with the same recipe's config, so the pipeline's overhead is a measured ratio.
 
 Each query runs once through the pipeline and once through stock graphiti, interleaved, after one
 warm-up query; figures are p50/p95 in milliseconds.
@@ -21,7 +21,7 @@ from pipeline.query_sets import load_query_set
 from pipeline.rerankers import make_reranker
 from pipeline.rerankers.base import LabReranker, RerankOutcome
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, preset
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe, preset
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.timing import StageTimer
 from pipeline.vector_index.records import FirstStageName
@@ -62,10 +62,15 @@ async def bench(
     queries: Sequence[str] | None = None,
     stock_up_to: int | None = None,
     first_stage: FirstStageName = "exact",
+    recipe: Recipe | None = None,
 ) -> list[BenchRow]:
-    """Per-stage percentiles per depth over `queries` (default: the deal's labelled set); each timed run is
-    also recorded in the run history (source "bench") when `record`. Stock `search_()` runs only at N up to
-    `stock_up_to` (graphiti's own BFS takes many seconds a query at N=100 on the 10,000-fact deal)."""
+    """Per-stage percentiles per depth over `queries` (default: the deal's labelled set) for one recipe (default:
+    the default recipe); each timed run is also recorded in the run history (source "bench") when `record`. Stock
+    `search_()` runs only at N up to `stock_up_to` (graphiti's own BFS takes many seconds a query at N=100 on the
+    10,000-fact deal), and not for node distance without a given center (graphiti needs one)."""
+    recipe = recipe or preset(DEFAULT_RECIPE)
+    if recipe.fusion == "node_distance" and recipe.center is None:
+        stock_up_to = 0
     await lab.deal(group_id)
     if queries is None:
         query_set = load_query_set(lab.store, group_id)
@@ -77,7 +82,7 @@ async def bench(
     graphiti = graphiti_for(lab, group_id, _Unused())
     search_filter = temporal_filter(False, None)
     top = min(top_k, max(depths))
-    await retrieve(lab, queries[0], group_id, max(depths), top, reranker, first_stage=first_stage)  # warm-up
+    await retrieve(lab, queries[0], group_id, max(depths), top, reranker, first_stage=first_stage, recipe=recipe)
 
     rows = []
     for depth in depths:
@@ -86,7 +91,8 @@ async def bench(
         first_ms: list[float] = []
         for text in queries:
             lab.embedder.forget_queries()  # each run embeds its query, as a new query would
-            run = await retrieve(lab, text, group_id, depth, min(top_k, depth), reranker, first_stage=first_stage)
+            k = min(top_k, depth)
+            run = await retrieve(lab, text, group_id, depth, k, reranker, first_stage=first_stage, recipe=recipe)
             if record:
                 save_run(lab.store, run, "bench")
             for name, ms in run.timings.stages_ms.items():
@@ -95,9 +101,11 @@ async def bench(
             if stock_up_to is not None and depth > stock_up_to:
                 continue
             timer = StageTimer()
-            config = preset(DEFAULT_RECIPE).search_config(depth)
+            config = recipe.search_config(depth)
             with timer.stage("stock"):
-                await graphiti.search_(text, config, group_ids=[group_id], search_filter=search_filter)
+                await graphiti.search_(
+                    text, config, group_ids=[group_id], center_node_uuid=recipe.center, search_filter=search_filter
+                )
             stock.append(timer.ms["stock"])
         rows.append(
             BenchRow(
@@ -111,7 +119,7 @@ async def bench(
     return rows
 
 
-def render_bench(rows: list[BenchRow], reranker: str) -> str:
+def render_bench(rows: list[BenchRow], reranker: str, recipe: str = DEFAULT_RECIPE) -> str:
     names = [
         "embed_query",
         "bm25",
@@ -124,7 +132,7 @@ def render_bench(rows: list[BenchRow], reranker: str) -> str:
         "total",
     ]
     header = f"{'N':>4} " + " ".join(f"{n[:13]:>14}" for n in names) + f" {'stock search_':>14} {'ratio':>6}"
-    lines = [f"p50 / p95 in ms, reranker={reranker}", header]
+    lines = [f"p50 / p95 in ms, recipe={recipe}, reranker={reranker}", header]
     for row in rows:
         cells = [
             f"{row.stages[n]['p50']:>6.1f}/{row.stages[n]['p95']:<7.1f}" if n in row.stages else f"{'-':>14}"

@@ -33,7 +33,7 @@ from pipeline.cli.common import OneLineParser, add_json_flag, integer, parse_int
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.rerankers import RERANKERS
-from pipeline.retrieval.recipes import RECIPE_NAMES
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, parse_recipe
 from pipeline.vector_index import FIRST_STAGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +43,7 @@ async def _bench(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.bench import bench, render_bench
 
     depths = parse_int_list(args.candidates_list, "--candidates")
+    recipe = parse_recipe(args.recipe)
     rows = await bench(
         lab,
         args.group,
@@ -52,11 +53,13 @@ async def _bench(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         args.limit_queries,
         stock_up_to=args.stock_up_to,
         first_stage=args.first_stage,
+        recipe=recipe,
     )
     if not args.json:
-        print(render_bench(rows, args.reranker))
+        print(render_bench(rows, args.reranker, recipe.key))
     return {
         "group": args.group,
+        "recipe": recipe.key,
         "reranker": args.reranker,
         "first_stage": args.first_stage,
         "rows": [row.__dict__ for row in rows],
@@ -340,6 +343,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--candidates", dest="candidates_list", default="10,25,50,100")
     bench.add_argument("--top-k", type=integer, default=10)  # its range is checked with the query's own
     bench.add_argument("--reranker", default="local")
+    bench.add_argument(
+        "--recipe",
+        default=DEFAULT_RECIPE,
+        help="first-stage recipe: a preset, node-distance@UUID or a SearchConfig .json",
+    )
     bench.add_argument("--limit-queries", type=whole(1), default=None, help="use only the first N queries")
     bench.add_argument("--stock-up-to", type=whole(1), default=None, help="run stock search_() only at N up to this")
     bench.add_argument("--first-stage", choices=FIRST_STAGES, default="exact", help="vector_index: needs the index")
