@@ -45,14 +45,12 @@ def render_comparison(lab: Lab, request: CompareRequest) -> None:
                 said.add(message)
                 st.caption(f":orange[Over budget:] {md(message)}")
     basis = _confidence_basis(a, b)
-    confidence: Confidence | None = None  # no candidate on either side (a recipe's floors): nothing to read
-    if basis.candidates:
-        confidence = _kept(
-            ("confidence", basis.query, basis.group_id, basis.recipe, basis.num_candidates, basis.first_stage),
-            lambda: run(assess(lab, basis)),
-        )
-    low = confidence is not None and confidence.low
-    if confidence is not None and low:
+    confidence: Confidence = _kept(
+        ("confidence", basis.query, basis.group_id, basis.recipe, basis.num_candidates, basis.first_stage),
+        lambda: run(assess(lab, basis)),
+    )
+    low = confidence.low
+    if low:
         st.warning(
             "**Low confidence: this deal probably holds no good answer to the query.** "
             f"{md(confidence.reason)}. The 0-1 scores below are relative to this pool, so its best reads 1.00 "

@@ -28,6 +28,7 @@ from pipeline.evaluation.fingerprint import describe_graph, describe_judgments
 from pipeline.evaluation.judgments import EvalSet, available_eval_sets
 from pipeline.evaluation.labels import experiment_label
 from pipeline.evaluation.records import BASELINE, DEFAULT_METRIC, METRIC_NAMES, STALE, SweepResult, SweepSpec
+from pipeline.evaluation.ship import setting_module
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, describe, preset
@@ -240,7 +241,7 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     )
     exp_id = st.session_state.get(OPEN) if saved_as else None  # the experiment shown (opened without rankings)
     render_wins_losses(lab, result, picked, metric, exp_id)
-    render_exports(lab, result, saved_as, metric, exp_id)
+    render_exports(lab, result, saved_as, metric, exp_id, picked)
 
 
 RESULT_NAMES = {"p50_ms": "p50 (ms)", "p95_ms": "p95 (ms)", "cost_usd": "Cost ($)", "in_grid": "In grid"}
@@ -327,9 +328,15 @@ def _rank(rank: int | None) -> str:
 
 
 def render_exports(
-    lab: Lab, result: SweepResult, saved_as: str | None, metric: str = DEFAULT_METRIC, exp_id: int | None = None
+    lab: Lab,
+    result: SweepResult,
+    saved_as: str | None,
+    metric: str = DEFAULT_METRIC,
+    exp_id: int | None = None,
+    picked: str | None = None,
 ) -> None:
-    """The table CSV now; the per-query CSV and the JSON (every ranking) are built when clicked."""
+    """The table CSV now; the per-query CSV, the JSON (every ranking) and the inspected setting as a Python module
+    to ship (`pipeline eval --export-config`) are built when clicked."""
     cols = st.columns([3, 1, 1, 1, 1])
     name = f"{result.spec.group_id}-sweep" if saved_as is None else saved_as
     slug = "".join(ch if ch.isalnum() else "-" for ch in name)[:60]
@@ -344,6 +351,17 @@ def render_exports(
     cols[3].download_button(
         "JSON", lambda: to_json(whole()).encode(), f"{slug}.json", "application/json", key=f"{NS}.json"
     )
+    if picked is not None:
+        experiment = f"#{exp_id} {saved_as!r}" if exp_id is not None else ""
+        cols[4].download_button(
+            "Setting as code",
+            lambda: setting_module(result, picked, lab.settings, experiment).encode(),
+            "retrieval_setting.py",
+            "text/x-python",
+            key=f"{NS}.code",
+            help=f"{picked} as a Python module for your service: graphiti's SearchConfig, the search_() call at "
+            "limit N and the reranker call cut to k.",
+        )
 
 
 # --- experiments -------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 Rerankers' scores cannot say it: the local re-scorer and the displayed 0-1 scores are min-max over the pool,
 so the best candidate of a nonsense query still scores "norm 1.00". What can is absolute: the cosine between
-the query and the closest fact of the deal (the cosine list's rank 1, from its stored embedding).
+the query and the closest fact of the deal (the cosine list's rank 1, from its stored embedding). A recipe whose
+cosine floor left no cosine hit (graphiti's 0.6 floor leaves none for a nonsense query) or that runs no cosine
+search has no such list, so the closest facts are looked up by a floorless scan under the run's date filter.
 
 Measured with the local embedder (all-MiniLM-L6-v2), N=50, the best cosine was
 - 0.374-0.898 (median 0.63) on the demo deal's 54 labelled queries, 0.324-0.930 (median 0.71) on all 1,663
@@ -20,12 +22,15 @@ queries on the demo deal, 4 of 12 on TAT-QA, no labelled query on either).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 
 from pipeline.lab import Lab
+from pipeline.retrieval.filters import temporal_filter
+from pipeline.retrieval.first_stage import NO_FLOOR
 from pipeline.retrieval.records import Candidate, RetrievalRun
-from pipeline.retrieval.search import fact_vectors
+from pipeline.retrieval.search import fact_vectors, vector_search
 from pipeline.settings import LOCAL_EMBEDDER
 
 COSINE_FLOOR = {LOCAL_EMBEDDER: 0.35}  # embedder model -> best cosine below which the deal has no good answer
@@ -79,14 +84,18 @@ async def assess(lab: Lab, run: RetrievalRun) -> Confidence:
 
 
 async def best_cosine(lab: Lab, run: RetrievalRun) -> float | None:
-    """Cosine between the query and the cosine list's best few facts (stored embeddings); their maximum."""
+    """Cosine between the query and the deal's closest few facts (stored embeddings); their maximum."""
+    driver = lab.backend.driver(run.group_id)
+    vector = await lab.embedder.embed_query(run.query)
     top = [c.uuid for c in run.candidates if (c.method_ranks.get("cosine") or 99) <= 3]
     if not top:
-        return None
-    stored = await fact_vectors(lab.backend.driver(run.group_id), top)
+        as_of = datetime.fromisoformat(run.as_of) if run.as_of else None
+        search_filter = temporal_filter(run.include_superseded, as_of)
+        top = [edge.uuid for edge, _ in await vector_search(driver, vector, search_filter, [run.group_id], 3, NO_FLOOR)]
+    stored = await fact_vectors(driver, top) if top else {}
     if not stored:
         return None
-    query = np.asarray(await lab.embedder.embed_query(run.query), dtype=np.float64)
+    query = np.asarray(vector, dtype=np.float64)
     matrix = np.asarray(list(stored.values()), dtype=np.float64)
     if matrix.shape[1] != query.shape[0]:
         return None

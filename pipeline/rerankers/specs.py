@@ -64,9 +64,7 @@ class RerankerSpec:
 SPECS: dict[str, RerankerSpec] = {
     s.name: s
     for s in (
-        RerankerSpec(
-            "none", "No reranking (first-stage order)", "RRF fusion of BM25, cosine and BFS", colour="#8c9bb5"
-        ),
+        RerankerSpec("none", "No reranking (first-stage order)", "the recipe's own fused order", colour="#8c9bb5"),
         RerankerSpec(
             "local",
             "Local re-scorer (offline)",

@@ -68,9 +68,9 @@ PRESETS: dict[str, SearchConfig] = {
     "node-distance": _preset(EDGE_HYBRID_SEARCH_NODE_DISTANCE),
     "episode-mentions": _preset(EDGE_HYBRID_SEARCH_EPISODE_MENTIONS),
 }
-# what a setting runs when none is named: today's first stage, so runs, experiments and links keep their meaning
-# until pages and sweeps take a recipe
-DEFAULT_RECIPE = "hybrid-walk"
+# what a setting runs when none is named, and the baseline every setting is tested against: what a Graphiti user
+# ships when they call `Graphiti.search()`
+DEFAULT_RECIPE = "graphiti-default"
 # what every run, experiment and cached pool recorded before recipes existed ran (migrations 0020, 0021)
 LEGACY_RECIPE = "hybrid-walk"
 RECIPE_NAMES = tuple(PRESETS)

@@ -64,9 +64,9 @@ def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab:
     # 2 rerankers x 2 N x 2 k, plus the baseline (none, N=50, k=10) computed beside the grid
     assert len(table) == 9
     assert set(table["Setting"]) >= {
-        "hybrid-walk none N=10 k=5",
-        "hybrid-walk local N=25 k=10",
-        "hybrid-walk none N=50 k=10",
+        "graphiti-default none N=10 k=5",
+        "graphiti-default local N=25 k=10",
+        "graphiti-default none N=50 k=10",
     }
     assert table["Recommended"].sum() == 1
     # the recommendation is said in words (a success when a setting beats the baseline, else a note)
@@ -83,7 +83,7 @@ def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab:
     recommended = table.loc[table["Recommended"], "Setting"].iloc[0]
     inspected = app.selectbox(key="evaluate.inspect").value
     assert inspected == recommended or (
-        recommended == "hybrid-walk none N=50 k=10" and inspected in set(table["Setting"])
+        recommended == "graphiti-default none N=50 k=10" and inspected in set(table["Setting"])
     )
     assert len(frame(app, "Type")) >= 1
     for shown_table in (table, jobs, frame(app, "Type")):
@@ -189,7 +189,7 @@ def test_the_sentence_leads_the_results_and_each_win_or_loss_links_to_compare(ap
     sentence = next(a.value for a in [*app.success, *app.info] if "Recommended:" in a.value)
     sentence = sentence.replace("\u200b", "").replace("\\", "")  # md() keeps "@" from becoming a mail link
     assert ("beats the baseline by" in sentence and "nDCG@k, p" in sentence and "ms p50" in sentence) or (
-        "No setting beats the baseline (hybrid-walk + none, N=50, k=10)" in sentence
+        "No setting beats the baseline (graphiti-default + none, N=50, k=10)" in sentence
     )
     table = frame(app, "Recommended")
     assert bool(table["Recommended"].iloc[0])  # the recommended row on top
@@ -197,11 +197,11 @@ def test_the_sentence_leads_the_results_and_each_win_or_loss_links_to_compare(ap
     assert (table["tokens@k"] > 0).all() and table["stale@k"].between(0, 1).all()
     # k matters: the heatmap's k columns differ for the same reranker and N
     row = table.set_index("Setting")
-    assert row.loc["hybrid-walk local N=50 k=5", "ndcg@k"] != row.loc["hybrid-walk local N=50 k=10", "ndcg@k"]
+    assert row.loc["graphiti-default local N=50 k=5", "ndcg@k"] != row.loc["graphiti-default local N=50 k=10", "ndcg@k"]
     assert any("Stale-fact rate" in c.value for c in app.caption)
 
     # a per-query win or loss links to Compare with that query and both settings
-    app.selectbox(key="evaluate.inspect").set_value("hybrid-walk local N=25 k=5")
+    app.selectbox(key="evaluate.inspect").set_value("graphiti-default local N=25 k=5")
     app.run()
     no_errors(app)
     changes = frame(app, "Compare")
@@ -237,7 +237,7 @@ def test_as_of_and_superseded_options_are_on_the_page_and_refused_together(app: 
 
 def test_a_sweep_of_two_recipes_from_the_page_shows_both_and_their_heatmaps(app: AppTest, lab: Lab) -> None:
     open_page(app, "app_pages/evaluate.py")
-    assert app.multiselect(key="evaluate.recipes").value == ["hybrid-walk"]  # today's default recipe
+    assert app.multiselect(key="evaluate.recipes").value == ["graphiti-default"]  # what Graphiti.search() runs
     app.multiselect(key="evaluate.recipes").set_value(["vector", "graphiti-default"])
     app.multiselect(key="evaluate.candidates").set_value([25])
     app.multiselect(key="evaluate.top_k").set_value([10])
@@ -252,8 +252,10 @@ def test_a_sweep_of_two_recipes_from_the_page_shows_both_and_their_heatmaps(app:
     assert result.spec.recipes == ("vector", "graphiti-default")
     table = frame(app, "Recommended")
     wanted = {f"{r} {k} N=25 k=10" for r in ("vector", "graphiti-default") for k in ("none", "local")}
-    assert wanted | {"hybrid-walk none N=50 k=10"} == set(table["Setting"])  # the grid and the baseline
+    assert wanted | {"graphiti-default none N=50 k=10"} == set(table["Setting"])  # the grid and the baseline
     titles = [
         a["text"] for c in app.get("plotly_chart") for a in json.loads(c.proto.spec)["layout"].get("annotations", [])
     ]
     assert {"vector + none", "graphiti-default + local"} <= set(titles)  # one heatmap per recipe and reranker
+    # the inspected setting can be taken away as code to ship (pipeline/evaluation/ship.py)
+    assert "Setting as code" in [b.proto.label for b in app.get("download_button")]

@@ -119,8 +119,17 @@ def test_a_nonsense_query_gets_the_low_confidence_banner(app: AppTest) -> None:
     open_page(app, "app_pages/compare.py")
     app.text_input(key="compare.q").input(NONSENSE).run()
     no_errors(app)
+    # graphiti's default recipe finds nothing for it (no BM25 word, no cosine above its 0.6 floor): the banner
+    # still says why, from the deal's closest fact
     [banner] = [w.value for w in app.warning if "Low confidence" in w.value]
     assert "cosine" in banner and "relative to this pool" in banner
+    assert sum("found 0 of N=50 candidates" in c.value for c in app.caption) == 2
+    # a recipe without a floor fills its pool: every card says its scores are low
+    for side in "ab":
+        app.selectbox(key=f"compare.{side}.recipe").set_value("hybrid-walk")
+    app.run()
+    no_errors(app)
+    [banner] = [w.value for w in app.warning if "Low confidence" in w.value]
     scored = [c.value for c in app.caption if c.value.startswith("rerank ")]
     assert scored and all("all scores are low" in c for c in scored)
     assert any("Not judged" in c.value for c in app.caption)
@@ -231,7 +240,9 @@ async def test_examples_come_from_the_latest_sweep_and_say_so(app: AppTest, lab:
         notes = [shown(c.value) for c in app.caption]
         assert swept[0].note in notes
         gain = "lifts" if swept[0].delta > 0 else "lowers"
-        assert f"Reranking (hybrid-walk + local, N=25, k=5) {gain} nDCG@10 by {swept[0].delta:+.2f}" in swept[0].note
+        assert (
+            f"Reranking (graphiti-default + local, N=25, k=5) {gain} nDCG@10 by {swept[0].delta:+.2f}" in swept[0].note
+        )
     finally:
         with lab.store.transaction() as conn:
             conn.execute("DELETE FROM experiments WHERE id = ?", (exp_id,))

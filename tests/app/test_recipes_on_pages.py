@@ -155,18 +155,18 @@ def test_changing_only_k_runs_no_new_first_stage_with_two_recipes(
 
 
 def test_scores_to_compare_keeps_the_recipe_on_both_sides(app: AppTest, demo: str) -> None:
-    app.query_params.update({"scores.q": QUERY, "scores.recipe": "graphiti-default", "scores.n": "20"})
+    app.query_params.update({"scores.q": QUERY, "scores.recipe": "hybrid-walk", "scores.n": "20"})
     open_page(app, "app_pages/scores.py")
     [params] = link_params(app, "Compare")
-    assert params["compare.a.recipe"] == params["compare.b.recipe"] == "graphiti-default"
+    assert params["compare.a.recipe"] == params["compare.b.recipe"] == "hybrid-walk"
     assert (params["compare.a.reranker"], params["compare.b.reranker"]) == ("none", "local")
 
     compare = AppTest.from_file(APP, default_timeout=60)
     compare.query_params.update(params)
     open_page(compare, "app_pages/compare.py")
-    assert [compare.selectbox(key=f"compare.{s}.recipe").value for s in "ab"] == ["graphiti-default"] * 2
+    assert [compare.selectbox(key=f"compare.{s}.recipe").value for s in "ab"] == ["hybrid-walk"] * 2
     said = captions(compare)
-    assert "A: graphiti-default + none, N=20, k=10" in said and "B: graphiti-default + local, N=20, k=10" in said
+    assert "A: hybrid-walk + none, N=20, k=10" in said and "B: hybrid-walk + local, N=20, k=10" in said
 
 
 @pytest.mark.parametrize("name", RECIPE_NAMES)

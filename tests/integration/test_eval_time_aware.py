@@ -81,7 +81,7 @@ async def test_a_sweep_as_of_a_date_ranks_as_retrieve_does_then(lab: Lab, demo: 
     assert not any(superseded_by(SimpleNamespace(**f), when) for f in facts)
     assert totals == {6}
     chosen = (await judgments.load_eval_set(lab, demo)).select(None, 6)
-    rows = {r.query_id: r for r in result.rows if r.setting == "hybrid-walk none N=25 k=10"}
+    rows = {r.query_id: r for r in result.rows if r.setting == "graphiti-default none N=25 k=10"}
     for q in chosen.scorable:
         run = await retrieve(lab, q.text, demo, 25, 10, "none", as_of=when)
         assert list(rows[q.id].ranking) == [r.ranked.candidate.uuid for r in run.results]
@@ -124,7 +124,11 @@ async def test_cli_eval_prints_the_sentence_and_stores_as_of(
     assert lines[-1] == f"Recommendation: {rec.sentence}"  # the saved experiment gives the same sentence
     assert "as of 2026-01-15" in lines[0]
     assert rec.sentence.startswith(
-        ("hybrid-walk + none, N=25", "hybrid-walk + local, N=25", "No setting beats the baseline (hybrid-walk + none")
+        (
+            "graphiti-default + none, N=25",
+            "graphiti-default + local, N=25",
+            "No setting beats the baseline (graphiti-default + none",
+        )
     )
 
     assert await asyncio.to_thread(main, [*args[:-2], "--no-save", "--json", "--metric", "recall@k"]) == 0

@@ -12,6 +12,7 @@ from pipeline.ingest.demo.seed import DEAL_FILE
 from pipeline.ingest.loading import parse_time, stable_uuid
 from pipeline.lab import Lab
 from pipeline.rerankers.base import LabReranker, RerankerFailed, RerankOutcome
+from pipeline.retrieval.recipes import preset
 from pipeline.retrieval.retrieve import retrieve
 from tests.conftest import FIXTURES
 
@@ -40,8 +41,9 @@ async def test_n_candidates_and_k_current_results(lab: Lab, demo: str) -> None:
     assert len(run.results) == 10
     assert not any(c.superseded for c in run.candidates)
     assert run.rerank_used is False and run.fallback_reason is None
-    for stage in ("embed_query", "bm25", "cosine", "bfs", "fusion", "hybrid_search", "citations", "total"):
+    for stage in ("embed_query", "bm25", "cosine", "fusion", "hybrid_search", "citations", "total"):
         assert run.timings.stages_ms[stage] >= 0, stage
+    assert run.recipe == "graphiti-default" and "bfs" not in run.timings.stages_ms  # graphiti's default: no walk
     assert run.timings.stages_ms["total"] >= run.timings.stages_ms["hybrid_search"]
     assert all(any(c.method_ranks.values()) for c in run.candidates)
 
@@ -50,8 +52,9 @@ async def test_fewer_candidates_only_when_the_deal_has_fewer(lab: Lab) -> None:
     from pipeline.ingest.beir import import_beir
 
     await import_beir(lab.backend, lab.embedder, lab.settings.resolved_data_dir, FIXTURES / "beir_mini", "mini")
-    run = await retrieve(lab, "Northwind net sales", "mini", 50, 5, "none")
-    assert len(run.candidates) == 8  # the whole deal
+    # a recipe without a cosine floor finds every fact that matches at all; here, the whole deal
+    run = await retrieve(lab, "Northwind net sales", "mini", 50, 5, "none", recipe=preset("hybrid-walk"))
+    assert len(run.candidates) == 8
     assert len(run.results) == 5
 
 

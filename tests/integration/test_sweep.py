@@ -18,12 +18,12 @@ from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import MethodLists, search_recipe
-from pipeline.retrieval.recipes import preset
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, preset
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.settings import Settings
 from tests.support.fakes.voyage_server import FakeVoyageServer
 
-WALK = preset("hybrid-walk")  # the sweep's first stage
+DEFAULT = preset(DEFAULT_RECIPE)  # the sweep's first stage by default
 SMALL = dict(candidates=(10, 25), top_ks=(3, 10), rerankers=("none", "local"), limit_queries=6)
 
 
@@ -45,7 +45,7 @@ async def test_a_deeper_first_stage_is_not_a_prefix_so_each_depth_is_retrieved(l
     for query in found.queries[:12]:
         vector = await lab.embedder.embed_query(query.text)
         lists = MethodLists(driver, query.text, vector, demo, flt)
-        shallow, deep = await search_recipe(lists, WALK, 50), await search_recipe(lists, WALK, 100)
+        shallow, deep = await search_recipe(lists, DEFAULT, 50), await search_recipe(lists, DEFAULT, 100)
         differ += [e.uuid for e in shallow.edges] != [e.uuid for e in deep.edges][:50]
     assert differ >= 6, f"only {differ} of 12 queries differ: reusing a prefix might be safe after all"
 
@@ -58,33 +58,33 @@ async def test_sweep_matches_the_live_pipeline_and_reuses_its_cache(lab: Lab, de
     keys = [s.key for s in cold.settings]
     # 2 rerankers x 2 N x 2 k, then the baseline (none, N=50, k=10) added because the grid lacks it
     assert keys == [
-        "hybrid-walk none N=10 k=3",
-        "hybrid-walk none N=10 k=10",
-        "hybrid-walk none N=25 k=3",
-        "hybrid-walk none N=25 k=10",
-        "hybrid-walk local N=10 k=3",
-        "hybrid-walk local N=10 k=10",
-        "hybrid-walk local N=25 k=3",
-        "hybrid-walk local N=25 k=10",
-        "hybrid-walk none N=50 k=10",
+        "graphiti-default none N=10 k=3",
+        "graphiti-default none N=10 k=10",
+        "graphiti-default none N=25 k=3",
+        "graphiti-default none N=25 k=10",
+        "graphiti-default local N=10 k=3",
+        "graphiti-default local N=10 k=10",
+        "graphiti-default local N=25 k=3",
+        "graphiti-default local N=25 k=10",
+        "graphiti-default none N=50 k=10",
     ]
     assert (
-        not cold.setting("hybrid-walk none N=50 k=10").in_grid
-        and cold.setting("hybrid-walk none N=50 k=10").p_value is None
+        not cold.setting("graphiti-default none N=50 k=10").in_grid
+        and cold.setting("graphiti-default none N=50 k=10").p_value is None
     )
     assert cold.stats.pools_retrieved == 6 * 3 and cold.stats.rerank_calls == 6 * 2
     # the sweep ranks exactly as retrieve() does: local reranker, N=25
     first = cold.queries[cold.rows[0].query_id][0]
     run = await retrieve(lab, first, demo, 25, 10, "local")
     row = next(
-        r for r in cold.rows if r.setting == "hybrid-walk local N=25 k=10" and cold.queries[r.query_id][0] == first
+        r for r in cold.rows if r.setting == "graphiti-default local N=25 k=10" and cold.queries[r.query_id][0] == first
     )
     assert list(row.ranking) == [r.uuid for r in run.results]
     for s in cold.settings:
         assert all(0.0 <= s.metrics[name] <= 1.0 for name in METRIC_NAMES)
         assert s.metrics["tokens@k"] > 0  # the context handed on, in tokens (not a 0-1 metric)
     # k only cuts one ranking: @10 metrics are the same for k=3 and k=10, and ndcg@k at k=10 is ndcg@10
-    a, b = cold.setting("hybrid-walk local N=25 k=3"), cold.setting("hybrid-walk local N=25 k=10")
+    a, b = cold.setting("graphiti-default local N=25 k=3"), cold.setting("graphiti-default local N=25 k=10")
     assert a.metrics["ndcg@10"] == b.metrics["ndcg@10"] and a.p50_ms == b.p50_ms
     assert b.metrics["ndcg@k"] == pytest.approx(b.metrics["ndcg@10"])
     assert a.metrics["recall@k"] <= b.metrics["recall@k"]
@@ -130,12 +130,12 @@ async def test_experiment_round_trip_compare_export_and_wins(lab: Lab, demo: str
     csv_text = to_csv(loaded)
     assert csv_text.splitlines()[0].startswith("setting,recipe,reranker,N,k,ndcg@k,recall@k,precision@k,hit@k,ndcg@10")
     assert len(csv_text.splitlines()) == 1 + len(result.settings)
-    assert settings_table(loaded)[0]["setting"] == "hybrid-walk none N=10 k=3"
+    assert settings_table(loaded)[0]["setting"] == "graphiti-default none N=10 k=3"
 
-    wins, losses = wins_and_losses(loaded, "hybrid-walk local N=25 k=10")
+    wins, losses = wins_and_losses(loaded, "graphiti-default local N=25 k=10")
     base, other = (
         loaded.per_query(loaded.baseline, "ndcg@10"),
-        loaded.per_query("hybrid-walk local N=25 k=10", "ndcg@10"),
+        loaded.per_query("graphiti-default local N=25 k=10", "ndcg@10"),
     )
     assert {w.query_id for w in wins} == {q for q in base if other[q] > base[q]}
     assert {w.query_id for w in losses} == {q for q in base if other[q] < base[q]}
@@ -195,15 +195,19 @@ async def test_voyage_is_called_once_per_query_and_fact(lab: Lab, demo: str) -> 
         assert 4 <= len(sent) <= 8  # N=25 first; N=10 only for facts the N=25 pool lacked
         per_query = Counter((r.body["query"], d) for r in sent for d in r.body["documents"])
         assert max(per_query.values()) == 1  # no (query, fact) pair is sent twice
-        assert cold.setting("hybrid-walk voyage N=25 k=5").tokens > 0
-        assert cold.setting("hybrid-walk voyage N=25 k=5").cost_usd is not None
+        assert cold.setting("graphiti-default voyage N=25 k=5").tokens > 0
+        assert cold.setting("graphiti-default voyage N=25 k=5").cost_usd is not None
         server.reset()
         warm = await run_sweep(voyage_lab, spec)
         assert [r for r in server.requests if r.path.endswith("/rerank")] == []
         assert (
-            warm.setting("hybrid-walk voyage N=25 k=5").metrics == cold.setting("hybrid-walk voyage N=25 k=5").metrics
+            warm.setting("graphiti-default voyage N=25 k=5").metrics
+            == cold.setting("graphiti-default voyage N=25 k=5").metrics
         )
-        assert warm.setting("hybrid-walk voyage N=25 k=5").tokens == cold.setting("hybrid-walk voyage N=25 k=5").tokens
+        assert (
+            warm.setting("graphiti-default voyage N=25 k=5").tokens
+            == cold.setting("graphiti-default voyage N=25 k=5").tokens
+        )
 
 
 async def test_a_concurrent_sweep_equals_each_setting_run_alone_through_retrieve(lab: Lab, demo: str) -> None:

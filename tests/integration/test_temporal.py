@@ -195,7 +195,7 @@ async def test_as_of_answers_and_the_diff_from_today(lab: Lab, demo: str) -> Non
 async def test_share_of_superseded_candidates_over_the_labelled_queries(lab: Lab, demo: str) -> None:
     share = await superseded_candidate_share(lab, demo)
     assert share is not None and share.queries == 54
-    assert share.candidates == 54 * 50
+    assert 0 < share.candidates <= 54 * 50  # graphiti's 0.6 cosine floor leaves some pools short of N
     assert 0 < share.superseded_candidates < share.candidates
     assert share.share == pytest.approx(share.superseded_candidates / share.candidates)
     assert 0 <= share.top_k_share <= 1

@@ -57,7 +57,7 @@ def test_the_facts_the_pages_showed_before() -> None:
         "cohere": "rerank-v3.5",
     }
     assert [(c.name, c.label, c.note) for c in reranker_choices(settings)] == [
-        ("none", "No reranking (first-stage order)", "RRF fusion of BM25, cosine and BFS"),
+        ("none", "No reranking (first-stage order)", "the recipe's own fused order"),
         ("local", "Local re-scorer (offline)", "bi-encoder + BM25 re-score, not a cross-encoder"),
         ("voyage", "Voyage rerank-2.5", "Voyage rerank-2.5 (hosted cross-encoder)"),
         ("cohere", "Cohere rerank-v3.5", "Cohere rerank-v3.5 (hosted cross-encoder)"),
