@@ -264,10 +264,14 @@ async def test_cli_eval_sweeps_none_local_and_cohere(
     out = capsys.readouterr()
     assert code == 0, out.err
     rows = {row["setting"]: row for row in json.loads(out.out)["rows"]}
-    assert {"hybrid-walk none N=10 k=3", "hybrid-walk local N=10 k=3", "hybrid-walk cohere N=10 k=3"} <= set(rows)
+    assert {
+        "graphiti-default none N=10 k=3",
+        "graphiti-default local N=10 k=3",
+        "graphiti-default cohere N=10 k=3",
+    } <= set(rows)
     # billed per search: one search a query (10 candidates), $2 per 1,000 searches
-    assert rows["hybrid-walk cohere N=10 k=3"]["cost_usd"] == pytest.approx(5 * 0.002)
-    assert rows["hybrid-walk local N=10 k=3"]["cost_usd"] == 0.0
+    assert rows["graphiti-default cohere N=10 k=3"]["cost_usd"] == pytest.approx(5 * 0.002)
+    assert rows["graphiti-default local N=10 k=3"]["cost_usd"] == 0.0
     cohere_calls = server.requests_to("/v2/rerank")
     assert len(cohere_calls) == 5  # one per query: N=10 is one pool, scored once
     assert all(len(r.body["documents"]) <= 10 for r in cohere_calls)

@@ -128,7 +128,7 @@ async def test_a_uuid_keyed_set_imports_and_the_sweep_scores_it(
     result = await run_sweep(
         lab, SweepSpec(acme, candidates=(10,), top_ks=(5,), rerankers=("local",), judgments=f"set:{SET_NAME}")
     )
-    setting = result.setting("hybrid-walk local N=10 k=5")
+    setting = result.setting("graphiti-default local N=10 k=5")
     assert setting.in_grid and set(result.queries) == set(expected)
     assert {"ndcg@10", "recall@10", "mrr@10", "recall@k"} <= set(setting.metrics)
     assert all(0.0 <= setting.metrics[n] <= 1.0 for n in METRIC_NAMES)
@@ -248,7 +248,7 @@ async def test_verdicts_freeze_into_a_set_that_evaluates_like_any_other(
     assert items[0].query_id in {q.id for q in eval_set.scorable}  # its relevant grade makes it scorable
     result = await run_sweep(lab, SweepSpec(group, (10,), (5,), ("none",), judgments="set:frozen verdicts"))
     assert set(result.queries) == {q.id for q in eval_set.scorable}
-    assert all(0.0 <= result.setting("hybrid-walk none N=10 k=5").metrics[n] <= 1.0 for n in METRIC_NAMES)
+    assert all(0.0 <= result.setting("graphiti-default none N=10 k=5").metrics[n] <= 1.0 for n in METRIC_NAMES)
 
 
 async def test_the_demo_set_is_stored_exactly_as_its_files_say(lab: Lab, demo: str) -> None:
