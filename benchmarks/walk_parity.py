@@ -1,7 +1,7 @@
 """`python -m benchmarks walk-parity`: the first stage's graph walk against graphiti's own BFS statement.
 
 For each query, N and temporal filter, the BFS origins are the sources of the query's BM25 and cosine hits
-(as in the first stage); graphiti's `edge_bfs_search` and our walk (`pipeline/retrieval/graph_walk.py`) run
+(as in the first stage); graphiti's `edge_bfs_search` and our walk (`pipeline/graph/dialects/falkordb_walk.py`) run
 from them, alternately, and the two lists are compared edge for edge, in order. Prints per setting how many
 lists differ and both p50 times. FalkorDB only (the walk replays FalkorDB's own traversal order).
 """
@@ -18,10 +18,10 @@ from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.search.search_utils import edge_bfs_search, edge_similarity_search
 
 from pipeline.errors import InvalidInput
+from pipeline.graph.dialects import FalkorQueries
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.first_stage import fulltext_edges, fulltext_words
-from pipeline.retrieval.graph_walk import walk_bfs_search
+from pipeline.retrieval.first_stage import fulltext_words
 from pipeline.retrieval.recipes import preset
 
 FILTERS = ("current", "all", "as-of")
@@ -51,7 +51,9 @@ async def walk_parity(
         for depth in depths:
             limit, differ, stock_ms, walk_ms, lengths = 2 * depth, [], [], [], []
             for query, vector in zip(queries, vectors, strict=True):
-                bm25 = await fulltext_edges(driver, fulltext_words(query), search_filter, group_id, limit)
+                bm25 = await FalkorQueries.edge_fulltext_search(
+                    driver, fulltext_words(query), search_filter, [group_id], limit
+                )
                 cosine = await edge_similarity_search(
                     driver, vector, None, None, search_filter, [group_id], limit, edge_config.sim_min_score
                 )
@@ -62,7 +64,7 @@ async def walk_parity(
                 )
                 stock_ms.append((time.perf_counter() - started) * 1000)
                 started = time.perf_counter()
-                ours = await walk_bfs_search(
+                ours = await FalkorQueries.edge_bfs_search(
                     driver, origins, edge_config.bfs_max_depth, search_filter, [group_id], limit
                 )
                 walk_ms.append((time.perf_counter() - started) * 1000)

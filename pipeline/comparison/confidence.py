@@ -26,11 +26,11 @@ from datetime import datetime
 
 import numpy as np
 
+from pipeline.graph.dialects import for_driver
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import NO_FLOOR
 from pipeline.retrieval.records import Candidate, RetrievalRun
-from pipeline.retrieval.search import fact_vectors, vector_search
 from pipeline.settings import LOCAL_EMBEDDER
 
 COSINE_FLOOR = {LOCAL_EMBEDDER: 0.35}  # embedder model -> best cosine below which the deal has no good answer
@@ -86,13 +86,15 @@ async def assess(lab: Lab, run: RetrievalRun) -> Confidence:
 async def best_cosine(lab: Lab, run: RetrievalRun) -> float | None:
     """Cosine between the query and the deal's closest few facts (stored embeddings); their maximum."""
     driver = lab.backend.driver(run.group_id)
+    dialect = for_driver(driver)
     vector = await lab.embedder.embed_query(run.query)
     top = [c.uuid for c in run.candidates if (c.method_ranks.get("cosine") or 99) <= 3]
     if not top:
         as_of = datetime.fromisoformat(run.as_of) if run.as_of else None
         search_filter = temporal_filter(run.include_superseded, as_of)
-        top = [edge.uuid for edge, _ in await vector_search(driver, vector, search_filter, [run.group_id], 3, NO_FLOOR)]
-    stored = await fact_vectors(driver, top) if top else {}
+        hits = await dialect.edge_similarity_search(driver, vector, search_filter, [run.group_id], 3, NO_FLOOR)
+        top = [edge.uuid for edge, _score in hits]
+    stored = await dialect.fact_vectors(driver, top) if top else {}
     if not stored:
         return None
     query = np.asarray(vector, dtype=np.float64)

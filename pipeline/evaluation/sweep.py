@@ -84,6 +84,7 @@ from pipeline.evaluation.records import (
 )
 from pipeline.evaluation.significance import paired_test_cached
 from pipeline.graph.backend import GraphBackend
+from pipeline.graph.dialects import for_driver
 from pipeline.lab import Lab
 from pipeline.rerankers import (
     LabReranker,
@@ -99,7 +100,6 @@ from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import MethodLists, search_recipe
 from pipeline.retrieval.recipes import Recipe, parse_recipe
 from pipeline.retrieval.rerank import rank_order, score_pool
-from pipeline.retrieval.search import fact_vectors
 from pipeline.store.db import Store
 from pipeline.temporal.records import FactRow
 from pipeline.temporal.timeline import load_facts
@@ -359,7 +359,7 @@ class _QueryVectors:
         if self.loaded is None:
             timer = StageTimer()
             with self.phases.time("vectors"), timer.stage("load"):
-                self.loaded = await fact_vectors(self.driver, list(self.edges))
+                self.loaded = await for_driver(self.driver).fact_vectors(self.driver, list(self.edges))
             self.ms = timer.ms["load"]
         if not all(u in self.loaded for u in uuids):
             return None

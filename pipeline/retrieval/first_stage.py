@@ -6,9 +6,9 @@ sources of the BM25 and cosine hits, and graphiti's own fusion (`rrf`, `maximal_
 `node_distance_reranker`, the episode-mentions sort), so the candidates are exactly those of `search_()` with the
 recipe's config at the same limit (tests check every preset and a custom config), while each method's ranks and
 time are kept. Each method's list is fetched once per query, filter and depth (`MethodLists`), so recipes and
-settings that share a method share its list. BM25 and cosine run graphiti's statements without returning each
-hit's embedding (pipeline/retrieval/search.py); on FalkorDB the walk returns graphiti's list without enumerating
-every path (pipeline/retrieval/graph_walk.py).
+settings that share a method share its list. Every method runs through the graph's dialect, graphiti's search
+operations (pipeline/graph/dialects/): BM25 and cosine run graphiti's statements without returning each hit's
+embedding; on FalkorDB the walk returns graphiti's list without enumerating every path.
 """
 
 from __future__ import annotations
@@ -20,15 +20,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from graphiti_core.driver.driver import GraphDriver, GraphProvider
+from graphiti_core.driver.driver import GraphDriver
 from graphiti_core.edges import EntityEdge
 from graphiti_core.search.search_filters import SearchFilters
-from graphiti_core.search.search_utils import edge_bfs_search, maximal_marginal_relevance, node_distance_reranker, rrf
+from graphiti_core.search.search_utils import maximal_marginal_relevance, node_distance_reranker, rrf
 
+from pipeline.graph.dialects import for_driver
 from pipeline.retrieval.collector import collector_paused
-from pipeline.retrieval.graph_walk import walk_bfs_search
 from pipeline.retrieval.recipes import Recipe
-from pipeline.retrieval.search import fact_vectors, text_search, vector_search
 
 T = TypeVar("T")
 Timed = tuple[list[EntityEdge], float]  # a method's list and its fetch's wall time (ms)
@@ -39,35 +38,6 @@ def fulltext_words(query: str) -> str:
     """The query for the full-text index: words with no letter or digit left out. They can match nothing, and
     graphiti's FalkorDB query builder passes a lone "_" through, which RediSearch refuses as a syntax error."""
     return " ".join(word for word in query.split() if any(ch.isalnum() for ch in word))
-
-
-async def fulltext_edges(
-    driver: GraphDriver, query: str, search_filter: SearchFilters, group_id: str, limit: int
-) -> list[EntityEdge]:
-    """graphiti's BM25 edge search (pipeline/retrieval/search.py). On FalkorDB graphiti's RediSearch group filter
-    (`@group_id:"3f1c9a52\\-acme"`) matches nothing when the group id holds a character RediSearch splits words
-    on (a UUID's hyphen: the indexed value is split there, the escaped filter is not). The group is the graph
-    itself on FalkorDB, so for such an id the filter is left out and the group checked on the results; any other
-    id keeps graphiti's query exactly."""
-    if driver.provider != GraphProvider.FALKORDB or all(ch.isalnum() or ch == "_" for ch in group_id):
-        return await text_search(driver, query, search_filter, [group_id], limit)
-    edges = await text_search(driver, query, search_filter, None, limit)
-    return [edge for edge in edges if edge.group_id == group_id]
-
-
-async def bfs_edges(
-    driver: GraphDriver,
-    origins: list[str],
-    max_depth: int,
-    search_filter: SearchFilters,
-    group_ids: list[str],
-    limit: int,
-) -> list[EntityEdge]:
-    """graphiti's BFS edge search: on FalkorDB our walk, which returns the same list without enumerating every
-    path (pipeline/retrieval/graph_walk.py); elsewhere graphiti's own statement."""
-    if driver.provider == GraphProvider.FALKORDB:
-        return await walk_bfs_search(driver, origins, max_depth, search_filter, group_ids, limit)
-    return await edge_bfs_search(driver, origins, max_depth, search_filter, group_ids, limit)
 
 
 class MethodLists:
@@ -87,6 +57,7 @@ class MethodLists:
         similar: Callable[[int], Awaitable[list[EntityEdge]]] | None = None,
     ) -> None:
         self.driver, self.query, self.vector, self.group_id = driver, query, vector, group_id
+        self.dialect = for_driver(driver)
         self.search_filter, self.similar = search_filter, similar
         self._fetches: dict[tuple[object, ...], asyncio.Future[Any]] = {}
 
@@ -107,7 +78,7 @@ class MethodLists:
         words = fulltext_words(self.query)
         return self._once(
             ("bm25", depth),
-            lambda: fulltext_edges(self.driver, words, self.search_filter, self.group_id, depth),
+            lambda: self.dialect.edge_fulltext_search(self.driver, words, self.search_filter, [self.group_id], depth),
         )
 
     async def cosine(self, depth: int, floor: float) -> Timed:
@@ -119,14 +90,18 @@ class MethodLists:
         # before every hit below it)
         hits, ms = await self._once(
             ("cosine", depth),
-            lambda: vector_search(self.driver, self.vector, self.search_filter, [self.group_id], depth, NO_FLOOR),
+            lambda: self.dialect.edge_similarity_search(
+                self.driver, self.vector, self.search_filter, [self.group_id], depth, NO_FLOOR
+            ),
         )
         return [edge for edge, score in hits if score > floor], ms
 
     def walk(self, origins: tuple[str, ...], max_depth: int, depth: int) -> Awaitable[Timed]:
         return self._once(
             ("bfs", depth, max_depth, origins),
-            lambda: bfs_edges(self.driver, list(origins), max_depth, self.search_filter, [self.group_id], depth),
+            lambda: self.dialect.edge_bfs_search(
+                self.driver, list(origins), max_depth, self.search_filter, [self.group_id], depth
+            ),
         )
 
 
@@ -174,7 +149,7 @@ async def search_recipe(lists: MethodLists, recipe: Recipe, limit: int) -> First
     ranked = [[edge.uuid for edge in result] for result in results.values()]
     center = None
     if recipe.fusion == "mmr":
-        stored = await fact_vectors(lists.driver, list(by_uuid))
+        stored = await lists.dialect.fact_vectors(lists.driver, list(by_uuid))
         candidates = {uuid: stored[uuid] for uuid in by_uuid if uuid in stored}
         uuids, scores = maximal_marginal_relevance(lists.vector, candidates, config.mmr_lambda, min_score)
     elif recipe.fusion == "node_distance":

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from graphiti_core.driver.driver import GraphDriver
 from graphiti_core.edges import EntityEdge
 
+from pipeline.graph.dialects import for_driver
 from pipeline.rerankers import LabReranker, RerankOutcome
-from pipeline.retrieval.search import fact_vectors
 
 
 async def stored_vectors(
@@ -22,7 +22,7 @@ async def stored_vectors(
     """The facts' stored embeddings in `uuids` order, or None when one is missing: one round trip, an index
     lookup per fact (graphiti's `get_embeddings_for_edges` scans every fact of the graph, and needs the edges
     read first when only uuids are at hand). `edges` is accepted for callers that have them; only uuids count."""
-    stored = await fact_vectors(driver, list(dict.fromkeys(uuids)))
+    stored = await for_driver(driver).fact_vectors(driver, list(dict.fromkeys(uuids)))
     if not all(u in stored for u in uuids):
         return None
     return [stored[u] for u in uuids]

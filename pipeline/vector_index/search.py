@@ -7,8 +7,8 @@ from graphiti_core.edges import EntityEdge
 from graphiti_core.search.search_filters import SearchFilters
 
 from pipeline.graph.backend import GraphBackend
+from pipeline.graph.dialects.reads import edges_from
 from pipeline.retrieval.filters import passes
-from pipeline.retrieval.search import edges_from
 
 OVERSAMPLE = 4  # the index knows no filters: superseded facts (~40% of a deal) are dropped after it answers
 MAX_K = 10_000

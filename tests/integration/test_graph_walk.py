@@ -13,10 +13,10 @@ from datetime import UTC, datetime
 import pytest
 from graphiti_core.search.search_utils import edge_bfs_search
 
+from pipeline.graph.dialects.falkordb_walk import walk_bfs_search
+from pipeline.graph.dialects.walk_order import walk_order
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.graph_walk import walk_bfs_search
-from pipeline.retrieval.walk_order import walk_order
 
 GROUP = "walk_parity"
 AS_OF = datetime(2024, 6, 1, tzinfo=UTC)

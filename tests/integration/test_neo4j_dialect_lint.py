@@ -46,3 +46,27 @@ def test_the_linter_would_catch_a_falkordb_construct() -> None:
 
 def test_both_dialects_send_the_same_operations() -> None:
     assert set(statements(FalkorQueries)) == set(statements(Neo4jQueries))
+
+
+def test_every_statement_class_in_the_dialects_is_linted_or_falkordb_only() -> None:
+    """A new class of statements in pipeline/graph/dialects/ must be reachable from the Neo4j dialect (so the
+    linter reads it) or be one that only FalkorDB's dialect uses."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import pipeline.graph.dialects as package
+    from pipeline.graph.dialects.falkordb_counts import FalkorCounts
+    from pipeline.graph.dialects.falkordb_walk import FalkorWalk
+
+    falkordb_only = {FalkorQueries, FalkorWalk, FalkorCounts}
+    found = set()
+    for module in pkgutil.iter_modules(package.__path__):
+        for _name, cls in inspect.getmembers(
+            importlib.import_module(f"{package.__name__}.{module.name}"), inspect.isclass
+        ):
+            if cls.__module__.startswith(package.__name__) and statements(cls):
+                found.add(cls)
+    linted = set(Neo4jQueries.__mro__)
+    assert found - falkordb_only <= linted, sorted(c.__name__ for c in found - falkordb_only - linted)
+    assert falkordb_only <= found  # the FalkorDB-only classes were found, so the walk looked in the right place

@@ -10,10 +10,10 @@ from graphiti_core.search.search_utils import (
     get_embeddings_for_edges,
 )
 
+from pipeline.graph.dialects import for_driver
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.rerank import stored_vectors
-from pipeline.retrieval.search import text_search, vector_search
 from pipeline.utc import parse_time
 
 QUERIES = ("Halcyon revenue EBITDA", "Who is the CEO?", "customer churn contract renewal", "patent lawsuit")
@@ -37,14 +37,15 @@ def _dates(e: EntityEdge) -> tuple:
 @pytest.mark.parametrize("search_filter", FILTERS, ids=["current", "everything", "as-of"])
 async def test_same_hits_same_order_same_fields(lab: Lab, demo: str, search_filter) -> None:
     driver = lab.backend.driver(demo)
+    dialect = for_driver(driver)
     for query in QUERIES:
         vector = await lab.embedder.embed_query(query)
         for limit in (5, 100):
             stock = await edge_fulltext_search(driver, query, search_filter, [demo], limit)
-            ours = await text_search(driver, query, search_filter, [demo], limit)
+            ours = await dialect.edge_fulltext_search(driver, query, search_filter, [demo], limit)
             assert _fields(ours) == _fields(stock) and stock, (query, limit)
             stock = await edge_similarity_search(driver, vector, None, None, search_filter, [demo], limit, 0.0)
-            hits = await vector_search(driver, vector, search_filter, [demo], limit, 0.0)
+            hits = await dialect.edge_similarity_search(driver, vector, search_filter, [demo], limit, 0.0)
             ours = [edge for edge, _score in hits]
             assert _fields(ours) == _fields(stock) and len(stock) == limit, (query, limit)
             assert [score for _edge, score in hits] == sorted((score for _edge, score in hits), reverse=True)

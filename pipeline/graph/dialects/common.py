@@ -9,10 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from graphiti_core.driver.driver import GraphDriver
+from graphiti_core.edges import EntityEdge
+from graphiti_core.search.search_filters import SearchFilters
+from graphiti_core.search.search_utils import edge_bfs_search, fulltext_query
+
+from pipeline.graph.dialects.reads import edges_from, filter_condition, rows
+
 if TYPE_CHECKING:
     from pipeline.graph.backend import GraphBackend
 
-# graphiti's filter conditions over `e`, `n`, `m` go where this stands (pipeline/retrieval/search.py)
+# graphiti's filter conditions over `e`, `n`, `m` go where this stands (`reads.filter_condition`)
 SEARCH_FILTER = "/* search filter */ true"
 
 
@@ -121,9 +128,60 @@ class GraphQueries:
         }
 
     # --- retrieval: first stage ----------------------------------------------------------------------
-    # graphiti's BM25 and cosine edge searches (graphiti_core/search/search_utils.py) with the same MATCH, filter
-    # and order, returning graphiti's edge fields but not `properties(e)`: that map holds the fact's embedding,
-    # which would travel back and be parsed for every hit (about half the cosine search's time).
+    # graphiti's edge searches (its `SearchInterface`: graphiti_core/search/search_utils.py), over one deal's
+    # driver. BM25 and cosine run graphiti's statements with the same MATCH, filter and order, returning graphiti's
+    # edge fields but not `properties(e)`: that map holds the fact's embedding, which would travel back and be
+    # parsed for every hit (about half the cosine search's time). The hits are the same, in the same order
+    # (tests/integration/test_search_statements.py). The walk is graphiti's own statement unless a dialect has a
+    # better one.
+
+    @classmethod
+    async def edge_fulltext_search(
+        cls, driver: GraphDriver, query: str, search_filter: SearchFilters, group_ids: list[str] | None, limit: int
+    ) -> list[EntityEdge]:
+        """graphiti's `edge_fulltext_search(driver, query, search_filter, group_ids, limit)`."""
+        text = fulltext_query(query, group_ids, driver)
+        if text == "":
+            return []
+        condition, params = filter_condition(driver, search_filter, group_ids)
+        statement = with_filter(cls.FACTS_BY_TEXT, condition)
+        return edges_from(await rows(driver, statement, query=text, limit=limit, **params), driver)
+
+    @classmethod
+    async def edge_similarity_search(
+        cls,
+        driver: GraphDriver,
+        vector: list[float],
+        search_filter: SearchFilters,
+        group_ids: list[str] | None,
+        limit: int,
+        min_score: float,
+    ) -> list[tuple[EntityEdge, float]]:
+        """graphiti's `edge_similarity_search(driver, vector, None, None, search_filter, group_ids, limit,
+        min_score)`, each hit with its cosine score."""
+        condition, params = filter_condition(driver, search_filter, group_ids)
+        statement = with_filter(cls.FACTS_BY_VECTOR, condition)
+        found = await rows(driver, statement, search_vector=vector, limit=limit, min_score=min_score, **params)
+        return list(zip(edges_from(found, driver), (float(r["score"]) for r in found), strict=True))
+
+    @classmethod
+    async def edge_bfs_search(
+        cls,
+        driver: GraphDriver,
+        origins: list[str],
+        max_depth: int,
+        search_filter: SearchFilters,
+        group_ids: list[str] | None,
+        limit: int,
+    ) -> list[EntityEdge]:
+        """graphiti's BFS edge search: its own statement."""
+        return await edge_bfs_search(driver, origins, max_depth, search_filter, group_ids, limit)
+
+    @classmethod
+    async def fact_vectors(cls, driver: GraphDriver, uuids: list[str]) -> dict[str, list[float]]:
+        """The stored embeddings of these facts, by uuid (missing ones left out): one indexed lookup each."""
+        found = await rows(driver, cls.FACT_VECTORS, uuids=uuids)
+        return {r["uuid"]: list(r["vector"]) for r in found if r["vector"] is not None}
 
     FACTS_BY_TEXT = f"""
         CALL db.index.fulltext.queryRelationships("edge_name_and_fact", $query, {{limit: $limit}})

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphiti_core.driver.driver import GraphDriver
+from graphiti_core.edges import EntityEdge
+from graphiti_core.search.search_filters import SearchFilters
+
 from pipeline.graph.dialects.common import EDGE_FIELDS, SEARCH_FILTER, FactVectorIndex, GraphQueries
+from pipeline.graph.dialects.falkordb_walk import walk_bfs_search
 from pipeline.graph.group_id import GROUP_ID_PATTERN
 
 
@@ -35,6 +40,32 @@ class FalkorQueries(GraphQueries):
         ORDER BY score DESC
         LIMIT $limit
         """
+
+    @classmethod
+    async def edge_fulltext_search(
+        cls, driver: GraphDriver, query: str, search_filter: SearchFilters, group_ids: list[str] | None, limit: int
+    ) -> list[EntityEdge]:
+        """graphiti's RediSearch group filter (`@group_id:"3f1c9a52\\-acme"`) matches nothing when a group id holds
+        a character RediSearch splits words on (a UUID's hyphen: the indexed value is split there, the escaped
+        filter is not). The group is the graph itself, so for such an id the filter is left out and the group
+        checked on the results; any other id keeps graphiti's query exactly."""
+        if group_ids is None or all(ch.isalnum() or ch == "_" for g in group_ids for ch in g):
+            return await super().edge_fulltext_search(driver, query, search_filter, group_ids, limit)
+        edges = await super().edge_fulltext_search(driver, query, search_filter, None, limit)
+        return [edge for edge in edges if edge.group_id in group_ids]
+
+    @classmethod
+    async def edge_bfs_search(
+        cls,
+        driver: GraphDriver,
+        origins: list[str],
+        max_depth: int,
+        search_filter: SearchFilters,
+        group_ids: list[str] | None,
+        limit: int,
+    ) -> list[EntityEdge]:
+        """graphiti's list, walked without enumerating every path (falkordb_walk.py)."""
+        return await walk_bfs_search(driver, origins, max_depth, search_filter, group_ids, limit)
 
     # one graph per deal, so one index per deal; the procedure yields cosine distance, graphiti scores (2 - d) / 2
     CREATE_FACT_VECTOR_INDEX = """
