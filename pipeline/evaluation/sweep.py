@@ -84,7 +84,6 @@ from pipeline.evaluation.records import (
 )
 from pipeline.evaluation.significance import paired_test_cached
 from pipeline.graph.backend import GraphBackend
-from pipeline.graph.dialects import for_driver
 from pipeline.lab import Lab
 from pipeline.rerankers import (
     LabReranker,
@@ -216,7 +215,7 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
             stats.cached_pools += 1
         out.pools[pool_key] = pool
     union = {e.uuid: e for edges in retrieved.values() for e in edges}
-    vectors = _QueryVectors(driver, union, phases) if union else None
+    vectors = _QueryVectors(lists, union, phases) if union and lists is not None else None
     for pool_key in pool_keys:
         recipe, depth = pool_key
         pool, edges = out.pools[pool_key], retrieved.get(pool_key)
@@ -347,20 +346,19 @@ async def _rank_all(
 
 class _QueryVectors:
     """The stored vectors of one query's retrieved pools, loaded once for all its depths: one lookup for the
-    union of the pools (what `score_pool` loads per pool) replaces one per pool."""
+    union of the pools (what `score_pool` loads per pool) replaces one per pool, and vectors MMR's fusion loaded
+    for the query are not loaded again (`MethodLists.vectors`)."""
 
-    def __init__(self, driver: Any, edges: dict[str, EntityEdge], phases: Phases) -> None:
-        self.driver, self.edges, self.phases = driver, edges, phases
+    def __init__(self, lists: MethodLists, edges: dict[str, EntityEdge], phases: Phases) -> None:
+        self.lists, self.edges, self.phases = lists, edges, phases
         self.loaded: dict[str, list[float]] | None = None
-        self.ms = 0.0  # the one load's time, counted in each pool's rerank latency (a lone run pays one load)
+        self.ms = 0.0  # the load's time, counted in each pool's rerank latency (a lone run pays one load)
 
     async def of(self, uuids: Sequence[str]) -> list[list[float]] | None:
         """The pool's vectors in `uuids` order, or None when one is missing (as `stored_vectors` does)."""
         if self.loaded is None:
-            timer = StageTimer()
-            with self.phases.time("vectors"), timer.stage("load"):
-                self.loaded = await for_driver(self.driver).fact_vectors(self.driver, list(self.edges))
-            self.ms = timer.ms["load"]
+            with self.phases.time("vectors"):
+                self.loaded, self.ms = await self.lists.vectors(list(self.edges))
         if not all(u in self.loaded for u in uuids):
             return None
         return [self.loaded[u] for u in uuids]

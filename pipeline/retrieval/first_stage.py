@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -45,7 +45,8 @@ class MethodLists:
     every recipe and N that asks for it; concurrent asks for the same list wait for the one fetch. `similar(depth)`,
     when given, answers the cosine method instead of graphiti's exact scan (the vector index option, which has no
     floor). The exact cosine scan is shared by every floor (see `cosine`). Each list comes with its fetch's wall
-    time, so a setting's first stage is timed as if it ran alone."""
+    time, so a setting's first stage is timed as if it ran alone. The facts' stored vectors (MMR's fusion, the local
+    reranker) are loaded once per fact and query (`vectors`)."""
 
     def __init__(
         self,
@@ -60,6 +61,8 @@ class MethodLists:
         self.dialect = for_driver(driver)
         self.search_filter, self.similar = search_filter, similar
         self._fetches: dict[tuple[object, ...], asyncio.Future[Any]] = {}
+        self._vectors: dict[str, list[float]] = {}
+        self._vector_ms: dict[str, float] = {}  # each loaded fact's share of its load's wall time
 
     async def _once(self, key: tuple[object, ...], fetch: Callable[[], Awaitable[T]]) -> tuple[T, float]:
         """What `fetch` returns and its wall time (ms), fetched once per key."""
@@ -73,6 +76,20 @@ class MethodLists:
 
             self._fetches[key] = asyncio.ensure_future(timed())
         return await asyncio.shield(self._fetches[key])
+
+    async def vectors(self, uuids: Sequence[str]) -> tuple[dict[str, list[float]], float]:
+        """The stored vectors of these facts (a fact without one left out) and what loading them alone would have
+        taken (ms: each fact's share of the load that brought it). Only facts not loaded yet are looked up."""
+        wanted = list(dict.fromkeys(uuids))
+        missing = [u for u in wanted if u not in self._vector_ms]
+        if missing:
+            started = time.perf_counter()
+            with collector_paused():
+                found = await self.dialect.fact_vectors(self.driver, missing)
+            share = (time.perf_counter() - started) * 1000 / len(missing)
+            self._vectors.update(found)
+            self._vector_ms.update(dict.fromkeys(missing, share))
+        return {u: self._vectors[u] for u in wanted if u in self._vectors}, sum(self._vector_ms[u] for u in wanted)
 
     def bm25(self, depth: int) -> Awaitable[Timed]:
         words = fulltext_words(self.query)
@@ -144,12 +161,12 @@ async def search_recipe(lists: MethodLists, recipe: Recipe, limit: int) -> First
     ms = {name: took for name, (_edges, took) in fetched.items()}
     # a list another recipe fetched first costs this one nothing now, but would have had it run alone
     side_by_side = max((took for name, took in ms.items() if name != "bfs"), default=0.0)
-    fused = time.perf_counter()
     by_uuid = {edge.uuid: edge for result in results.values() for edge in result}
+    stored, vectors_ms = await lists.vectors(list(by_uuid)) if recipe.fusion == "mmr" else ({}, 0.0)
+    fused = time.perf_counter()
     ranked = [[edge.uuid for edge in result] for result in results.values()]
     center = None
     if recipe.fusion == "mmr":
-        stored = await lists.dialect.fact_vectors(lists.driver, list(by_uuid))
         candidates = {uuid: stored[uuid] for uuid in by_uuid if uuid in stored}
         uuids, scores = maximal_marginal_relevance(lists.vector, candidates, config.mmr_lambda, min_score)
     elif recipe.fusion == "node_distance":
@@ -161,7 +178,7 @@ async def search_recipe(lists: MethodLists, recipe: Recipe, limit: int) -> First
         if recipe.fusion == "episode_mentions":  # graphiti's stable sort: most-cited facts first, RRF within a tie
             order = sorted(range(len(uuids)), key=lambda i: -len(by_uuid[uuids[i]].episodes or ()))
             uuids, scores = [uuids[i] for i in order], [scores[i] for i in order]
-    ms["fusion"] = (time.perf_counter() - fused) * 1000
+    ms["fusion"] = (time.perf_counter() - fused) * 1000 + vectors_ms  # MMR's vectors as if loaded for it alone
     return FirstStage(
         edges=tuple(by_uuid[u] for u in uuids[:limit]),
         fused_scores=tuple(scores[:limit]),

@@ -76,6 +76,31 @@ async def test_retrieve_ranks_graphitis_candidates_for_its_recipe(lab: Lab, demo
         assert [c.fused_score for c in run.candidates] == pytest.approx(stock.edge_reranker_scores)
 
 
+async def test_mmr_loads_each_facts_vector_once_per_query_across_depths(lab: Lab, demo: str) -> None:
+    query = "annual recurring revenue and net retention"
+    driver = lab.backend.driver(demo)
+    vector = await lab.embedder.embed_query(query)
+    lists = MethodLists(driver, query, vector, demo, temporal_filter(True, None))
+    asked: list[str] = []
+    dialect = lists.dialect
+
+    class Counting(dialect):  # type: ignore[misc, valid-type]
+        @classmethod
+        async def fact_vectors(cls, driver, uuids):  # type: ignore[no-untyped-def]
+            asked.extend(uuids)
+            return await dialect.fact_vectors(driver, uuids)
+
+    lists.dialect = Counting
+    recipe = preset("mmr")
+    shared = [await search_recipe(lists, recipe, n) for n in (25, 50, 25)]
+    assert asked and len(asked) == len(set(asked))  # no fact's vector loaded twice
+    # the same candidates as a first stage that loaded its own vectors, and a time that includes a load
+    for n, first in zip((25, 50, 25), shared, strict=True):
+        alone = await search_recipe(MethodLists(driver, query, vector, demo, temporal_filter(True, None)), recipe, n)
+        assert first.edges == alone.edges and first.fused_scores == alone.fused_scores
+        assert first.stages_ms["fusion"] > 0
+
+
 async def test_node_distance_measures_from_the_best_hits_source_or_a_given_center(lab: Lab, demo: str) -> None:
     driver = lab.backend.driver(demo)
     query, search_filter = "Who is the CEO?", temporal_filter(False, None)
