@@ -17,6 +17,10 @@ import pytest
 from playwright.async_api import Browser, Locator, Page, async_playwright, expect
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+# every wait on a page's state is bounded for a stuck page only: a healthy page gets there sooner however loaded
+# the machine is (40 sessions and two CPU burners on 2 cores kept one page's skeletons up for over 60 s)
+STUCK_MS = 180_000
+
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -106,9 +110,9 @@ async def wait_for_app(page: Page) -> None:
     says "not running" before its first run has begun, with skeletons where its elements will be: so the
     skeletons must be gone too (and the run over once they are)."""
     settled = "[data-testid='stApp'][data-test-script-state='notRunning']"
-    await page.wait_for_selector(settled, timeout=60_000)
-    await expect(page.locator("[data-testid='stSkeleton']")).to_have_count(0, timeout=60_000)
-    await page.wait_for_selector(settled, timeout=60_000)
+    await page.wait_for_selector(settled, timeout=STUCK_MS)
+    await expect(page.locator("[data-testid='stSkeleton']")).to_have_count(0, timeout=STUCK_MS)
+    await page.wait_for_selector(settled, timeout=STUCK_MS)
     await page.wait_for_timeout(500)  # let the last deltas paint
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page
 
-from tests.browser.conftest import choose, screenshot, wait_for_app
+from tests.browser.conftest import STUCK_MS, choose, screenshot, wait_for_app
 from tests.browser.test_pages import assert_no_error
 from tests.conftest import ADMIN_SECRET
 
@@ -30,13 +30,13 @@ def key(name: str) -> str:
 async def go(page: Page, title: str) -> None:
     """Another page through the sidebar's navigation: the same browser session, as a person does."""
     await page.locator("[data-testid='stSidebarNav'] a", has_text=title).first.click()
-    await page.get_by_role("heading", name=title, level=1).wait_for(timeout=LONG)
+    await page.get_by_role("heading", name=title, level=1).wait_for(timeout=STUCK_MS)
     await wait_for_app(page)
 
 
 async def still_admin(page: Page) -> None:
     sidebar = page.locator("[data-testid='stSidebar']")
-    await sidebar.get_by_text(f"Admin: {ADMIN}").wait_for(timeout=30_000)
+    await sidebar.get_by_text(f"Admin: {ADMIN}").wait_for(timeout=STUCK_MS)
     await wait_for_app(page)
     assert await sidebar.get_by_role("button", name="Sign out").is_visible()
     assert await page.locator(key("admin.secret")).count() == 0  # never asked again
@@ -53,9 +53,9 @@ async def confirm(page: Page, action: str, asked: str, done: str) -> None:
     """Click the action, read what it will change, confirm, wait for its outcome."""
     await page.locator(f"{key(action)} button").click()
     question = page.locator("[data-testid='stAlertContentWarning']").filter(has_text=asked)
-    await question.wait_for(timeout=LONG)
+    await question.wait_for(timeout=STUCK_MS)
     await page.locator(f"{key(action + '.confirm')} button").click()
-    await page.get_by_text(done).first.wait_for(timeout=LONG)
+    await page.get_by_text(done).first.wait_for(timeout=STUCK_MS)
     await wait_for_app(page)
     await assert_no_error(page)
 
@@ -119,7 +119,7 @@ async def test_the_admin_journey_unlocks_once_and_every_action_is_in_the_audit_l
     # each action is in the audit log, by this admin
     await go(page, "Audit log")
     await still_admin(page)
-    await page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=30_000)
+    await page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=STUCK_MS)
     await screenshot(page, "admin-journey-audit")
     async with page.expect_download() as download:
         await page.locator(f"{key('audit.csv')} button").click()
@@ -141,6 +141,6 @@ async def test_the_admin_journey_unlocks_once_and_every_action_is_in_the_audit_l
     await page.locator("[data-testid='stSidebar']").get_by_role("button", name="Sign out").click()
     await wait_for_app(page)
     await go(page, "Deals & data")
-    await page.get_by_text("Read-only: unlock admin actions").wait_for(timeout=30_000)
+    await page.get_by_text("Read-only: unlock admin actions").wait_for(timeout=STUCK_MS)
     assert await page.locator(key("deals.reset")).count() == 0
     await assert_no_error(page)

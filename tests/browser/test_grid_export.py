@@ -24,7 +24,7 @@ from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueSpec
 from pipeline.spotcheck.repo import queue_items
 from pipeline.spotcheck.verdicts import record_verdict
-from tests.browser.conftest import wait_for_app
+from tests.browser.conftest import STUCK_MS, wait_for_app
 from tests.browser.test_pages import assert_no_error
 
 EVIL = '=HYPERLINK("http://evil.example/x","click")'
@@ -47,11 +47,11 @@ def live_formulas(text: str) -> list[str]:
 async def grid_toolbar_labels(page: Page) -> list[str]:
     """The labels of the first visible table's own toolbar, shown when the pointer is over the table."""
     table = page.locator("[data-testid='stDataFrame']:visible").first
-    await table.wait_for(timeout=30_000)
+    await table.wait_for(timeout=STUCK_MS)
     await table.scroll_into_view_if_needed()
     await table.hover()
     toolbar = page.locator("[data-testid='stElementToolbar']:visible").first
-    await toolbar.wait_for(timeout=10_000)
+    await toolbar.wait_for(timeout=STUCK_MS)
     buttons = toolbar.locator("button")
     return [str(await buttons.nth(i).get_attribute("aria-label")) for i in range(await buttons.count())]
 
@@ -61,7 +61,7 @@ async def every_download(page: Page, tmp_path: Path) -> dict[str, str]:
     files: dict[str, str] = {}
     buttons = page.locator("[data-testid='stDownloadButton'] button:visible")
     for i in range(await buttons.count()):
-        async with page.expect_download(timeout=30_000) as download:
+        async with page.expect_download(timeout=STUCK_MS) as download:
             await buttons.nth(i).click()
         got = await download.value
         saved = tmp_path / f"{i}-{got.suggested_filename}"

@@ -25,7 +25,7 @@ from pipeline.cli import main as cli_main
 from pipeline.lab import Lab
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueSpec
-from tests.browser.conftest import choose, recommendation, screenshot, wait_for_app
+from tests.browser.conftest import STUCK_MS, choose, recommendation, screenshot, wait_for_app
 from tests.support.outbound import watch
 
 GROUP = f"hostile_{uuid.uuid4().hex[:6]}"
@@ -136,19 +136,19 @@ async def test_hostile_corpus_is_inert_on_every_page(
     q = quote(QUERY)
 
     await page.goto(f"{app_url}/compare?{deal}&compare.q={q}&compare.reranker=local")
-    await page.get_by_role("heading", name="B: with local").wait_for(timeout=90_000)
+    await page.get_by_role("heading", name="B: with local").wait_for(timeout=STUCK_MS)
     for expander in await page.locator("[data-testid='stExpander'] summary").all():
         await expander.click()  # the source episodes, with their hostile text
     await check(page, "compare", outbound)
 
     await page.goto(f"{app_url}/scores?{deal}&scores.q={q}&scores.reranker=local")
-    await page.locator(".st-key-scores-slope .js-plotly-plot").wait_for(timeout=90_000)
+    await page.locator(".st-key-scores-slope .js-plotly-plot").wait_for(timeout=STUCK_MS)
     await check(page, "scores", outbound)
 
     await page.goto(f"{app_url}/evaluate?{deal}")
     await wait_for_app(page)
     await page.locator(".st-key-evaluate-run button").click()
-    await recommendation(page).wait_for(timeout=90_000)
+    await recommendation(page).wait_for(timeout=STUCK_MS)
     for expander in (await page.locator("[data-testid='stExpander'] summary").all())[:6]:
         await expander.click()  # per-query wins and losses: the queries and facts
     await check(page, "evaluate", outbound)
@@ -156,7 +156,7 @@ async def test_hostile_corpus_is_inert_on_every_page(
     await page.goto(f"{app_url}/history?{deal}")
     await wait_for_app(page)
     await choose(page, "history.open", page.get_by_role("option").nth(1))
-    await page.get_by_text("Top ").first.wait_for(timeout=60_000)
+    await page.get_by_text("Top ").first.wait_for(timeout=STUCK_MS)
     await check(page, "history", outbound)
 
     await page.goto(f"{app_url}/spotcheck?{deal}")
@@ -166,7 +166,7 @@ async def test_hostile_corpus_is_inert_on_every_page(
     await page.goto(f"{app_url}/timeline?{deal}")
     await wait_for_app(page)
     await page.locator(".st-key-timeline-only_chains label").click()  # every fact, not only chains: bars drawn
-    await page.locator(".st-key-timeline-chart .js-plotly-plot").wait_for(timeout=60_000)
+    await page.locator(".st-key-timeline-chart .js-plotly-plot").wait_for(timeout=STUCK_MS)
     box = await page.locator(".st-key-timeline-chart .bars path").first.bounding_box()
     assert box is not None
     await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)  # a hover label, from data

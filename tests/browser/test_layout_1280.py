@@ -21,7 +21,7 @@ from pipeline.deals.records import DealRecord
 from pipeline.deals.repo import save_deal
 from pipeline.ingest.loading import write_deal
 from pipeline.lab import Lab
-from tests.browser.conftest import screenshot, wait_for_app
+from tests.browser.conftest import STUCK_MS, screenshot, wait_for_app
 from tests.support.wide_deal import tiny_deal
 
 LONG_NAME = "Project Northwind — carve-out of the European logistics business, phase 2 (vendor due diligence)"
@@ -171,7 +171,7 @@ async def test_a_long_deal_name_fits_the_sidebar_with_the_full_name_under_it(
 @pytest.mark.browser
 async def test_compare_results_are_not_cut_off(app_url: str, laptop: Page) -> None:
     await laptop.goto(f"{app_url}/compare?compare.q={quote(QUERY)}&compare.a.n=200&compare.b.k=25")
-    await laptop.get_by_role("heading", name="B: with local").wait_for(timeout=90_000)
+    await laptop.get_by_role("heading", name="B: with local").wait_for(timeout=STUCK_MS)
     await wait_for_app(laptop)
     await screenshot(laptop, "layout-1280-compare")
     assert await laptop.locator(".stMarkdownBadge").count() >= 2 * 10  # the cards' badges were checked
@@ -181,7 +181,7 @@ async def test_compare_results_are_not_cut_off(app_url: str, laptop: Page) -> No
 @pytest.mark.browser
 async def test_scores_rank_chart_of_200_candidates_stays_bounded(app_url: str, laptop: Page) -> None:
     await laptop.goto(f"{app_url}/scores?scores.q={quote(QUERY)}&scores.n=200&scores.reranker=local&scores.k=10")
-    await laptop.locator(".st-key-scores-slope .js-plotly-plot").wait_for(timeout=90_000)
+    await laptop.locator(".st-key-scores-slope .js-plotly-plot").wait_for(timeout=STUCK_MS)
     await wait_for_app(laptop)
     await screenshot(laptop, "layout-1280-scores-200")
     assert await cut_off(laptop) == []

@@ -22,14 +22,13 @@ from pipeline.retrieval.retrieve import retrieve
 from pipeline.retrieval.setting import setting
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueSpec
-from tests.browser.conftest import choose, screenshot, wait_for_app
+from tests.browser.conftest import STUCK_MS, choose, screenshot, wait_for_app
 from tests.browser.test_admin_journey import key, pick, relation_and_tab
 from tests.browser.test_pages import assert_no_error
 from tests.conftest import ADMIN_SECRET
 
 QUERY = "What is Halcyon's headcount? (link test)"
 JUDGED = "What was Halcyon's FY2025 revenue?"  # in the demo deal's labelled set: Compare shows a verdict
-LONG = 60_000  # ms: a first query on a loaded 2-core machine
 
 
 async def in_fresh_context(browser: Browser, url: str, look: Callable[[Page], Awaitable[None]]) -> None:
@@ -65,7 +64,7 @@ async def test_history_links_reopen_the_runs_and_filters(
     assert f"history.open={ids[0]}" in url and "history.text=link" in url, url
 
     async def same_run(fresh: Page) -> None:
-        await fresh.get_by_role("heading", name=f"Run #{ids[0]}:").wait_for(timeout=30_000)
+        await fresh.get_by_role("heading", name=f"Run #{ids[0]}:").wait_for(timeout=STUCK_MS)
         await expect(fresh.get_by_label("Query contains")).to_have_value("link test")
 
     await in_fresh_context(browser, url, same_run)
@@ -96,7 +95,7 @@ async def test_a_compare_link_shows_the_same_comparison(app_url: str, page: Page
     box = page.get_by_label("Query")
     await box.fill(JUDGED)
     await box.press("Enter")
-    await page.get_by_role("heading", name="B: with local").wait_for(timeout=LONG)
+    await page.get_by_role("heading", name="B: with local").wait_for(timeout=STUCK_MS)
     await wait_for_app(page)
     verdict = await page.locator("[data-testid='stAlert']").filter(has_text="nDCG@").first.inner_text()
     headings = await page.locator("h3").all_inner_texts()
@@ -104,7 +103,7 @@ async def test_a_compare_link_shows_the_same_comparison(app_url: str, page: Page
     assert "compare.q=" in url, url
 
     async def same_comparison(fresh: Page) -> None:
-        await fresh.get_by_role("heading", name="B: with local").wait_for(timeout=LONG)
+        await fresh.get_by_role("heading", name="B: with local").wait_for(timeout=STUCK_MS)
         await wait_for_app(fresh)
         await expect(fresh.get_by_label("Query")).to_have_value(JUDGED)
         assert await fresh.locator("[data-testid='stAlert']").filter(has_text="nDCG@").first.inner_text() == verdict
@@ -119,17 +118,17 @@ async def test_a_compare_link_carries_each_sides_recipe(app_url: str, page: Page
     b = setting("vector", 50, "local", 10)
     await page.goto(f"{app_url}/{compare_url(demo, JUDGED, setting(), b)}")
     await wait_for_app(page)
-    await page.get_by_role("heading", name="B: with local").wait_for(timeout=LONG)
+    await page.get_by_role("heading", name="B: with local").wait_for(timeout=STUCK_MS)
     await expect(page.locator(f"{key('compare.b.recipe')} input")).to_have_value("vector")
     await choose(page, "compare.a.recipe", page.get_by_role("option", name="bm25", exact=True))
-    await page.get_by_text("A: bm25 + none, N=50, k=10").wait_for(timeout=LONG)
+    await page.get_by_text("A: bm25 + none, N=50, k=10").wait_for(timeout=STUCK_MS)
     await wait_for_app(page)
     url = page.url
     assert "compare.a.recipe=bm25" in url and "compare.b.recipe=vector" in url, url
 
     async def same_recipes(fresh: Page) -> None:
-        await fresh.get_by_text("A: bm25 + none, N=50, k=10").wait_for(timeout=LONG)
-        await fresh.get_by_text("B: vector + local, N=50, k=10").wait_for(timeout=LONG)
+        await fresh.get_by_text("A: bm25 + none, N=50, k=10").wait_for(timeout=STUCK_MS)
+        await fresh.get_by_text("B: vector + local, N=50, k=10").wait_for(timeout=STUCK_MS)
         await expect(fresh.locator(f"{key('compare.a.recipe')} input")).to_have_value("bm25")
         await expect(fresh.locator(f"{key('compare.b.recipe')} input")).to_have_value("vector")
         await assert_no_error(fresh)
@@ -145,12 +144,12 @@ async def test_a_scores_link_shows_the_same_query_and_setting(
     params = scores_params(demo, JUDGED, setting(candidates=20, reranker="none", top_k=5))
     await page.goto(f"{app_url}/scores?{urlencode(params)}")
     await wait_for_app(page)
-    await page.get_by_text("the first 5 (k) are handed on").wait_for(timeout=LONG)
+    await page.get_by_text("the first 5 (k) are handed on").wait_for(timeout=STUCK_MS)
     url = page.url
     assert "scores.q=" in url and "scores.reranker=none" in url, url
 
     async def same_setting(fresh: Page) -> None:
-        await fresh.get_by_text("the first 5 (k) are handed on").wait_for(timeout=LONG)
+        await fresh.get_by_text("the first 5 (k) are handed on").wait_for(timeout=STUCK_MS)
         await expect(fresh.get_by_label("Query")).to_have_value(JUDGED)
         await expect(fresh.locator(f"{key('scores.reranker')} input")).to_have_value("No reranking (first-stage order)")
         for name, value in (("Candidates (N)", "20"), ("Top-k", "5")):
@@ -177,7 +176,7 @@ async def test_an_evaluate_link_shows_the_same_experiment(
     url = f"{app_url}/evaluate?{urlencode({'sidebar.deal': demo, 'evaluate.experiment': exp_id})}"
 
     async def same_experiment(fresh: Page) -> None:
-        await fresh.get_by_role("heading", name=f"Experiment #{exp_id} {name}").wait_for(timeout=LONG)
+        await fresh.get_by_role("heading", name=f"Experiment #{exp_id} {name}").wait_for(timeout=STUCK_MS)
         assert f"evaluate.experiment={exp_id}" in fresh.url, fresh.url
         await assert_no_error(fresh)
 
@@ -198,9 +197,9 @@ async def test_a_timeline_link_shows_the_same_relation_as_of_date_and_tab(
     await page.keyboard.type("20260115")
     await page.keyboard.press("Enter")
     chart = page.locator(key("timeline.chart"))
-    await chart.get_by_text("as of 2026-01-15").wait_for(timeout=30_000)  # the as-of line on the chart
+    await chart.get_by_text("as of 2026-01-15").wait_for(timeout=STUCK_MS)  # the as-of line on the chart
     await wait_for_app(page)
-    await page.get_by_text("True on 2026-01-15", exact=True).wait_for(timeout=30_000)
+    await page.get_by_text("True on 2026-01-15", exact=True).wait_for(timeout=STUCK_MS)
     await page.get_by_role("tab", name="Supersession list").click()
     await wait_for_app(page)
     url = page.url
@@ -209,7 +208,7 @@ async def test_a_timeline_link_shows_the_same_relation_as_of_date_and_tab(
 
     async def same_view(fresh: Page) -> None:
         label = fresh.locator(key("timeline.chart")).get_by_text("as of 2026-01-15")
-        await label.wait_for(timeout=LONG)
+        await label.wait_for(timeout=STUCK_MS)
         await wait_for_app(fresh)
         # inside the plot area, where nothing covers it (above it, the legend would)
         plot = await fresh.locator(f"{key('timeline.chart')} rect.nsewdrag").first.bounding_box()
@@ -235,7 +234,7 @@ async def test_a_spotcheck_link_opens_the_same_card(app_url: str, browser: Brows
 
     async def same_card(fresh: Page) -> None:
         item = fresh.locator("[data-testid='stMetric']").filter(has_text="Item")
-        await expect(item).to_contain_text("2 / 3", timeout=LONG)
+        await expect(item).to_contain_text("2 / 3", timeout=STUCK_MS)
         assert "link test queue" in await fresh.locator(f"{key('spotcheck.queue')} input").input_value()
         await assert_no_error(fresh)
 
@@ -247,11 +246,11 @@ async def test_a_merges_link_shows_the_same_search_and_threshold(app_url: str, b
     url = f"{app_url}/merges?{urlencode({'sidebar.deal': demo, 'merges.search': 'okafor', 'merges.threshold': 0.7})}"
 
     async def same_merges(fresh: Page) -> None:
-        await expect(fresh.get_by_label("Search merges")).to_have_value("okafor", timeout=LONG)
+        await expect(fresh.get_by_label("Search merges")).to_have_value("okafor", timeout=STUCK_MS)
         slider = fresh.get_by_role("slider", name="Auto-merge threshold")
         assert await slider.evaluate("e => e.getAttribute('aria-valuenow') ?? e.value") == "0.7"
-        await fresh.get_by_text("Would auto-merge at 0.70").wait_for(timeout=LONG)
-        await fresh.get_by_text("match “okafor”", exact=False).wait_for(timeout=LONG)
+        await fresh.get_by_text("Would auto-merge at 0.70").wait_for(timeout=STUCK_MS)
+        await fresh.get_by_text("match “okafor”", exact=False).wait_for(timeout=STUCK_MS)
         await assert_no_error(fresh)
 
     await in_fresh_context(browser, url, same_merges)
@@ -267,7 +266,7 @@ async def test_an_audit_link_shows_the_same_filters(app_url: str, browser: Brows
 
     async def same_filters(fresh: Page) -> None:
         chips = fresh.locator(f"{key('audit.actors')} span[data-tag]")
-        await expect(chips).to_have_count(1, timeout=LONG)
+        await expect(chips).to_have_count(1, timeout=STUCK_MS)
         assert await chips.get_attribute("aria-label") == "Mallory Link"
         await expect(fresh.locator(f"{key('audit.deals')} span[data-tag]")).to_have_count(1)
         await assert_no_error(fresh)

@@ -8,7 +8,7 @@ import pytest
 from playwright.async_api import Page
 
 from dashboard.common.navigation import all_pages
-from tests.browser.conftest import wait_for_app
+from tests.browser.conftest import STUCK_MS, wait_for_app
 from tests.support.outbound import leaves_the_machine, watch
 
 
@@ -32,7 +32,7 @@ async def test_a_walk_of_every_page_stays_on_this_machine(app_url: str, page: Pa
         await wait_for_app(page)
         icons += await favicons(page)
     await page.goto(f"{app_url}/compare?compare.q=What+was+Halcyon%27s+FY2025+revenue%3F")
-    await page.get_by_role("heading", name="B: with local").wait_for(timeout=90_000)
+    await page.get_by_role("heading", name="B: with local").wait_for(timeout=STUCK_MS)
     await wait_for_app(page)
 
     assert len(requests) > 20  # the walk did load things: the recorder saw them

@@ -6,7 +6,7 @@ import pytest
 from playwright.async_api import Page
 
 from dashboard.common.navigation import all_pages
-from tests.browser.conftest import SERVER_LOG, screenshot, wait_for_app
+from tests.browser.conftest import SERVER_LOG, STUCK_MS, screenshot, wait_for_app
 
 # every page of the app, straight from the navigation, so a new page cannot be left out
 PAGES = [(spec.url_path, spec.url_path or "home") for spec in all_pages()]
@@ -35,14 +35,14 @@ async def test_compare_runs_a_query_in_the_browser(app_url: str, page: Page) -> 
     box = page.get_by_label("Query")
     await box.fill("What was Halcyon's FY2025 revenue?")
     await box.press("Enter")
-    await page.get_by_role("heading", name="B: with local").wait_for(timeout=60_000)
+    await page.get_by_role("heading", name="B: with local").wait_for(timeout=STUCK_MS)
     await wait_for_app(page)
     await screenshot(page, "compare-query")
     await assert_no_error(page)
     # judged: the verdict line, both sides' metrics and a grade on the cards
-    await page.get_by_text("relevant fact", exact=False).first.wait_for(timeout=10_000)
-    await page.get_by_text("A: nDCG@10").first.wait_for(timeout=10_000)
-    await page.get_by_text("B: nDCG@10").first.wait_for(timeout=10_000)
+    await page.get_by_text("relevant fact", exact=False).first.wait_for(timeout=STUCK_MS)
+    await page.get_by_text("A: nDCG@10").first.wait_for(timeout=STUCK_MS)
+    await page.get_by_text("B: nDCG@10").first.wait_for(timeout=STUCK_MS)
     assert await page.get_by_text("judged 2").count() + await page.get_by_text("judged 1").count() >= 1
     classes = await page.eval_on_selector_all("[class*='st-key-compare']", "els => els.map(e => e.className)")
     print(classes[:5])

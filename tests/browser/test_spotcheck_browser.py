@@ -14,7 +14,7 @@ from pipeline.spotcheck.records import QueueSpec
 from pipeline.spotcheck.repo import queue_items, reviewer_relevance, reviewer_verdicts
 from pipeline.spotcheck.verdicts import record_relevance, record_verdict
 from pipeline.store.db import Store
-from tests.browser.conftest import screenshot, wait_for_app
+from tests.browser.conftest import STUCK_MS, screenshot, wait_for_app
 from tests.browser.test_pages import assert_no_error
 
 REVIEWER = "Bea Browser"
@@ -31,25 +31,25 @@ async def test_a_verdict_given_in_the_browser_is_recorded(app_url: str, page: Pa
     box = page.get_by_role("textbox", name="Your name (reviewer)")
     await box.fill(REVIEWER)
     await box.press("Enter")
-    await page.get_by_text(f"0 / 3 reviewed by {REVIEWER}").wait_for(timeout=60_000)
+    await page.get_by_text(f"0 / 3 reviewed by {REVIEWER}").wait_for(timeout=STUCK_MS)
     assert name in await page.locator(".st-key-spotcheck-queue input").input_value()  # the newest queue is open
     assert await page.locator(".spotcheck-episode mark").count() == 1  # the supporting span is highlighted
 
     await page.locator(".st-key-spotcheck-v-supported button").click()
-    await page.get_by_text("Recorded supported for item 1").wait_for(timeout=60_000)
+    await page.get_by_text("Recorded supported for item 1").wait_for(timeout=STUCK_MS)
     await wait_for_app(page)
     await page.locator("h1").first.click()  # focus off the text fields: shortcuts do not fire while typing
     await page.keyboard.press("3")
-    await page.get_by_text("Recorded not supported for item 2").wait_for(timeout=60_000)
+    await page.get_by_text("Recorded not supported for item 2").wait_for(timeout=STUCK_MS)
     await wait_for_app(page)
     await screenshot(page, "spotcheck-verdict")
     await assert_no_error(page)
-    await page.get_by_text(f"2 / 3 reviewed by {REVIEWER}").wait_for(timeout=10_000)
+    await page.get_by_text(f"2 / 3 reviewed by {REVIEWER}").wait_for(timeout=STUCK_MS)
     await page.locator(".st-key-spotcheck-next").scroll_into_view_if_needed()
     await screenshot(page, "spotcheck-buttons")
 
     await page.get_by_role("tab", name="Summary").click()
-    await page.locator(".st-key-spotcheck-by_channel .js-plotly-plot").wait_for(timeout=30_000)
+    await page.locator(".st-key-spotcheck-by_channel .js-plotly-plot").wait_for(timeout=STUCK_MS)
     await screenshot(page, "spotcheck-summary")
     await assert_no_error(page)
 
@@ -78,10 +78,10 @@ async def test_two_reviewers_answer_both_questions_and_the_kappa_is_shown(
     box = page.get_by_role("textbox", name="Your name (reviewer)")
     await box.fill("Cy Browser")
     await box.press("Enter")
-    await page.get_by_text("0 / 3 reviewed by Cy Browser").wait_for(timeout=60_000)
+    await page.get_by_text("0 / 3 reviewed by Cy Browser").wait_for(timeout=STUCK_MS)
     assert name in await page.locator(".st-key-spotcheck-queue input").input_value()
-    await page.get_by_text("1 · Does the fact answer the query?").wait_for(timeout=10_000)
-    await page.get_by_text("2 · Does the cited source support the fact?").wait_for(timeout=10_000)
+    await page.get_by_text("1 · Does the fact answer the query?").wait_for(timeout=STUCK_MS)
+    await page.get_by_text("2 · Does the cited source support the fact?").wait_for(timeout=STUCK_MS)
     assert await page.locator(".spotcheck-episode").count() == 1  # the source, highlighted, under both questions
 
     for position, grade in enumerate([3, 2, 2], start=1):
@@ -90,21 +90,21 @@ async def test_two_reviewers_answer_both_questions_and_the_kappa_is_shown(
             await page.keyboard.press("f")
         else:
             await page.locator(f".st-key-spotcheck-r-{grade} button").first.click()
-        await page.get_by_text(f"for item {position}. Now the other question").wait_for(timeout=60_000)
+        await page.get_by_text(f"for item {position}. Now the other question").wait_for(timeout=STUCK_MS)
         await wait_for_app(page)
         await page.locator(".st-key-spotcheck-v-supported button").click()
-        await page.get_by_text(f"Recorded supported for item {position}").wait_for(timeout=60_000)
+        await page.get_by_text(f"Recorded supported for item {position}").wait_for(timeout=STUCK_MS)
         await wait_for_app(page)
         if position == 1:
             await screenshot(page, "spotcheck-two-questions")
-    await page.get_by_text("3 / 3 reviewed by Cy Browser").wait_for(timeout=10_000)
+    await page.get_by_text("3 / 3 reviewed by Cy Browser").wait_for(timeout=STUCK_MS)
 
     await page.get_by_role("tab", name="Summary").click()
     # by hand: Ana 3 2 2 against Ben 3 0 2, quadratic weights: 1 - (4/3) / (20/9) = 0.40
     kappa = "Cohen's kappa (quadratic weights) = 0.40 (Ben Browser and Cy Browser, 3 shared items)"
-    await page.get_by_text(kappa).wait_for(timeout=30_000)
+    await page.get_by_text(kappa).wait_for(timeout=STUCK_MS)
     await page.get_by_text("Cohen's kappa = 0.00 (Ben Browser and Cy Browser, 3 shared items)").wait_for()
-    await page.locator(".st-key-spotcheck-by_channel .js-plotly-plot").wait_for(timeout=30_000)
+    await page.locator(".st-key-spotcheck-by_channel .js-plotly-plot").wait_for(timeout=STUCK_MS)
     await page.get_by_text("Agreement between reviewers").scroll_into_view_if_needed()
     await screenshot(page, "spotcheck-agreement")
     await assert_no_error(page)

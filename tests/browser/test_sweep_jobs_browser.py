@@ -16,7 +16,7 @@ from pipeline.evaluation.jobs.records import SweepJob
 from pipeline.evaluation.jobs.repo import get_job, list_jobs
 from pipeline.lab import Lab
 from pipeline.store.db import Store
-from tests.browser.conftest import recommendation, screenshot, wait_for_app
+from tests.browser.conftest import STUCK_MS, recommendation, screenshot, wait_for_app
 from tests.browser.test_pages import assert_no_error
 
 
@@ -44,7 +44,7 @@ async def job_ended(store: Store, job_id: int, within_s: float = 180.0) -> Sweep
 
 async def result_text(page: Page) -> list[str]:
     """What the shown result says in words: the recommendation and the captions with its numbers."""
-    await recommendation(page).wait_for(timeout=120_000)
+    await recommendation(page).wait_for(timeout=STUCK_MS)
     recommended = await page.locator("[data-testid='stAlertContentSuccess']").all_inner_texts()
     captions = await page.locator("[data-testid='stCaptionContainer']").all_inner_texts()
     return [*recommended, *(c for c in captions if " queries · " in c or c.startswith("Ran on "))]
@@ -64,7 +64,7 @@ async def test_a_sweep_job_seen_and_cancelled_from_another_session(
         await add_candidates(first, 150, 200)
         before = {j.id for j in list_jobs(store, demo, 1000)}
         await first.locator(".st-key-evaluate-run button").click()
-        await first.get_by_text(re.compile(r"Job #\d+ · \d+ of 54 queries")).wait_for(timeout=180_000)
+        await first.get_by_text(re.compile(r"Job #\d+ · \d+ of 54 queries")).wait_for(timeout=STUCK_MS)
         job_id = next(j.id for j in list_jobs(store, demo, 5) if j.id not in before)
 
         # the second user opens the page: the job is there, with its progress, and theirs to cancel
@@ -81,7 +81,7 @@ async def test_a_sweep_job_seen_and_cancelled_from_another_session(
         # next refresh; both bounds are for a stuck job or page only (a loaded machine runs a N=200 query slowly)
         job = await job_ended(store, job_id)
         assert job.state == "cancelled" and job.experiment_id is None
-        await first.get_by_text(re.compile(r"Sweep cancelled after \d+ of 54 queries")).wait_for(timeout=180_000)
+        await first.get_by_text(re.compile(r"Sweep cancelled after \d+ of 54 queries")).wait_for(timeout=STUCK_MS)
         assert job.cancel_at_done is not None and job.done <= job.cancel_at_done + 1
         await assert_no_error(first)
         await assert_no_error(second)

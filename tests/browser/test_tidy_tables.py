@@ -13,7 +13,7 @@ from dashboard.latency.charts import BUDGET, OVER_NAME
 from pipeline.history.repo import save_run
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
-from tests.browser.conftest import screenshot, wait_for_app
+from tests.browser.conftest import STUCK_MS, screenshot, wait_for_app
 
 QUERY = "What was Halcyon's FY2025 revenue?"
 WIDTH, HEIGHT = 1280, 800
@@ -52,7 +52,7 @@ async def test_the_reranker_columns_of_scores_are_on_screen_at_1280(app_url: str
     assert box is not None and box["x"] + box["width"] <= WIDTH
     # the grid draws on a canvas; its accessible table lists the header of every column in view, in order,
     # once the grid has laid itself out (after the script has finished): wait for it
-    await grid.locator("th").first.wait_for(state="attached", timeout=30_000)
+    await grid.locator("th").first.wait_for(state="attached", timeout=STUCK_MS)
     headers = await grid.locator("th").all_text_contents()
     await screenshot(page, "tidy-scores-1280")
     assert headers[:5] == ["Rank", "Moved", "Fact", "Reranker (0-1)", "Reranker score"], headers
