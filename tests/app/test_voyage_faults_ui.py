@@ -3,7 +3,11 @@
 The app is configured only the way a user would configure it (environment variables), and the real
 voyageai SDK talks HTTP to `tests/support/fakes/voyage_server.py`. A working Voyage shows its scores and no
 banner; a hang past the timeout, a 429 storm and a 500 each show the fallback banner with the reason,
-keep both columns of k first-stage cards, and the rerun that runs the query ends within a bound.
+keep both columns of k first-stage cards, and the rerun that runs the query is not left hanging.
+
+No bound here is a speed target (those are in `benchmarks/`): the statuses get a request timeout no loaded
+machine can reach, so only the scripted answer decides the reason; the hang gets a short one, told from the
+overall deadline (twice it) by the reason's wording, and the stand-in hangs far longer than STUCK_S.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ from tests.app.conftest import no_errors
 from tests.support.fakes.voyage_server import FakeVoyageServer, rerank_score
 
 KEY = "vk-ui-fault-test"
-TIMEOUT_S = 1.0  # RETRIEVAL_LAB_VOYAGE_TIMEOUT_S: one request; the reranker's hard deadline is twice this
+ROOMY_TIMEOUT_S = 30.0  # RETRIEVAL_LAB_VOYAGE_TIMEOUT_S for answers: the stand-in answers at once
+HANG_TIMEOUT_S = 3.0  # ... for the hang: one request; the reranker's hard deadline is twice this
 MAX_RETRIES = 2
-BOUND_S = 3 * TIMEOUT_S  # the whole rerun (two retrievals, rerank, citations, render) must end within this
+HANG_S = 180.0  # the stand-in's "hang": far past STUCK_S (teardown releases it at once)
+STUCK_S = 90.0  # only a rerun that waited on the hanging stand-in (or hung itself) takes this long
 QUERY = "What was Halcyon's FY2025 revenue?"
 N, K = 20, 5
 RANK = re.compile(r"^\*\*#(\d+)\*\*$")
@@ -35,10 +41,10 @@ SCORE = re.compile(r"^rerank (-?\d+\.\d{3}) \(norm \d\.\d{2}\)$")
 def voyage(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeVoyageServer]:
     """The fake Voyage API, and the app's settings pointing at it (restored afterwards)."""
     saved_failures = dict(LAST_FAILURE)
-    with FakeVoyageServer(api_key=KEY, hang_s=30) as server:
+    with FakeVoyageServer(api_key=KEY, hang_s=HANG_S) as server:
         monkeypatch.setenv("VOYAGE_API_KEY", KEY)
         monkeypatch.setenv("VOYAGE_BASE_URL", server.base_url)
-        monkeypatch.setenv("RETRIEVAL_LAB_VOYAGE_TIMEOUT_S", str(TIMEOUT_S))
+        monkeypatch.setenv("RETRIEVAL_LAB_VOYAGE_TIMEOUT_S", str(ROOMY_TIMEOUT_S))
         monkeypatch.setenv("RETRIEVAL_LAB_VOYAGE_MAX_RETRIES", str(MAX_RETRIES))
         LAST_FAILURE.clear()  # a failure left by another test would mark Voyage as failing in the sidebar
         get_settings.cache_clear()
@@ -51,6 +57,13 @@ def voyage(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeVoyageServer]:
             runtime._lab.clear()
             LAST_FAILURE.clear()
             LAST_FAILURE.update(saved_failures)
+
+
+def use_voyage_timeout(monkeypatch: pytest.MonkeyPatch, timeout_s: float) -> None:
+    """Another request timeout for the app (before its first run: the settings and the lab are cached)."""
+    monkeypatch.setenv("RETRIEVAL_LAB_VOYAGE_TIMEOUT_S", str(timeout_s))
+    get_settings.cache_clear()
+    runtime._lab.clear()
 
 
 def open_compare_with_voyage(app: AppTest) -> AppTest:
@@ -108,21 +121,29 @@ def test_voyage_answering_shows_its_scores_and_no_banner(app: AppTest, voyage: F
     assert shown == sorted(shown, reverse=True)
     assert max(rerank_score(QUERY, d) for d in request.body["documents"]) == pytest.approx(shown[0], abs=1e-3)
     assert any(c.value == "rerank-2.5" for c in app.caption)  # the model under "With reranking"
-    assert elapsed < BOUND_S, f"rerun took {elapsed:.2f} s"
+    assert elapsed < STUCK_S, f"rerun took {elapsed:.2f} s"  # not stuck; how fast is a benchmark's business
 
 
 @pytest.mark.parametrize(
-    ("script", "reason", "requests"),
+    ("script", "timeout_s", "reason", "requests"),
     [
-        (["hang"], f"timed out after {TIMEOUT_S:.1f} s", 1),  # not retried: a timeout is not transient
-        (["429"] * 20, f"rate limited (429) after {MAX_RETRIES} retries", 1 + MAX_RETRIES),
-        (["500"] * 20, f"server error 500 after {MAX_RETRIES} retries", 1 + MAX_RETRIES),
+        # the request's own timeout, not the overall deadline (6 s) nor the stand-in's release: not retried
+        (["hang"], HANG_TIMEOUT_S, f"timed out after {HANG_TIMEOUT_S:.1f} s", 1),
+        (["429"] * 20, ROOMY_TIMEOUT_S, f"rate limited (429) after {MAX_RETRIES} retries", 1 + MAX_RETRIES),
+        (["500"] * 20, ROOMY_TIMEOUT_S, f"server error 500 after {MAX_RETRIES} retries", 1 + MAX_RETRIES),
     ],
     ids=["hang-past-timeout", "429-storm", "500"],
 )
-def test_a_failing_voyage_falls_back_with_a_banner_within_the_bound(
-    app: AppTest, voyage: FakeVoyageServer, script: list[str], reason: str, requests: int
+def test_a_failing_voyage_falls_back_with_a_banner_and_is_not_left_hanging(
+    app: AppTest,
+    voyage: FakeVoyageServer,
+    monkeypatch: pytest.MonkeyPatch,
+    script: list[str],
+    timeout_s: float,
+    reason: str,
+    requests: int,
 ) -> None:
+    use_voyage_timeout(monkeypatch, timeout_s)
     open_compare_with_voyage(app)
     voyage.script(script)
 
@@ -137,7 +158,9 @@ def test_a_failing_voyage_falls_back_with_a_banner_within_the_bound(
     assert [f for _, f in right] == [f for _, f in left]  # first-stage order kept on the right
     assert not [c for c in app.caption if SCORE.match(c.value)]  # no rerank scores shown
     assert sum(c.value.startswith("fused RRF ") for c in app.caption) == 2 * K
-    assert elapsed < BOUND_S, f"rerun took {elapsed:.2f} s (bound {BOUND_S:.1f} s)"
+    if script == ["hang"]:
+        assert elapsed >= HANG_TIMEOUT_S - 0.05, f"rerun took {elapsed:.2f} s"  # it did wait for the timeout
+    assert elapsed < STUCK_S, f"rerun took {elapsed:.2f} s"  # ... and no longer: the hang did not hold it
     # from the next rerun on (the sidebar is drawn before the query runs), Voyage is shown as failing
     app.run()
     no_errors(app)

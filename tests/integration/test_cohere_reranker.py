@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -25,6 +26,14 @@ from pipeline.rerankers.base import RerankerFailed
 from pipeline.rerankers.cohere import MAX_DOCUMENT_CHARS, CohereReranker
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.settings import Settings, get_settings
+from tests.support.backoff import (
+    BACKOFF_CAP_S,
+    CLOCK_SLACK_S,
+    assert_backed_off,
+    backoff_before,
+    least_backoff,
+    spy_waits,
+)
 from tests.support.fakes.cohere_server import FakeCohereServer
 
 KEY = "co-loopback-test"
@@ -32,11 +41,17 @@ QUERY = "revenue growth in 2023"
 PASSAGES = ["The weather was mild", "Revenue growth in 2023 was strong", "growth of revenue"]
 # hand-computed: share of the query's 4 words {revenue, growth, in, 2023} found in each passage
 EXPECTED_SCORES = (0.0, 1.0, 0.5)
+# The stand-in answers at once, so a test about statuses and retries gets a request timeout (and so an
+# overall deadline, twice it) that no loaded machine can reach: only the scripted answers decide. The
+# tests about timing out choose their own, and assert what happened by the message and lower bounds.
+ROOMY_TIMEOUT_S = 30.0
+HANG_S = 60.0  # a "hang" outlasts every deadline below; teardown releases it at once
+JITTER_S = 0.05  # the most the backoff adds to each wait (pipeline.rerankers.hosted)
 
 
 @pytest.fixture
 def server() -> Iterator[FakeCohereServer]:
-    with FakeCohereServer(api_key=KEY, hang_s=10) as fake:
+    with FakeCohereServer(api_key=KEY, hang_s=HANG_S) as fake:
         yield fake
 
 
@@ -44,7 +59,7 @@ def make_settings(server: FakeCohereServer | None, **overrides: object) -> Setti
     values: dict[str, object] = {
         "cohere_api_key": KEY,
         "cohere_base_url": server.base_url if server else None,
-        "cohere_timeout_s": 1.0,
+        "cohere_timeout_s": ROOMY_TIMEOUT_S,
         "cohere_max_retries": 2,
     }
     values.update(overrides)
@@ -100,8 +115,9 @@ async def test_429_storm_fails_after_the_configured_retries(server: FakeCohereSe
         await CohereReranker(make_settings(server)).score(QUERY, PASSAGES)
 
     assert str(failure.value) == "Cohere rerank-v3.5: rate limited (429) after 2 retries"
-    assert len(server.requests) == 3  # the first try + cohere_max_retries
-    assert time.monotonic() - started < 2.0  # backoff 0.2 s + 0.4 s, no more
+    assert len(server.requests) == 3  # the first try + cohere_max_retries, then no more
+    assert_backed_off(server.requests)  # >= 0.2 s before the first retry, >= 0.4 s before the second
+    assert time.monotonic() - started >= least_backoff(2) - CLOCK_SLACK_S
 
 
 @pytest.mark.parametrize("status", ["500", "503"])
@@ -113,28 +129,53 @@ async def test_server_errors_are_retried_then_reported(server: FakeCohereServer,
 
     assert str(failure.value) == f"Cohere rerank-v3.5: server error {status} after 2 retries"
     assert len(server.requests) == 3
+    assert_backed_off(server.requests)
 
 
-async def test_the_deadline_caps_retries_before_max_retries(server: FakeCohereServer) -> None:
-    # backoff 0.2, 0.4, 0.8 s; the next (1.6 s) would end past the 2 s deadline, so it stops at 4 tries
+async def test_the_deadline_caps_retries_before_max_retries(
+    server: FakeCohereServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a 4 s deadline against 10 retries' 15 s of backoff: it must stop well before max_retries. When quiet:
+    # waits of 0.2, 0.4, 0.8, 1.6 s, then the next (2 s) would end past the deadline, so it stops at 5 tries
+    # after ~3 s, with the last server error. A starved machine may stop a try sooner, or be cut by the
+    # deadline near its end; either way the deadline ended it, and each way is checked by what it
+    # says and by lower bounds only. No way may begin a wait that would end past the deadline.
+    waits = spy_waits(monkeypatch)
     server.script(["500"] * 20)
+    started = time.monotonic()
 
     with pytest.raises(RerankerFailed) as failure:
-        await CohereReranker(make_settings(server, cohere_max_retries=10)).score(QUERY, PASSAGES)
+        await CohereReranker(make_settings(server, cohere_timeout_s=2.0, cohere_max_retries=10)).score(QUERY, PASSAGES)
 
-    assert str(failure.value) == "Cohere rerank-v3.5: server error 500 after 3 retries"
-    assert len(server.requests) == 4
+    elapsed = time.monotonic() - started
+    sent = len(server.requests)
+    assert 2 <= sent <= 10, sent  # it retried, and the deadline stopped it before max_retries did
+    assert_backed_off(server.requests)
+    said = re.fullmatch(
+        r"Cohere rerank-v3\.5: (server error 500|timed out after 4\.0 s) after (\d+) retr(?:y|ies)", str(failure.value)
+    )
+    assert said, str(failure.value)
+    retries = int(said.group(2))
+    if said.group(1) == "server error 500":  # stopped before a wait that would have ended past the deadline
+        assert retries == len(waits) == sent - 1  # a wait before every retry
+        assert elapsed >= 4.0 - min(BACKOFF_CAP_S, backoff_before(retries + 1) + JITTER_S) - CLOCK_SLACK_S
+    else:  # the deadline cut the last request (or, on a starved machine, the wait before it)
+        assert retries in (sent - 1, sent) and len(waits) in (sent - 1, sent)
+        assert elapsed >= 4.0 - CLOCK_SLACK_S
+    assert all(since + wait < 4.0 for since, wait in waits), waits  # by tenacity's own numbers: no clock here
 
 
 async def test_a_hanging_server_times_out_without_retry(server: FakeCohereServer) -> None:
+    # the request's own 3 s timeout, not the 6 s overall deadline (nor the 60 s hang), ends it: the message
+    # names which; 3 s of margin keeps the deadline out of reach even on a starved machine
     server.script(["hang"])
     started = time.monotonic()
 
     with pytest.raises(RerankerFailed) as failure:
-        await CohereReranker(make_settings(server)).score(QUERY, PASSAGES)
+        await CohereReranker(make_settings(server, cohere_timeout_s=3.0)).score(QUERY, PASSAGES)
 
-    assert str(failure.value) == "Cohere rerank-v3.5: timed out after 1.0 s"
-    assert 0.9 <= time.monotonic() - started < 2.0
+    assert str(failure.value) == "Cohere rerank-v3.5: timed out after 3.0 s"  # a timeout is not retried
+    assert time.monotonic() - started >= 3.0 - CLOCK_SLACK_S
     assert len(server.requests) == 1
 
 

@@ -24,6 +24,7 @@ from tests.conftest import make_settings
 from tests.support.falkordb_server import FalkorDBServer, falkordb_server, free_port  # noqa: F401
 from tests.support.graphiti_deal import build_graphiti_deal
 
+STUCK_S = 60.0  # no speed targets here (benchmarks/ has those): only a stuck connect takes a minute
 QUERY = "What was Halcyon's revenue and EBITDA?"
 
 
@@ -127,7 +128,7 @@ async def test_closed_port_and_silent_host_fail_fast(tmp_path: Path) -> None:
     start = time.perf_counter()
     with pytest.raises(BackendUnavailable, match=rf"^FalkorDB at 127\.0\.0\.1:{port}: .*refused"):
         await Lab.open(make_settings(tmp_path, falkordb_uri=f"falkor://:pw@127.0.0.1:{port}"))
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < STUCK_S  # refused at once; a minute would mean it kept retrying
 
     with socket.socket() as silent:  # accepts connections (the kernel's backlog) and never answers
         silent.bind(("127.0.0.1", 0))
@@ -138,7 +139,7 @@ async def test_closed_port_and_silent_host_fail_fast(tmp_path: Path) -> None:
             await Lab.open(
                 make_settings(tmp_path, falkordb_uri=f"falkor://127.0.0.1:{silent_port}", connect_timeout_s=0.5)
             )
-        assert time.perf_counter() - start < 3
+        assert time.perf_counter() - start < STUCK_S  # the 0.5 s timeouts end it; a silent host never would
 
 
 async def test_health_recover_and_close_on_a_server_that_stops(tmp_path: Path) -> None:

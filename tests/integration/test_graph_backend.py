@@ -123,7 +123,8 @@ async def test_unreachable_neo4j_fails_with_one_clear_line(tmp_path: Path) -> No
     message = str(caught.value)
     assert message.startswith("Neo4j at bolt://127.0.0.1:9:")
     assert "\n" not in message
-    assert time.monotonic() - started < 10
+    # the 3 s connect timeout (asyncio.wait_for) bounds it: only a stuck connect could take a minute
+    assert time.monotonic() - started < 60
 
 
 async def test_a_deployment_allow_list_hides_other_deals(lab: Lab, demo: str) -> None:

@@ -17,11 +17,13 @@ from pipeline.settings import Settings
 from tests.support.fakes.voyage_server import FakeVoyageServer, expected_embedding
 
 KEY = "vk-test-embedder"
+HANG_S = 120.0  # a "hang" lasts far past STUCK_S (teardown releases it at once)
+STUCK_S = 60.0  # no bound on speed: only a call that never timed out takes this long
 
 
 @pytest.fixture
 def server() -> Iterator[FakeVoyageServer]:
-    with FakeVoyageServer(api_key=KEY, hang_s=10) as fake:
+    with FakeVoyageServer(api_key=KEY, hang_s=HANG_S) as fake:
         yield fake
 
 
@@ -30,7 +32,7 @@ def voyage_settings(server: FakeVoyageServer, embedder: str = "voyage", **overri
         "embedder": embedder,
         "voyage_api_key": KEY,
         "voyage_base_url": server.base_url,
-        "voyage_timeout_s": 1.0,
+        "voyage_timeout_s": STUCK_S / 2,  # roomy: the stand-in answers at once; only the hang test waits
     }
     values.update(overrides)
     return Settings(**values)
@@ -87,7 +89,8 @@ async def test_a_silent_voyage_is_a_timeout_not_a_hang(server: FakeVoyageServer)
     started = time.monotonic()
     with pytest.raises(EmbedderUnavailable, match=r"no answer from Voyage within 0.5 s|cannot reach Voyage"):
         await embedder.embed_query("revenue")
-    assert time.monotonic() - started < 5
+    elapsed = time.monotonic() - started
+    assert 0.5 - 0.05 <= elapsed < STUCK_S  # the 0.5 s timeout ended it, not the stand-in letting go
 
     server.script(["partial"])
     with pytest.raises(EmbedderUnavailable, match=r"returned 1 vectors for 2 texts"):

@@ -7,6 +7,7 @@ Nothing is mocked on our side of the HTTP connection: `Settings.voyage_base_url`
 from __future__ import annotations
 
 import math
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -18,6 +19,14 @@ from pipeline.rerankers import estimate_cost
 from pipeline.rerankers.base import RerankerFailed
 from pipeline.rerankers.voyage import VoyageReranker
 from pipeline.settings import Settings
+from tests.support.backoff import (
+    BACKOFF_CAP_S,
+    CLOCK_SLACK_S,
+    assert_backed_off,
+    backoff_before,
+    least_backoff,
+    spy_waits,
+)
 from tests.support.fakes.voyage_server import FakeVoyageServer, expected_embedding
 
 KEY = "vk-loopback-test"
@@ -27,11 +36,17 @@ PASSAGES = ["The weather was mild", "Revenue growth in 2023 was strong", "growth
 EXPECTED_SCORES = (0.0, 1.0, 0.5)
 # the fake bills one token per word: query (4) once per passage + the passages (4 + 6 + 3)
 EXPECTED_TOKENS = 4 * 3 + 13
+# The stand-in answers at once, so a test about statuses and retries gets a request timeout (and so an
+# overall deadline, twice it) that no loaded machine can reach: only the scripted answers decide. The
+# tests about timing out choose their own, and assert what happened by the message and lower bounds.
+ROOMY_TIMEOUT_S = 30.0
+HANG_S = 60.0  # a "hang" outlasts every deadline below; teardown releases it at once
+JITTER_S = 0.05  # the most the backoff adds to each wait (pipeline.rerankers.hosted)
 
 
 @pytest.fixture
 def server() -> Iterator[FakeVoyageServer]:
-    with FakeVoyageServer(api_key=KEY, hang_s=10) as fake:
+    with FakeVoyageServer(api_key=KEY, hang_s=HANG_S) as fake:
         yield fake
 
 
@@ -39,7 +54,7 @@ def make_settings(server: FakeVoyageServer | None, **overrides: object) -> Setti
     values: dict[str, object] = {
         "voyage_api_key": KEY,
         "voyage_base_url": server.base_url if server else None,
-        "voyage_timeout_s": 1.0,
+        "voyage_timeout_s": ROOMY_TIMEOUT_S,
         "voyage_max_retries": 2,
         "voyage_rerank_model": "rerank-2.5",
     }
@@ -95,8 +110,9 @@ async def test_429_storm_fails_after_the_configured_retries(server: FakeVoyageSe
         await VoyageReranker(make_settings(server)).score(QUERY, PASSAGES)
 
     assert str(failure.value) == "Voyage rerank-2.5: rate limited (429) after 2 retries"
-    assert len(server.requests) == 3  # the first try + voyage_max_retries
-    assert time.monotonic() - started < 2.0  # backoff 0.2 s + 0.4 s, no more
+    assert len(server.requests) == 3  # the first try + voyage_max_retries, then no more
+    assert_backed_off(server.requests)  # >= 0.2 s before the first retry, >= 0.4 s before the second
+    assert time.monotonic() - started >= least_backoff(2) - CLOCK_SLACK_S
 
 
 @pytest.mark.parametrize("status", ["500", "502", "503"])
@@ -108,6 +124,7 @@ async def test_server_errors_are_retried_then_reported(server: FakeVoyageServer,
 
     assert str(failure.value) == f"Voyage rerank-2.5: server error {status} after 2 retries"
     assert len(server.requests) == 3
+    assert_backed_off(server.requests)
 
 
 async def test_503_then_success_recovers(server: FakeVoyageServer) -> None:
@@ -117,47 +134,73 @@ async def test_503_then_success_recovers(server: FakeVoyageServer) -> None:
 
     assert outcome.scores == EXPECTED_SCORES
     assert len(server.requests) == 3
+    assert_backed_off(server.requests)
 
 
-async def test_the_deadline_caps_retries_before_max_retries(server: FakeVoyageServer) -> None:
-    # backoff 0.2, 0.4, 0.8 s; the next (1.6 s) would end past the 2 s deadline, so it stops at 4 tries
+async def test_the_deadline_caps_retries_before_max_retries(
+    server: FakeVoyageServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a 4 s deadline against 10 retries' 15 s of backoff: it must stop well before max_retries. When quiet:
+    # waits of 0.2, 0.4, 0.8, 1.6 s, then the next (2 s) would end past the deadline, so it stops at 5 tries
+    # after ~3 s, with the last server error. A starved machine may stop a try sooner, or be cut by the
+    # deadline near its end; either way the deadline ended it, and each way is checked by what it
+    # says and by lower bounds only. No way may begin a wait that would end past the deadline.
+    waits = spy_waits(monkeypatch)
     server.script(["500"] * 20)
     started = time.monotonic()
 
     with pytest.raises(RerankerFailed) as failure:
-        await VoyageReranker(make_settings(server, voyage_max_retries=10)).score(QUERY, PASSAGES)
+        await VoyageReranker(make_settings(server, voyage_timeout_s=2.0, voyage_max_retries=10)).score(QUERY, PASSAGES)
 
     elapsed = time.monotonic() - started
-    assert str(failure.value) == "Voyage rerank-2.5: server error 500 after 3 retries"
-    assert len(server.requests) == 4
-    assert elapsed < 2.0
+    sent = len(server.requests)
+    assert 2 <= sent <= 10, sent  # it retried, and the deadline stopped it before max_retries did
+    assert_backed_off(server.requests)
+    said = re.fullmatch(
+        r"Voyage rerank-2\.5: (server error 500|timed out after 4\.0 s) after (\d+) retr(?:y|ies)", str(failure.value)
+    )
+    assert said, str(failure.value)
+    retries = int(said.group(2))
+    if said.group(1) == "server error 500":  # stopped before a wait that would have ended past the deadline
+        assert retries == len(waits) == sent - 1  # a wait before every retry
+        assert elapsed >= 4.0 - min(BACKOFF_CAP_S, backoff_before(retries + 1) + JITTER_S) - CLOCK_SLACK_S
+    else:  # the deadline cut the last request (or, on a starved machine, the wait before it)
+        assert retries in (sent - 1, sent) and len(waits) in (sent - 1, sent)
+        assert elapsed >= 4.0 - CLOCK_SLACK_S
+    assert all(since + wait < 4.0 for since, wait in waits), waits  # by tenacity's own numbers: no clock here
 
 
 async def test_a_hanging_server_times_out_without_retry(server: FakeVoyageServer) -> None:
+    # the request's own 3 s timeout, not the 6 s overall deadline (nor the 60 s hang), ends it: the message
+    # names which; 3 s of margin keeps the deadline out of reach even on a starved machine
     server.script(["hang"])
     started = time.monotonic()
 
     with pytest.raises(RerankerFailed) as failure:
-        await VoyageReranker(make_settings(server)).score(QUERY, PASSAGES)
+        await VoyageReranker(make_settings(server, voyage_timeout_s=3.0)).score(QUERY, PASSAGES)
 
     elapsed = time.monotonic() - started
-    assert str(failure.value) == "Voyage rerank-2.5: timed out after 1.0 s"
-    assert 0.9 <= elapsed < 2.0
+    assert str(failure.value) == "Voyage rerank-2.5: timed out after 3.0 s"  # a timeout is not retried
+    assert elapsed >= 3.0 - CLOCK_SLACK_S
     assert len(server.requests) == 1
 
 
 async def test_wait_for_is_the_hard_bound_on_the_whole_call(server: FakeVoyageServer) -> None:
-    # three quick 500s use 1.4 s of backoff; the fourth try hangs and the 2 s overall bound cuts it
-    server.script(["500", "500", "500", "hang"])
+    # five quick 500s use at least 5 s of backoff (0.2 + 0.4 + 0.8 + 1.6 + 2); the sixth try hangs. Its own
+    # 4.5 s timeout could end it no sooner than 9.5 s in, so the 9 s overall bound (asyncio.wait_for) cuts it
+    # first however slow the machine (slowness only starts that try later). Tenacity lets the fifth wait
+    # begin as long as it ends before 9 s, i.e. unless the five quick tries are together 4 s late.
+    server.script(["500"] * 5 + ["hang"])
     started = time.monotonic()
 
     with pytest.raises(RerankerFailed) as failure:
-        await VoyageReranker(make_settings(server, voyage_max_retries=10)).score(QUERY, PASSAGES)
+        await VoyageReranker(make_settings(server, voyage_timeout_s=4.5, voyage_max_retries=10)).score(QUERY, PASSAGES)
 
     elapsed = time.monotonic() - started
-    assert str(failure.value) == "Voyage rerank-2.5: timed out after 2.0 s after 3 retries"
-    assert 1.9 <= elapsed < 2.6
-    assert len(server.requests) == 4
+    assert str(failure.value) == "Voyage rerank-2.5: timed out after 9.0 s after 5 retries"
+    assert elapsed >= 9.0 - CLOCK_SLACK_S
+    assert [r.answered for r in server.requests] == ["500"] * 5 + ["hang"]
+    assert_backed_off(server.requests)
 
 
 async def test_malformed_json_fails_without_retry(server: FakeVoyageServer) -> None:
@@ -200,8 +243,8 @@ async def test_no_key_fails_at_once_without_a_request(
         await VoyageReranker(make_settings(server, voyage_api_key=None)).score(QUERY, PASSAGES)
 
     assert str(failure.value) == "Voyage rerank-2.5: no API key set (VOYAGE_API_KEY)"
-    assert server.requests == []
-    assert time.monotonic() - started < 0.5
+    assert server.requests == []  # at once: no request, so nothing to wait for
+    assert time.monotonic() - started < ROOMY_TIMEOUT_S  # only a stuck call could take this long
 
 
 async def test_empty_passages_make_no_request(server: FakeVoyageServer) -> None:
@@ -222,7 +265,9 @@ async def test_unreachable_host_is_reported_plainly() -> None:
         await VoyageReranker(settings).score(QUERY, PASSAGES)
 
     assert str(failure.value) == "Voyage rerank-2.5: unreachable (connection refused)"
-    assert time.monotonic() - started < 1.0
+    # a refusal is reported, not retried nor waited on: far sooner than the request timeout (only a stuck
+    # call could take that long)
+    assert time.monotonic() - started < ROOMY_TIMEOUT_S
 
 
 async def test_the_chosen_model_is_sent(server: FakeVoyageServer) -> None:

@@ -10,7 +10,9 @@ after normally; once the script is used up every request is answered normally. M
 (answer nothing for `hang_s`; teardown releases it at once), `malformed` (200 with a body that is not
 JSON), `partial` (a normal answer with its last list item dropped), or any HTTP status as a string
 (`"429"`, `"500"`, `"503"`, `"400"`, ...): the status with the API's error body.
-Every request is recorded (`server.requests`: path, parsed body, headers) whatever it was answered.
+Every request is recorded (`server.requests`: path, parsed body, headers, the `time.monotonic()` it came in)
+whatever it was answered: tests prove a client's backoff from the gaps between those times (lower bounds
+only, so a slow machine cannot fail them).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -42,6 +45,7 @@ class RecordedRequest:
     body: Any  # parsed JSON, or the raw text when it was not JSON
     headers: dict[str, str] = field(default_factory=dict)
     answered: str = "ok"  # the mode or status it was answered with
+    at: float = 0.0  # time.monotonic() when it was read (the same clock in every thread of the process)
 
 
 class LoopbackHandler(BaseHTTPRequestHandler):
@@ -224,4 +228,4 @@ class LoopbackServer:
 
     def _record(self, method: str, path: str, body: Any, headers: dict[str, str], answered: str) -> None:
         with self._lock:
-            self._requests.append(RecordedRequest(method, path, body, headers, answered))
+            self._requests.append(RecordedRequest(method, path, body, headers, answered, time.monotonic()))
