@@ -17,10 +17,13 @@ from pipeline.evaluation.records import METRIC_NAMES, SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.lab import Lab
-from pipeline.retrieval.recipes import DEFAULT_RECIPE
 
 GROUP = "sweep_state"
-SPEC = dict(candidates=(10, 25), top_ks=(5,), rerankers=("none",), limit_queries=6)
+# the cache is what is tested, under hybrid-walk: after a correction and its undo, graphiti-default's two-list fusion
+# ranks some queries differently from before (hit@5 0.67 -> 0.50 over these 6 queries; issue 26 reports the same
+# drift), more than the tolerance below allows
+RECIPE = "hybrid-walk"
+SPEC = dict(candidates=(10, 25), top_ks=(5,), rerankers=("none",), limit_queries=6, recipes=(RECIPE,))
 
 
 async def test_a_correction_between_pools_does_not_poison_the_cache(lab: Lab, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -56,13 +59,11 @@ async def test_a_correction_between_pools_does_not_poison_the_cache(lab: Lab, mo
     cache = FirstStageCache(lab.store, GROUP, original, "current")
     for query in chosen.queries:
         for depth in SPEC["candidates"]:  # type: ignore[attr-defined]
-            pool = cache.get(DEFAULT_RECIPE, depth, query.text)
+            pool = cache.get(RECIPE, depth, query.text)
             if pool is not None:
                 assert set(pool.uuids) <= live, f"{query.text!r} N={depth}: a pool of another graph state"
     # the corrected graph's pools were kept, under its own fingerprint
-    assert (
-        FirstStageCache(lab.store, GROUP, corrected, "current").get(DEFAULT_RECIPE, 10, target_query.text) is not None
-    )
+    assert FirstStageCache(lab.store, GROUP, corrected, "current").get(RECIPE, 10, target_query.text) is not None
 
     cached = await run_sweep(lab, SweepSpec(GROUP, use_cache=True, **SPEC))  # type: ignore[arg-type]
     ranked = {u for row in cached.rows for u in row.ranking}
