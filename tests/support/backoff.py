@@ -8,6 +8,7 @@ here, not read from `pipeline.rerankers.hosted`, so that a backoff shrunk there 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import pairwise
 
@@ -19,6 +20,7 @@ from tests.support.fakes.loopback import RecordedRequest
 
 BACKOFF_S = (0.2, 0.4, 0.8, 1.6)
 BACKOFF_CAP_S = 2.0
+JITTER_S = 0.05  # the most the backoff adds to each wait
 CLOCK_SLACK_S = 0.005  # asyncio may wake a timer a hair early; both ends read time.monotonic()
 
 
@@ -56,3 +58,35 @@ def spy_waits(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float, float]]:
 
     monkeypatch.setattr(HostedReranker, "_log_retry", spy)
     return waits
+
+
+def assert_deadline_capped(
+    message: str,
+    service: str,
+    deadline_s: float,
+    requests: Sequence[RecordedRequest],
+    waits: Sequence[tuple[float, float]],
+    elapsed: float,
+) -> None:
+    """A scripted run of server errors was ended by the overall deadline, not by max_retries. When quiet it
+    stops before a wait that would end past the deadline, with the last server error; a starved machine may
+    have the deadline cut a request (or the wait before it) instead. Each way is checked by what it says and
+    by lower bounds only, and no way may begin a wait that would end past the deadline.
+
+    `service` is how the failure names the model (a regex, e.g. `Cohere rerank-v3\\.5`)."""
+    sent = len(requests)
+    assert 2 <= sent <= 10, sent  # it retried, and the deadline stopped it before max_retries did
+    assert_backed_off(requests)
+    said = re.fullmatch(
+        rf"{service}: (server error 500|timed out after {deadline_s:.1f} s) after (\d+) retr(?:y|ies)", message
+    )
+    assert said, message
+    retries = int(said.group(2))
+    if said.group(1) == "server error 500":
+        assert retries == len(waits) == sent - 1  # a wait before every retry
+        least = deadline_s - min(BACKOFF_CAP_S, backoff_before(retries + 1) + JITTER_S) - CLOCK_SLACK_S
+        assert elapsed >= least
+    else:
+        assert retries in (sent - 1, sent) and len(waits) in (sent - 1, sent)
+        assert elapsed >= deadline_s - CLOCK_SLACK_S
+    assert all(since + wait < deadline_s for since, wait in waits), waits  # tenacity's own numbers: no clock
