@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -29,6 +30,9 @@ for _name in (
 # the dashboard under test (AppTest, browser) reads its settings from the environment: point it at the
 # same throwaway data directory, so it shares the session's embedded server and never touches .data/
 SESSION_DATA_DIR = Path(tempfile.mkdtemp(prefix="retrieval-lab-test-"))
+# the `data_dir` fixture removes it after the session; this covers a process that runs no test (pytest-xdist's
+# controller) and a session cut short
+atexit.register(shutil.rmtree, SESSION_DATA_DIR, True)
 os.environ["RETRIEVAL_LAB_DATA_DIR"] = str(SESSION_DATA_DIR)
 os.environ["RETRIEVAL_LAB_EMBEDDER"] = "local"
 ADMIN_SECRET = "test-admin-secret"

@@ -36,7 +36,8 @@ CHROMIUM_FLAGS = [
 ]
 
 
-SERVER_LOG = (ROOT / "artifacts" / "streamlit-browser-test.log").resolve()
+# one server per test worker (pytest-xdist names them gw0, gw1, ...), each with its own log
+SERVER_LOG = (ROOT / "artifacts" / f"streamlit-browser-test{os.environ.get('PYTEST_XDIST_WORKER', '')}.log").resolve()
 
 
 def _free_port() -> int:
@@ -77,9 +78,7 @@ def app_url(demo: str) -> Iterator[str]:
                             break
                 except OSError:
                     if server.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError(
-                            "streamlit did not start; see artifacts/streamlit-browser-test.log"
-                        ) from None
+                        raise RuntimeError(f"streamlit did not start; see {SERVER_LOG}") from None
                     time.sleep(0.3)
             yield url
         finally:
