@@ -80,3 +80,10 @@ def _forget_hosted_failures() -> Iterator[None]:
     LAST_FAILURE.clear()
     yield
     LAST_FAILURE.clear()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files holding a slow test (the crash loops, the browser load) run first: with two workers a file each
+    (scripts/test.sh), a minutes-long file left for last would keep one worker busy while the other idles."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
