@@ -8,9 +8,10 @@ What is computed once and reused:
   `tests/integration/test_sweep.py` checks on the demo deal, so each N is retrieved on its own;
   deepest first, so a cross-encoder has scored every fact of the shallower pools already;
 - each reranker scores each (query, N) pool once; every k cuts that one ranking;
-- the stored vectors a re-scorer needs are loaded once per query, for the union of its retrieved pools, in
-  one indexed lookup (`fact_vectors`, as `score_pool` loads them per pool); what the re-scorer sees is what
-  `score_pool` would load for each pool;
+- the stored vectors a re-scorer or MMR needs are read once per fact for the whole sweep (`FactVectors`: queries
+  share many facts, and reading a vector costs far more than finding it), for the union of a query's retrieved
+  pools in one indexed lookup (`fact_vectors`, as `score_pool` loads them per pool); what the re-scorer sees is
+  what `score_pool` would load for each pool;
 - first-stage pools and reranker scores are cached in the store (`cache.py`), so a repeated sweep on
   an unchanged graph retrieves and reranks nothing (and calls Voyage for nothing). A pool is cached under
   the graph state it was computed on: a stamp of the graph (`graph_state`) is read after each query that retrieved,
@@ -96,7 +97,7 @@ from pipeline.rerankers import (
     traits,
 )
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.first_stage import MethodLists, search_recipe
+from pipeline.retrieval.first_stage import FactVectors, MethodLists, search_recipe
 from pipeline.retrieval.recipes import Recipe, parse_recipe
 from pipeline.retrieval.rerank import rank_order, score_pool
 from pipeline.store.db import Store
@@ -175,6 +176,7 @@ class _QueryRanker:
     stats: _Counts
     phases: Phases
     cancel: CancelFlag | None = None
+    vectors: FactVectors = field(default_factory=FactVectors)  # facts' stored vectors, shared by every query
 
     def check_cancel(self) -> None:
         """Called inside a query, between its searches and reranker calls: the query in flight stops there."""
@@ -203,7 +205,7 @@ async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) 
                 with phases.time("embed"), timer.stage("embed"):
                     vector = await lab.embedder.embed_query(text)
                 embed_ms = timer.ms["embed"]
-                lists = MethodLists(driver, text, vector, spec.group_id, search_filter)
+                lists = MethodLists(driver, text, vector, spec.group_id, search_filter, known=r.vectors)
             with phases.time("first_stage"):
                 first = await search_recipe(lists, r.recipes[recipe], depth)
             retrieved[pool_key] = first.edges
@@ -286,7 +288,8 @@ async def _rank_stable(r: _QueryRanker, tracker: _StateTracker, text: str) -> _R
                 cache.put_many(text, {key: p for key, p in ranked.pools.items() if ranked.retrieved.get(key)})
             return ranked
         # the graph changed while this query ran: its pools may straddle two states, so none is cached;
-        # the query runs again on the new state, under that state's fingerprint
+        # the query runs again on the new state, under that state's fingerprint (and reads vectors afresh)
+        r.vectors.clear()
         with r.phases.time("graph_state"):
             await tracker.moved_to(now)
     return ranked  # a graph that keeps changing: the last ranking is kept, its pools not cached
@@ -345,16 +348,16 @@ async def _rank_all(
 
 
 class _QueryVectors:
-    """The stored vectors of one query's retrieved pools, loaded once for all its depths: one lookup for the
-    union of the pools (what `score_pool` loads per pool) replaces one per pool, and vectors MMR's fusion loaded
-    for the query are not loaded again (`MethodLists.vectors`)."""
+    """The stored vectors of one query's retrieved pools, looked up once for all its depths: one lookup for the
+    union of the pools (what `score_pool` loads per pool) replaces one per pool, and vectors read before (MMR's
+    fusion, an earlier query) are not read again (`MethodLists.vectors`)."""
 
     def __init__(self, lists: MethodLists, edges: dict[str, EntityEdge], phases: Phases) -> None:
         self.lists, self.edges, self.phases = lists, edges, phases
-        self.loaded: dict[str, list[float]] | None = None
+        self.loaded: dict[str, np.ndarray] | None = None
         self.ms = 0.0  # the load's time, counted in each pool's rerank latency (a lone run pays one load)
 
-    async def of(self, uuids: Sequence[str]) -> list[list[float]] | None:
+    async def of(self, uuids: Sequence[str]) -> list[np.ndarray] | None:
         """The pool's vectors in `uuids` order, or None when one is missing (as `stored_vectors` does)."""
         if self.loaded is None:
             with self.phases.time("vectors"):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -41,13 +41,53 @@ def fulltext_words(query: str) -> str:
     return " ".join(word for word in query.split() if any(ch.isalnum() for ch in word))
 
 
+class FactVectors:
+    """Facts' stored vectors, shared by the queries of one sweep: queries on one deal retrieve many of the same facts,
+    and a vector costs far more to read (its floats parsed one by one) than to find. Each is kept with its share of
+    the load that brought it (ms), so a setting is still timed as if it loaded its own. A fact without a stored
+    vector is remembered as such. Bounded by bytes (least recently used first out); vectors are float64 arrays,
+    the very doubles the graph returned (MMR and the local re-scorer compute on them as on the lists)."""
+
+    BUDGET_BYTES = 64 * 2**20
+
+    def __init__(self, budget_bytes: int = BUDGET_BYTES) -> None:
+        self.budget_bytes = budget_bytes
+        self._known: OrderedDict[str, tuple[np.ndarray | None, float]] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, uuid: str) -> tuple[np.ndarray | None, float] | None:
+        """(vector or None, ms share) of a fact looked up before; None for one never looked up (or evicted)."""
+        found = self._known.get(uuid)
+        if found is not None:
+            self._known.move_to_end(uuid)
+        return found
+
+    def put(self, uuid: str, vector: list[float] | None, ms: float) -> None:
+        array = None if vector is None else np.asarray(vector, dtype=np.float64)
+        self._forget(uuid)
+        self._known[uuid] = (array, ms)
+        self._bytes += 0 if array is None else array.nbytes
+        while self._bytes > self.budget_bytes and len(self._known) > 1:
+            self._forget(next(iter(self._known)))
+
+    def _forget(self, uuid: str) -> None:
+        old = self._known.pop(uuid, None)
+        if old is not None and old[0] is not None:
+            self._bytes -= old[0].nbytes
+
+    def clear(self) -> None:
+        self._known.clear()
+        self._bytes = 0
+
+
 class MethodLists:
     """One query's method lists under one filter, each fetched once per (method, depth, floor / walk) and shared by
     every recipe and N that asks for it; concurrent asks for the same list wait for the one fetch. `similar(depth)`,
     when given, answers the cosine method instead of graphiti's exact scan (the vector index option, which has no
     floor). The exact cosine scan is shared by every floor (see `cosine`). Each list comes with its fetch's wall
     time, so a setting's first stage is timed as if it ran alone. The facts' stored vectors (MMR's fusion, the local
-    reranker) are loaded once per fact and query (`vectors`)."""
+    reranker) are loaded once per fact (`vectors`), for this query or, given a shared `FactVectors`, for every
+    query that shares it."""
 
     def __init__(
         self,
@@ -57,13 +97,13 @@ class MethodLists:
         group_id: str,
         search_filter: SearchFilters,
         similar: Callable[[int], Awaitable[list[EntityEdge]]] | None = None,
+        known: FactVectors | None = None,
     ) -> None:
         self.driver, self.query, self.vector, self.group_id = driver, query, vector, group_id
         self.dialect = for_driver(driver)
         self.search_filter, self.similar = search_filter, similar
         self._fetches: dict[tuple[object, ...], asyncio.Future[Any]] = {}
-        self._vectors: dict[str, list[float]] = {}
-        self._vector_ms: dict[str, float] = {}  # each loaded fact's share of its load's wall time
+        self.known = known if known is not None else FactVectors()
 
     async def _once(self, key: tuple[object, ...], fetch: Callable[[], Awaitable[T]]) -> tuple[T, float]:
         """What `fetch` returns and its wall time (ms), fetched once per key."""
@@ -78,19 +118,22 @@ class MethodLists:
             self._fetches[key] = asyncio.ensure_future(timed())
         return await asyncio.shield(self._fetches[key])
 
-    async def vectors(self, uuids: Sequence[str]) -> tuple[dict[str, list[float]], float]:
+    async def vectors(self, uuids: Sequence[str]) -> tuple[dict[str, np.ndarray], float]:
         """The stored vectors of these facts (a fact without one left out) and what loading them alone would have
-        taken (ms: each fact's share of the load that brought it). Only facts not loaded yet are looked up."""
+        taken (ms: each fact's share of the load that brought it). Only facts not looked up yet are read."""
         wanted = list(dict.fromkeys(uuids))
-        missing = [u for u in wanted if u not in self._vector_ms]
+        known = {u: self.known.get(u) for u in wanted}
+        missing = [u for u, found in known.items() if found is None]
         if missing:
             started = time.perf_counter()
             with collector_paused():
-                found = await self.dialect.fact_vectors(self.driver, missing)
+                loaded = await self.dialect.fact_vectors(self.driver, missing)
             share = (time.perf_counter() - started) * 1000 / len(missing)
-            self._vectors.update(found)
-            self._vector_ms.update(dict.fromkeys(missing, share))
-        return {u: self._vectors[u] for u in wanted if u in self._vectors}, sum(self._vector_ms[u] for u in wanted)
+            for u in missing:
+                self.known.put(u, loaded.get(u), share)
+                known[u] = self.known.get(u)
+        vectors = {u: found[0] for u, found in known.items() if found is not None and found[0] is not None}
+        return vectors, sum(found[1] for found in known.values() if found is not None)
 
     def bm25(self, depth: int) -> Awaitable[Timed]:
         words = fulltext_words(self.query)
@@ -191,7 +234,7 @@ async def search_recipe(lists: MethodLists, recipe: Recipe, limit: int) -> First
 
 
 def mmr(
-    query_vector: list[float], candidates: dict[str, list[float]], mmr_lambda: float, min_score: float
+    query_vector: list[float], candidates: dict[str, Sequence[float]], mmr_lambda: float, min_score: float
 ) -> tuple[list[str], list[float]]:
     """graphiti's `maximal_marginal_relevance`, the same order and scores, with one matrix product where graphiti
     loops over every pair in Python (160 ms at 200 candidates, N=50's pool, on every query). As in graphiti: each
