@@ -98,6 +98,8 @@ async def test_a_cancel_lands_inside_the_query_in_flight(lab: Lab, demo: str) ->
 
 
 async def test_cancel_from_another_process_lands_within_one_query(lab: Lab, demo: str, data_dir: Path) -> None:
+    """The other process asks once two queries are done; the sweep waits there until it has asked (however slowly
+    that process starts or runs beside it), so what is measured is only where the cancel lands."""
     job_id = create_job(lab, SweepSpec(demo, **LONG), "tester")  # type: ignore[arg-type]
     canceller = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -108,8 +110,15 @@ async def test_cancel_from_another_process_lands_within_one_query(lab: Lab, demo
         cwd=ROOT,
         stdout=asyncio.subprocess.PIPE,
     )
+
+    def until_asked(done: int, _total: int, _message: str) -> None:
+        stuck = time.monotonic() + 180
+        while done == 2 and (job := get_job(lab.store, job_id)) is not None and job.cancel_at_done is None:
+            assert time.monotonic() < stuck, "the other process never asked"
+            time.sleep(0.05)
+
     with pytest.raises(SweepCancelled, match="nothing was saved"):
-        await run_job(lab, job_id)
+        await run_job(lab, job_id, until_asked)
     out, _ = await canceller.communicate()
     assert canceller.returncode == 0 and out.decode().strip() == "asked"
     job = get_job(lab.store, job_id)
