@@ -31,7 +31,7 @@ from pipeline.evaluation.records import BASELINE, DEFAULT_METRIC, METRIC_NAMES, 
 from pipeline.evaluation.ship import setting_module
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, describe, preset
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe, describe, parse_config, preset
 from pipeline.retrieval.setting import setting
 
 NS = "evaluate"
@@ -88,6 +88,7 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         help="graphiti's search recipes (docs/recipes.md); each is swept over every N, k and reranker. "
         + "; ".join(f"{name}: {describe(preset(name))}" for name in RECIPE_NAMES),
     )
+    mine, custom_ok = _custom_recipe()
     cols = st.columns([2, 2, 2, 2])
     ns = cols[0].multiselect(
         "Candidates N", CANDIDATE_OPTIONS, default=[10, 25, 50, 100], key=f"{NS}.candidates", wrap=True
@@ -120,18 +121,18 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
     cols[2].caption(f"Baseline: {recipe}, no reranking, N={n}, k={k} (always computed). {cache_note} {job_note}")
     as_of, include_superseded, stale_rate = _time_controls()
 
-    spec = SweepSpec(
+    spec = SweepSpec.with_recipes(
         group_id,
-        tuple(ns),
-        tuple(ks),
-        tuple(rerankers),
+        (*(preset(name) for name in recipes), *mine),
+        candidates=tuple(ns),
+        top_ks=tuple(ks),
+        rerankers=tuple(rerankers),
         judgments=source or "labelled",
         split=None if split == "all" else split,
         limit_queries=int(limit) or None,
         include_superseded=include_superseded,
         as_of=as_of,
         stale_rate=stale_rate,
-        recipes=tuple(recipes),
     )
     buttons = st.columns([1.4, 1.1, 5])
     buttons[0].button(
@@ -139,7 +140,7 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         key=f"{NS}.run",
         type="primary",
         icon=":material/play_arrow:",
-        disabled=running,
+        disabled=running or not custom_ok,
         on_click=on_run,
         args=(lab, spec),
     )
@@ -151,6 +152,26 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         on_click=on_cancel,
         args=(lab, job.id if job else 0),
     )
+
+
+def _custom_recipe() -> tuple[tuple[Recipe, ...], bool]:
+    """A team's own recipe, pasted as graphiti's `SearchConfig` JSON, swept beside the presets: (the recipe or
+    nothing, whether the sweep may run). A paste that is no SearchConfig is one line, and Run waits for a fix."""
+    with st.expander("Custom recipe: your own graphiti SearchConfig"):
+        text = st.text_area(
+            "SearchConfig JSON (what `SearchConfig.model_dump_json()` writes; its edge_config is used)",
+            key=f"{NS}.custom_recipe",
+            placeholder='{"edge_config": {"search_methods": ["bm25", "cosine_similarity"], "reranker": "rrf"}}',
+        )
+        if not text.strip():
+            return (), True
+        try:
+            recipe = parse_config(text, "The custom recipe")
+        except InvalidInput as exc:
+            st.error(md(exc))
+            return (), False
+        st.caption(md(f"Swept as {recipe.key}: {describe(recipe)}"))
+        return (recipe,), True
 
 
 def _time_controls() -> tuple[str | None, bool, bool]:
@@ -282,8 +303,7 @@ def render_wins_losses(lab: Lab, result: SweepResult, key: str, metric: str, exp
     wins, losses = wins_and_losses(result, key, metric)
     st.markdown(f"**Per-query wins and losses** of {md(key)} against the baseline ({metric})")
     base, mine = result.setting(result.baseline), result.setting(key)
-    a = setting(DEFAULT_RECIPE, base.candidates, base.reranker, base.top_k)  # sweeps run the default recipe
-    b = setting(DEFAULT_RECIPE, mine.candidates, mine.reranker, mine.top_k)
+    a, b = (setting(result.spec.recipe(s.recipe), s.candidates, s.reranker, s.top_k) for s in (base, mine))
     changes = [*wins, *losses]
     if changes:
         show_table(

@@ -22,7 +22,7 @@ from typing import Any
 from pipeline.cli.common import check_writable, integer, parse_int_list
 from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, parse_recipe
 from pipeline.utc import utc_now
 
 
@@ -35,8 +35,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--recipes",
         dest="recipe_list",
         default=DEFAULT_RECIPE,
-        help=f"first-stage recipes, e.g. vector,graphiti-default,hybrid-walk (of {', '.join(RECIPE_NAMES)}; "
-        f"default {DEFAULT_RECIPE})",
+        help=f"first-stage recipes, e.g. vector,graphiti-default,prod.json (of {', '.join(RECIPE_NAMES)}, "
+        f"node-distance@UUID, or a graphiti SearchConfig .json file; default {DEFAULT_RECIPE})",
     )
     ev.add_argument("--candidates", dest="candidates_list", default="10,25,50,100", help="N values, e.g. 10,25,50")
     ev.add_argument("--top-k", dest="top_k_list", default="3,5,10", help="k values, e.g. 5,10")
@@ -85,12 +85,12 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
     for path in (args.export_csv, args.export_json, args.export_config):
         check_writable(path)  # before the sweep: nothing is saved when the export could not be written
-    spec = SweepSpec(
-        group_id=args.group,
+    spec = SweepSpec.with_recipes(
+        args.group,
+        tuple(parse_recipe(r) for r in args.recipe_list.split(",") if r.strip()),
         candidates=parse_int_list(args.candidates_list, "--candidates"),
         top_ks=parse_int_list(args.top_k_list, "--top-k"),
         rerankers=tuple(r.strip() for r in args.reranker_list.split(",") if r.strip()),
-        recipes=tuple(r.strip() for r in args.recipe_list.split(",") if r.strip()),
         judgments=args.judgments,
         split=args.split,
         limit_queries=args.limit_queries,

@@ -150,6 +150,7 @@ def spec_from_json(text: str) -> SweepSpec:
     data.setdefault("recipes", [LEGACY_RECIPE])
     for name in ("candidates", "top_ks", "rerankers", "recipes"):
         data[name] = tuple(data[name])
+    data["custom_recipes"] = tuple(tuple(pair) for pair in data.get("custom_recipes", ()))
     return SweepSpec(**data)
 
 

@@ -15,7 +15,7 @@ from pipeline.evaluation.recommend import Recommendation, pareto_front, recommen
 from pipeline.evaluation.significance import PairedTest, paired_test_cached
 from pipeline.ingest.fields import DATE_RULE, date_field
 from pipeline.rerankers import RERANKERS
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, LEGACY_RECIPE, RECIPE_NAMES, parse_recipe
+from pipeline.retrieval.recipes import CUSTOM, DEFAULT_RECIPE, LEGACY_RECIPE, RECIPE_NAMES, Recipe, parse_recipe
 from pipeline.retrieval.setting import MAX_CANDIDATES, MAX_TOP_K
 
 FIXED = ("ndcg@10", "recall@10", "mrr@10")  # on the top 10 of the reranked list, whatever k
@@ -60,13 +60,37 @@ class SweepSpec:
     as_of: str | None = None  # ISO date: retrieve the facts valid then (graphiti's date filters)
     stale_rate: bool = False  # also rank every query without the superseded filter, to measure STALE
     recipes: tuple[str, ...] = (DEFAULT_RECIPE,)  # first-stage recipes by key (presets, `node-distance@UUID`)
+    # (key, graphiti SearchConfig JSON) of each custom recipe among `recipes`: the spec, its job and its experiment
+    # carry the very config that ran
+    custom_recipes: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def with_recipes(cls, group_id: str, recipes: tuple[Recipe, ...], **fields: Any) -> SweepSpec:
+        """A spec over these recipes (presets and custom ones alike)."""
+        customs = tuple((r.key, r.config_json) for r in recipes if r.name == CUSTOM)
+        return cls(group_id, recipes=tuple(r.key for r in recipes), custom_recipes=customs, **fields)
+
+    def recipe(self, key: str) -> Recipe:
+        """The recipe a key of this spec names."""
+        for custom_key, config_json in self.custom_recipes:
+            if custom_key == key:
+                return Recipe(CUSTOM, config_json)
+        return parse_recipe(key)
 
     def validate(self) -> SweepSpec:
         if not self.candidates or not self.top_ks or not self.rerankers or not self.recipes:
             raise InvalidInput("Pick at least one recipe, one candidate count, one top-k and one reranker.")
+        for key, config_json in self.custom_recipes:
+            if Recipe(CUSTOM, config_json).key != key:
+                raise InvalidInput(f"Custom recipe {key!r} does not match its SearchConfig.")
         for text in self.recipes:
-            if parse_recipe(text).key != text:
-                raise InvalidInput(f"A sweep takes recipes by name ({', '.join(RECIPE_NAMES)}); got {text!r}.")
+            if text.startswith(f"{CUSTOM}-") and not any(key == text for key, _ in self.custom_recipes):
+                raise InvalidInput(f"Custom recipe {text!r} comes without its SearchConfig.")
+            if self.recipe(text).key != text:
+                raise InvalidInput(
+                    f"A sweep takes recipes by name ({', '.join(RECIPE_NAMES)}) or as SearchConfig .json files; "
+                    f"got {text!r}."
+                )
         for n in self.candidates:
             if not 1 <= n <= MAX_CANDIDATES:
                 raise InvalidInput(f"Candidates (N) must be between 1 and {MAX_CANDIDATES}; got {n}.")
@@ -97,6 +121,7 @@ class SweepSpec:
             top_ks=tuple(sorted(set(self.top_ks))),
             rerankers=tuple(dict.fromkeys(self.rerankers)),
             recipes=tuple(dict.fromkeys(self.recipes)),
+            custom_recipes=tuple(dict.fromkeys((k, c) for k, c in self.custom_recipes if k in self.recipes)),
             as_of=as_of,
         )
 

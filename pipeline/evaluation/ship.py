@@ -11,7 +11,6 @@ from __future__ import annotations
 from pipeline.evaluation.records import SettingResult, SweepResult
 from pipeline.rerankers.specs import spec as reranker_spec
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.recipes import parse_recipe
 from pipeline.settings import Settings
 
 _HEAD = '''"""Retrieval setting chosen with Retrieval Lab: {label}.
@@ -117,8 +116,8 @@ def setting_module(result: SweepResult, key: str, settings: Settings, experiment
     """The Python module of one setting of a sweep (by key), with the recommendation's numbers when it is the
     recommended one."""
     chosen: SettingResult = result.setting(key)
-    recipe = parse_recipe(chosen.recipe)
     spec = result.spec
+    recipe = spec.recipe(chosen.recipe)
     rec = result.recommendation()
     base = result.setting(result.baseline)
     if rec.key == key and rec.beats_baseline:

@@ -98,7 +98,7 @@ from pipeline.rerankers import (
 )
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import FactVectors, MethodLists, search_recipe
-from pipeline.retrieval.recipes import Recipe, parse_recipe
+from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.rerank import rank_order, score_pool
 from pipeline.store.db import Store
 from pipeline.temporal.records import FactRow
@@ -393,7 +393,7 @@ async def run_sweep(
     if not chosen.queries:
         raise InvalidInput("No judged query to evaluate with these options.")
     needed = {(recipe, r, n) for recipe, r, n, _ in (*spec.grid(), BASELINE)}  # (recipe, reranker, N) to rank
-    recipes = {key: parse_recipe(key) for key in dict.fromkeys([*spec.recipes, BASELINE[0]])}
+    recipes = {key: spec.recipe(key) for key in dict.fromkeys([*spec.recipes, BASELINE[0]])}
     order = {key: i for i, key in enumerate(recipes)}
     # deepest first within a recipe (see the module docstring)
     pool_keys = sorted({(recipe, n) for recipe, _, n in needed}, key=lambda p: (order[p[0]], -p[1]))

@@ -189,9 +189,21 @@ def parse_recipe(text: str) -> Recipe:
     if not text.endswith(".json") or not path.is_file():
         raise InvalidInput(f"Unknown recipe {text!r}; one of: {', '.join(RECIPE_NAMES)}, or a SearchConfig .json file.")
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        config_text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"{path}: cannot be read ({type(exc).__name__}).") from None
+    return parse_config(config_text, str(path))
+
+
+def parse_config(text: str, where: str = "The recipe") -> Recipe:
+    """graphiti's `SearchConfig` JSON (or its `edge_config` alone) as a recipe; anything else is refused in one line
+    that starts with `where`."""
+    try:
+        raw = json.loads(text)
+        if not isinstance(raw, dict):
+            raise TypeError(f"a JSON {type(raw).__name__}, not an object")
         config = SearchConfig.model_validate(raw if "edge_config" in raw else {"edge_config": raw})
-    except (OSError, UnicodeDecodeError, ValueError, TypeError, ValidationError) as exc:
+    except (ValueError, TypeError, ValidationError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InvalidInput(f"{path}: not a graphiti SearchConfig ({first}).") from None
+        raise InvalidInput(f"{where}: not a graphiti SearchConfig ({first[:200]}).") from None
     return custom(config)

@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pandas as pd
 import pytest
+from graphiti_core.search.search_config import EdgeSearchConfig, EdgeSearchMethod, SearchConfig
 from streamlit.testing.v1 import AppTest
 
 from pipeline.evaluation.experiments import list_experiments, load_experiment
@@ -19,6 +20,7 @@ from pipeline.evaluation.jobs.repo import claim_job, end_job, get_job, insert_jo
 from pipeline.evaluation.records import SweepSpec
 from pipeline.lab import Lab
 from pipeline.processes import this_process
+from pipeline.retrieval.recipes import custom
 from tests.app.conftest import finish_sweep, no_errors, open_page
 from tests.support.tables import assert_tidy
 
@@ -241,7 +243,7 @@ def test_a_sweep_of_two_recipes_from_the_page_shows_both_and_their_heatmaps(app:
     app.multiselect(key="evaluate.recipes").set_value(["vector", "graphiti-default"])
     app.multiselect(key="evaluate.candidates").set_value([25])
     app.multiselect(key="evaluate.top_k").set_value([10])
-    app.number_input(key="evaluate.limit").set_value(4)
+    app.number_input(key="evaluate.limit").set_value(20)
     app.run()
     app.button(key="evaluate.run").click()
     app.run()
@@ -259,3 +261,41 @@ def test_a_sweep_of_two_recipes_from_the_page_shows_both_and_their_heatmaps(app:
     assert {"vector + none", "graphiti-default + local"} <= set(titles)  # one heatmap per recipe and reranker
     # the inspected setting can be taken away as code to ship (pipeline/evaluation/ship.py)
     assert "Setting as code" in [b.proto.label for b in app.get("download_button")]
+    # a per-query win or loss opens Compare with each side's own recipe
+    app.selectbox(key="evaluate.inspect").set_value("vector none N=25 k=10")
+    app.run()
+    no_errors(app)
+    changes = frame(app, "Compare")
+    assert len(changes) >= 1
+    params = {k: v[0] for k, v in parse_qs(urlparse(changes.iloc[0]["Compare"]).query).items()}
+    assert params["compare.b.recipe"] == "vector" and "compare.a.recipe" not in params  # the baseline: the default
+
+
+def test_a_pasted_search_config_is_swept_beside_the_presets(app: AppTest, lab: Lab) -> None:
+    open_page(app, "app_pages/evaluate.py")
+    app.text_area(key="evaluate.custom_recipe").input('{"edge_config": {"search_methods": ["sql"]}}')
+    app.run()
+    assert [e.value for e in app.error if "not a graphiti SearchConfig" in e.value]
+    assert app.button(key="evaluate.run").disabled  # nothing runs until the paste is fixed
+
+    production = SearchConfig(
+        edge_config=EdgeSearchConfig(search_methods=[EdgeSearchMethod.bm25, EdgeSearchMethod.bfs], bfs_max_depth=2)
+    )
+    mine = custom(production)
+    app.text_area(key="evaluate.custom_recipe").input(production.model_dump_json())
+    app.multiselect(key="evaluate.candidates").set_value([25])
+    app.multiselect(key="evaluate.top_k").set_value([10])
+    app.multiselect(key="evaluate.rerankers").set_value(["none"])
+    app.number_input(key="evaluate.limit").set_value(3)
+    app.run()
+    no_errors(app)
+    assert any(f"Swept as {mine.key}" in c.value.replace("\\", "") for c in app.caption)
+    app.button(key="evaluate.run").click()
+    app.run()
+    job = finish_sweep(app, "demo")
+    no_errors(app)
+    assert job.experiment_id is not None
+    _info, result = load_experiment(lab.store, job.experiment_id)
+    assert result.spec.recipes == ("graphiti-default", mine.key)
+    assert result.spec.custom_recipes == ((mine.key, mine.config_json),)  # the experiment keeps the config it ran
+    assert f"{mine.key} none N=25 k=10" in set(frame(app, "Recommended")["Setting"])
