@@ -1,7 +1,7 @@
 """Kill -9 at every step boundary of every journalled admin action, then restart and check that the graph, the
 feature records and the audit log agree.
 
-Each case copies a seeded data directory, runs the action in a subprocess with RETRIEVAL_LAB_FAILPOINT set to
+Each case copies a seeded data directory, runs the action in a process of its own with RETRIEVAL_LAB_FAILPOINT set to
 one boundary (from the journal's own step list, so a new step is covered automatically) and either SIGKILLs
 that process there or SIGKILLs the graph server (redis-server) there; then a new Lab opens the directory
 (recovery runs) and the invariant is checked: the deal's graph is exactly its before-state or exactly its
@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
 import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -40,9 +40,8 @@ from pipeline.merges.actions import rejected_pairs, undo_merge, undone_merges
 from pipeline.merges.records import read_merge_records
 from tests.conftest import make_settings
 from tests.support.dump import dump_deal
-from tests.support.journal_actions import GROUP, correction_request
+from tests.support.journal_actions import GROUP, correction_request, run_forked
 
-ROOT = Path(__file__).resolve().parents[2]
 FACT = stable_uuid(GROUP, "fact", "f216")  # "Halcyon's cash balance was $1.6 million at February 28, 2026."
 STATEMENT = "Halcyon's cash balance was $1.45 million at March 31, 2026."
 
@@ -87,16 +86,26 @@ def copy_dir(src: Path, dst: Path) -> Path:
     return dst
 
 
+# each action runs in a process of its own, forked from a server that imported the code once: a fresh
+# interpreter would spend most of each case importing graphiti
+FORKS = multiprocessing.get_context("forkserver")
+FORKS.set_forkserver_preload(["tests.support.journal_actions"])
+
+
 def run_action(data_dir: Path, action: str, args: dict[str, Any], failpoint: str = "") -> subprocess.CompletedProcess:
     env = {**os.environ, "RETRIEVAL_LAB_DATA_DIR": str(data_dir), "RETRIEVAL_LAB_EMBEDDER": "local", ENV: failpoint}
-    return subprocess.run(
-        [sys.executable, "-m", "tests.support.journal_actions", action, json.dumps(args)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out, err = data_dir.with_suffix(".out"), data_dir.with_suffix(".err")
+    child = FORKS.Process(target=run_forked, args=(env, action, json.dumps(args), str(out), str(err)))
+    child.start()
+    child.join(timeout=120)
+    if child.exitcode is None:
+        child.kill()
+        child.join()
+        pytest.fail(f"{action} did not end within 120 s")
+    done = subprocess.CompletedProcess([action], child.exitcode, out.read_text(), err.read_text())
+    out.unlink()
+    err.unlink()
+    return done
 
 
 @dataclass

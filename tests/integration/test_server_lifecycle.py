@@ -89,6 +89,20 @@ def _nodes(data_dir: Path, graph: str) -> int:
         server.stop()
 
 
+def _supervisor_pids(data_dir: Path) -> set[int]:
+    """Every live supervisor of this data directory: it records the clean stop after the server has exited."""
+    found: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
+        except OSError:
+            continue
+        named = any(str(data_dir).encode() in arg for arg in args)
+        if b"pipeline.graph.embedded.supervisor" in args and named and pid_alive(int(entry.name)):
+            found.add(int(entry.name))
+    return found
+
+
 def _redis_pids(data_dir: Path) -> set[int]:
     """Every live redis-server whose command line names this data directory."""
     found: set[int] = set()
@@ -185,7 +199,8 @@ def test_files_are_private(tmp_path: Path, clients: list[Client]) -> None:
     clients.append(first)
     first.answer()
     first.release()
-    assert _wait(lambda: not _redis_pids(data))
+    # the server and its supervisor gone: the supervisor writes the clean-stop record (through a temp file) last
+    assert _wait(lambda: not _redis_pids(data) and not _supervisor_pids(data))
     assert stat.S_IMODE(data.stat().st_mode) == 0o700
     paths = [p for p in data.rglob("*")]
     assert any(p.suffix == ".aof" for p in paths) and any(p.name == "falkordb.log" for p in paths)

@@ -70,5 +70,29 @@ async def main(action: str, args: dict) -> int:
     return 0
 
 
+def run_forked(env: dict[str, str], action: str, args_json: str, out: str, err: str) -> None:
+    """`main` in a process forked from a forkserver that imported this module once (the crash tests run 50
+    actions): given the environment and output files a subprocess would have had. Ends with `main`'s status."""
+    from pipeline.settings import get_settings
+
+    os.environ.clear()
+    os.environ.update(env)
+    get_settings.cache_clear()
+    for fd, path in ((1, out), (2, err)):
+        target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(target, fd)
+        os.close(target)
+    try:
+        code = asyncio.run(main(action, json.loads(args_json)))
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
     sys.exit(asyncio.run(main(sys.argv[1], json.loads(sys.argv[2]))))
