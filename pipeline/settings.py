@@ -80,6 +80,10 @@ class Settings(BaseSettings):
     # the SDK's own retries (429, 5xx, connection errors), each within the timeout
     openai_max_retries: int = Field(2, ge=0, le=10)
 
+    # an LLM judge's grades feed a metric only when its weighted kappa with the analysts reaches this (or when
+    # asked: --trust-judge); pipeline/spotcheck/judge_agreement.py
+    judge_min_kappa: float = Field(0.4, ge=0, le=1, allow_inf_nan=False)
+
     # auto | local | voyage[:MODEL[:DIM]] | openai[:MODEL[:DIM]]: see pipeline/embedders/spec.py
     embedder: str = "auto"
     # the Voyage rerank model: RETRIEVAL_LAB_VOYAGE_RERANK_MODEL; its earlier name RETRIEVAL_LAB_RERANK_MODEL still

@@ -59,15 +59,16 @@ def render_query_sets(sets: list[EvalSet]) -> None:
             "judgments": s.judgments,
             "query types": ", ".join(f"{t} {n}" for t, n in s.type_mix.items()),
             "splits": ", ".join(f"{t} {n}" for t, n in s.splits.items()),
+            "LLM judge": s.judge.text().removeprefix("LLM judge vs analysts: ") if s.judge else "",
         }
         for s in sets
     ]
     show_table(rows, f"{NS}.sets")
     st.caption(
         "Scorable: queries with at least one relevant judgment. Every stored query set of the deal is listed (the "
-        "first is its default). Analysts' verdicts from the Citation spot-check page appear as a source once this "
-        "deal has some (supported = 2, partially = 1, otherwise 0); "
-        "`python -m pipeline import-queries --from-verdicts` freezes them into a set."
+        "first is its default). Analysts' relevance grades (0-3) from the Citation spot-check page appear as a "
+        "source once this deal has some, and an LLM judge's grades likewise, with its agreement with the analysts; "
+        "`python -m pipeline import-queries --from-verdicts` freezes the analysts' grades into a set."
     )
 
 
@@ -109,6 +110,7 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         format_func=lambda name: plain(next(s.label for s in sets if s.source == name), OPTION_CHARS),
     )
     chosen = next((s for s in sets if s.source == source), None)
+    trust_judge = _judge_gate(lab, chosen)
     cols = st.columns([2, 2, 4])
     splits = list(chosen.splits) if chosen else []
     split = cols[0].selectbox("Split", ["all", *splits], key=f"{NS}.split", disabled=not splits)
@@ -133,6 +135,7 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         include_superseded=include_superseded,
         as_of=as_of,
         stale_rate=stale_rate,
+        trust_judge=bool(trust_judge),
     )
     buttons = st.columns([1.4, 1.1, 5])
     buttons[0].button(
@@ -140,7 +143,7 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         key=f"{NS}.run",
         type="primary",
         icon=":material/play_arrow:",
-        disabled=running or not custom_ok,
+        disabled=running or not custom_ok or trust_judge is None,
         on_click=on_run,
         args=(lab, spec),
     )
@@ -152,6 +155,24 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         on_click=on_cancel,
         args=(lab, job.id if job else 0),
     )
+
+
+def _judge_gate(lab: Lab, chosen: EvalSet | None) -> bool | None:
+    """With an LLM judge's grades in the judgments: its agreement with the analysts, and when it falls below the
+    deployment's threshold, a box to use it anyway. True / False: the sweep's `trust_judge`; None: Run waits."""
+    if chosen is None or chosen.judge is None:
+        return False
+    threshold = lab.settings.judge_min_kappa
+    if chosen.judge.trusted(threshold):
+        st.caption(md(chosen.judge.text()))
+        return False
+    st.warning(md(f"{chosen.judge.text()}: below the {threshold:.2f} this deployment trusts."), icon="⚠️")
+    anyway = st.checkbox(
+        "Use the LLM judge's grades anyway",
+        key=f"{NS}.trust_judge",
+        help="Or have analysts grade a calibration sample of the judge's pairs on the Citation spot-check page.",
+    )
+    return True if anyway else None
 
 
 def _custom_recipe() -> tuple[tuple[Recipe, ...], bool]:
@@ -429,6 +450,8 @@ def _opened() -> None:
 
 
 def _fingerprint_line(result: SweepResult) -> None:
+    if "judge_agreement" in result.eval_set:  # beside metrics that rest on the LLM judge's grades
+        st.caption(md(result.eval_set["judge_agreement"]))
     fp = result.fingerprint
     if fp:
         st.caption(f"Ran on {md(describe_graph(fp['graph']))}; judgments {md(describe_judgments(fp['judgments']))}.")

@@ -44,7 +44,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     ev.add_argument(
         "--judgments",
         default="labelled",
-        help="labelled (the deal's default query set), set:NAME (a stored set), verdicts",
+        help="labelled (the deal's default query set), set:NAME (a stored set), verdicts (analysts' grades), "
+        "judge (an LLM judge's), verdicts+judge (analysts', else the judge's)",
+    )
+    ev.add_argument(
+        "--trust-judge",
+        action="store_true",
+        help="use the LLM judge's grades even when it agrees with the analysts below RETRIEVAL_LAB_JUDGE_MIN_KAPPA",
     )
     ev.add_argument("--split", default=None, help="only the queries of this split (e.g. test)")
     ev.add_argument("--limit-queries", type=integer, default=None, help="only the first N judged queries")
@@ -92,6 +98,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         top_ks=parse_int_list(args.top_k_list, "--top-k"),
         rerankers=tuple(r.strip() for r in args.reranker_list.split(",") if r.strip()),
         judgments=args.judgments,
+        trust_judge=args.trust_judge,
         split=args.split,
         limit_queries=args.limit_queries,
         include_superseded=args.include_superseded,
@@ -156,6 +163,8 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
                 f"timing: first sweep {timing['first_s']:.1f} s (caches bypassed), "
                 f"repeated sweep {timing['repeated_s']:.1f} s (first stage and reranker scores from the cache)"
             )
+        if "judge_agreement" in result.eval_set:  # beside every metric that rests on the judge's grades
+            print(result.eval_set["judge_agreement"])
         print(render_table(result, metric))  # its last line: the recommendation in words
     if exp_id is not None:
         print(f"saved as experiment #{exp_id} {name!r} (Evaluate & tune page)", file=sys.stderr)

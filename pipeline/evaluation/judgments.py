@@ -11,6 +11,11 @@ A source is any `async (lab, group_id) -> EvalSet | None` registered under a nam
 - `verdicts`: analysts' spot-check relevance grades (pipeline/spotcheck, "does the fact answer the query?",
   0-3), as `verdict_judgments` reads them (the adjudicated grade, else the reviewers' lower median).
 
+- `judge`: an LLM judge's grades (`python -m pipeline judge`), and `verdicts+judge`: the analysts' grades, the
+  judge's where no analyst graded the pair. Either is used only when the judge agrees with the analysts at or
+  above RETRIEVAL_LAB_JUDGE_MIN_KAPPA (`judge_agreement`), unless the caller trusts it anyway (`trust_judge`);
+  the agreement travels with the set (`EvalSet.judge`) to be shown beside its metrics.
+
 Any other source registers with `register_judgment_source(name, label, fn)`; the sweep, the CLI
 (`--judgments NAME`) and the page pick it up as is.
 """
@@ -25,7 +30,10 @@ from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
 from pipeline.query_sets import QuerySet, list_query_sets, load_query_set
 from pipeline.query_sets.records import OWN_SET_NAME
+from pipeline.query_sets.verdicts import verdict_queries
 from pipeline.spotcheck import verdict_judgments
+from pipeline.spotcheck.judge_agreement import JudgeAgreement, judge_agreement
+from pipeline.spotcheck.reviewers import GradeSource
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,7 @@ class EvalSet:
     group_id: str
     queries: tuple[EvalQuery, ...]
     qrels: dict[str, dict[str, int]] = field(repr=False)  # query id -> fact uuid -> grade
+    judge: JudgeAgreement | None = None  # the LLM judge's agreement with analysts, when its grades are in it
 
     @property
     def scorable(self) -> tuple[EvalQuery, ...]:
@@ -75,7 +84,7 @@ class EvalSet:
             queries = queries[:limit]
         ids = {q.id for q in queries}
         qrels = {q: j for q, j in self.qrels.items() if q in ids}
-        return EvalSet(self.source, self.label, self.group_id, queries, qrels)
+        return EvalSet(self.source, self.label, self.group_id, queries, qrels, self.judge)
 
     def summary(self) -> dict[str, object]:
         return {
@@ -87,6 +96,7 @@ class EvalSet:
             "judgments": self.judgments,
             "type_mix": self.type_mix,
             "splits": self.splits,
+            **({"judge_agreement": self.judge.text()} if self.judge else {}),
         }
 
 
@@ -107,8 +117,9 @@ def judgment_sources() -> dict[str, str]:
 SET_PREFIX = "set:"  # `set:NAME`: the deal's stored query set NAME
 
 
-async def load_eval_set(lab: Lab, group_id: str, source: str = "labelled") -> EvalSet:
-    """The deal's judgments from `source`, or InvalidInput saying what is missing."""
+async def load_eval_set(lab: Lab, group_id: str, source: str = "labelled", trust_judge: bool = False) -> EvalSet:
+    """The deal's judgments from `source`, or InvalidInput saying what is missing (or that the LLM judge in it
+    agrees too little with the analysts, unless `trust_judge`)."""
     if source not in _SOURCES and not source.startswith(SET_PREFIX):
         raise InvalidInput(
             f"Unknown judgments source {source!r}; choose one of: {', '.join(_SOURCES)}, or {SET_PREFIX}NAME."
@@ -126,6 +137,13 @@ async def load_eval_set(lab: Lab, group_id: str, source: str = "labelled") -> Ev
             f"Deal {group_id!r} has no {what} to evaluate with (its stored sets: {names}; seed the demo deal, "
             "import a BEIR-style set with `python -m pipeline import-beir` or a query set with "
             "`python -m pipeline import-queries`)."
+        )
+    threshold = lab.settings.judge_min_kappa
+    if found.judge is not None and not trust_judge and not found.judge.trusted(threshold):
+        raise InvalidInput(
+            f"{found.judge.text()}; below the {threshold:.2f} this deployment trusts "
+            "(RETRIEVAL_LAB_JUDGE_MIN_KAPPA): have analysts grade a calibration sample "
+            "(`python -m pipeline pool calibrate`), or use the judge anyway (--trust-judge)."
         )
     return found
 
@@ -171,21 +189,23 @@ async def _labelled(lab: Lab, group_id: str) -> EvalSet | None:
     return _eval_set(query_set, "labelled", f"Labelled query set{named}")
 
 
-async def _verdicts(lab: Lab, group_id: str) -> EvalSet | None:
-    """Analysts' spot-check relevance grades (0-3) as judgments; support verdicts never count here."""
-    judged = verdict_judgments(lab.store, group_id)
+async def _graded(lab: Lab, group_id: str, source: GradeSource) -> EvalSet | None:
+    """Relevance grades from spot-check and judging pools (support verdicts never count here)."""
+    judged = verdict_judgments(lab.store, group_id, source)
     if not judged:
         return None
-    labelled = load_query_set(lab.store, group_id)
-    known = {q.id: q for q in labelled.queries} if labelled else {}
-    queries = tuple(
-        EvalQuery(key, known[key].text, known[key].type, known[key].split)
-        if key in known
-        else EvalQuery(key, key, "spot-check")  # an item from a past run: keyed by its query text
-        for key in sorted(judged)
-    )
-    return EvalSet("verdicts", "Analyst verdicts", group_id, queries, judged)
+    queries = tuple(EvalQuery(q.id, q.text, q.type, q.split) for q in verdict_queries(lab.store, group_id, judged))
+    name, label = GRADE_SOURCES[source]
+    judge = judge_agreement(lab.store, group_id) if source != "humans" else None
+    return EvalSet(name, label, group_id, queries, judged, judge)
 
+
+GRADE_SOURCES: dict[GradeSource, tuple[str, str]] = {
+    "humans": ("verdicts", "Analyst verdicts"),
+    "judge": ("judge", "LLM judge"),
+    "humans-then-judge": ("verdicts+judge", "Analysts, then the LLM judge"),
+}
 
 register_judgment_source("labelled", "Labelled query set", _labelled)
-register_judgment_source("verdicts", "Analyst verdicts", _verdicts)
+for _source, (_name, _label) in GRADE_SOURCES.items():
+    register_judgment_source(_name, _label, lambda lab, group, s=_source: _graded(lab, group, s))

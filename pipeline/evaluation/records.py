@@ -63,6 +63,7 @@ class SweepSpec:
     # (key, graphiti SearchConfig JSON) of each custom recipe among `recipes`: the spec, its job and its experiment
     # carry the very config that ran
     custom_recipes: tuple[tuple[str, str], ...] = ()
+    trust_judge: bool = False  # use an LLM judge's grades even below the agreement threshold
 
     @classmethod
     def with_recipes(cls, group_id: str, recipes: tuple[Recipe, ...], **fields: Any) -> SweepSpec:

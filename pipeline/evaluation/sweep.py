@@ -388,7 +388,7 @@ async def run_sweep(
     spec = spec.validate()
     check_available(lab, spec.rerankers)
     started = time.perf_counter()
-    full = eval_set or await load_eval_set(lab, spec.group_id, spec.judgments)
+    full = eval_set or await load_eval_set(lab, spec.group_id, spec.judgments, spec.trust_judge)
     chosen = full.select(spec.split, spec.limit_queries)
     if not chosen.queries:
         raise InvalidInput("No judged query to evaluate with these options.")

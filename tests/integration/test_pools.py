@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+from dataclasses import replace
 
 import pytest
 
 from pipeline.cli import main
 from pipeline.errors import InvalidInput
+from pipeline.evaluation.judgments import load_eval_set
 from pipeline.lab import Lab
 from pipeline.pools import build
 from pipeline.pools.build import build_pool, draw_calibration
@@ -20,13 +22,12 @@ from pipeline.query_sets import LabelledQuery, QuerySet, save_query_set
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.retrieval.setting import setting
 from pipeline.spotcheck import verdict_judgments
+from pipeline.spotcheck.agreement import cohen
+from pipeline.spotcheck.judge_agreement import judge_agreement
 from pipeline.spotcheck.repo import queue_items, save_relevances
 from pipeline.spotcheck.reviewers import judge_reviewer
 from pipeline.spotcheck.verdicts import record_relevance
-from tests.support.graphiti_deal import (
-    GraphitiDeal,
-    graphiti_deal,  # noqa: F401 (the session fixture)
-)
+from tests.support.graphiti_deal import build_graphiti_deal
 
 QUESTIONS = (
     "What was Acme Analytics' FY2025 revenue?",
@@ -38,8 +39,14 @@ _names = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def acme(graphiti_deal: GraphitiDeal) -> str:  # noqa: F811
-    return graphiti_deal.group_id
+async def acme(lab: Lab) -> str:
+    """The scripted deal ingested by graphiti into a group of this module's own: pools, grades and sets written
+    here never reach the session's deals (other modules count the sets and verdicts of theirs)."""
+    group = "7d2e4b10-pools"
+    if group in await lab.backend.graph_names():
+        await lab.backend.delete_graph(group)
+    await build_graphiti_deal(lab.backend.falkor, lab.embedder, group)
+    return group
 
 
 def _unjudged_set(lab: Lab, group: str, qrels: dict[str, dict[str, int]] | None = None, name: str = "") -> str:
@@ -177,3 +184,46 @@ async def test_the_cli_builds_lists_and_refuses(lab: Lab, acme: str, capsys: pyt
     assert listed[0]["pool"] == built["pool"] and listed[0]["progress"].startswith("0 of")
     assert await asyncio.to_thread(main, ["pool", "build", "--group", acme, "--by", "Ana"]) == 2
     assert "--setting (repeated) or --experiment" in capsys.readouterr().err
+
+
+async def test_the_judges_grades_feed_metrics_only_when_it_agrees_with_the_analysts(lab: Lab) -> None:
+    """On a deal of its own, so the judge's agreement with the analysts is this test's alone."""
+    deal = "7d2e4b10-pools-judge"
+    if deal in await lab.backend.graph_names():
+        await lab.backend.delete_graph(deal)
+    await build_graphiti_deal(lab.backend.falkor, lab.embedder, deal)
+    set_name = _unjudged_set(lab, deal)
+    pool = await build_pool(lab, _spec(deal, set_name))
+    items = queue_items(lab.store, pool.queue_id)
+    assert len(items) > 7
+    # the judge grades everything; the analyst grades six of its pairs: four alike, two three grades apart
+    judge_grades = [3, 0, 2, 1, 3, 0] + [1] * (len(items) - 6)
+    analyst_grades = [3, 0, 2, 1, 0, 3]
+    graded = [(i.id, g, "") for i, g in zip(items, judge_grades, strict=True)]
+    save_relevances(lab.store, judge_reviewer("scripted"), graded)
+    for item, grade in zip(items[:6], analyst_grades, strict=True):
+        record_relevance(lab.store, item.id, "Ana", grade)
+
+    agreement = judge_agreement(lab.store, deal)
+    kappa = cohen(list(zip(judge_grades[:6], analyst_grades, strict=True)), [0, 1, 2, 3], weighted=True)
+    assert (agreement.pairs, agreement.judged_by_judge) == (6, len(items))
+    assert agreement.kappa == pytest.approx(kappa) and agreement.exact == pytest.approx(4 / 6)
+    assert agreement.text() == (
+        f"LLM judge vs analysts: weighted kappa {kappa:.2f}, 67% graded alike, n = 6 shared pairs"
+    )
+
+    humans = await load_eval_set(lab, deal, "verdicts")
+    assert humans.judge is None
+    assert sum(len(j) for q, j in humans.qrels.items() if q.startswith(set_name)) == 6  # the analyst's alone
+    picky = replace(lab, settings=lab.settings.model_copy(update={"judge_min_kappa": max(kappa + 0.01, 0)}))
+    with pytest.raises(InvalidInput, match=r"weighted kappa .* below the .*--trust-judge"):
+        await load_eval_set(picky, deal, "judge")
+    trusted = await load_eval_set(picky, deal, "judge", trust_judge=True)
+    assert trusted.judge == agreement and trusted.summary()["judge_agreement"] == agreement.text()
+    lenient = replace(lab, settings=lab.settings.model_copy(update={"judge_min_kappa": max(kappa - 0.01, 0)}))
+    assert (await load_eval_set(lenient, deal, "judge")).judge == agreement
+    mixed = await load_eval_set(picky, deal, "verdicts+judge", trust_judge=True)
+    first, seventh = items[4], items[6]
+    assert mixed.qrels[first.query_id][first.fact_uuid] == 0  # the analyst's grade wins over the judge's 3
+    assert mixed.qrels[seventh.query_id][seventh.fact_uuid] == 1  # no analyst graded it: the judge's grade
+    assert {q.text for q in mixed.queries if q.id.startswith(set_name)} <= set(QUESTIONS)  # the pool's own texts
