@@ -1,6 +1,7 @@
 """Labelled query sets, per deal, in the SQLite store: queries (id, text, type, split) and graded judgments
 keyed by fact uuid. A deal may hold several (its own demo / BEIR set, imported ones, frozen verdicts); its
-default is its own set, else the oldest.
+default is its own set, else the oldest judged one, else the oldest (a set may hold no judgment yet: an
+imported query log, to be judged).
 
 - `records`: the records; `repo`: all the SQL; `sets`: load, list, save (copying older file-based sets in
   first: `legacy_files`).
