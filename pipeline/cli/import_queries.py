@@ -113,7 +113,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
 async def _store(lab: Lab, args: argparse.Namespace, read: SetRead, name: str, made_by: str) -> dict[str, Any]:
     from pipeline.query_sets.importer import import_query_set
-    from pipeline.query_sets.logs import sample
+    from pipeline.query_sets.logs import DEDUPED_FORMATS, sample
 
     seed = args.seed if args.seed is not None else 0
     if args.sample is not None:
@@ -122,7 +122,7 @@ async def _store(lab: Lab, args: argparse.Namespace, read: SetRead, name: str, m
     report = await import_query_set(lab, args.group, read, name, replace=args.replace, created_by=made_by)
     saved = report.saved
     counts = f"read {read.read} {UNITS.get(read.format, 'queries')} ({read.format})"
-    if read.duplicates:
+    if read.format in DEDUPED_FORMATS:
         counts += f", {read.duplicates} duplicates dropped"
     if read.sampled_from is not None:
         counts += f", sampled {len(read.queries)} of {read.sampled_from} (seed {seed})"

@@ -23,6 +23,7 @@ from pipeline.query_sets.files import read_queries
 from pipeline.query_sets.records import LabelledQuery
 
 LOG_TYPE = "log"
+DEDUPED_FORMATS = ("txt", "csv", "jsonl", "history")  # queries without judgments: repeats are dropped
 MAX_QUERY_CHARS = 10_000  # a longer "line" is a blob of data, not a question someone typed
 
 
@@ -84,7 +85,7 @@ def sample(read: SetRead, size: int, seed: int) -> SetRead:
     return replace(read, queries=queries, qrels=qrels, sampled_from=len(read.queries))
 
 
-def _log_queries(path: Path, rows: Iterable[tuple[int, str | None, str]], what: str) -> SetRead:
+def _log_queries(path: Path, rows: Iterable[tuple[int, str | None, str]], format: str, what: str) -> SetRead:
     """(line number, id or None, text) rows -> a de-duplicated unjudged set. An id the file gives twice for
     different texts is one line naming both lines."""
     queries: list[LabelledQuery] = []
@@ -102,7 +103,7 @@ def _log_queries(path: Path, rows: Iterable[tuple[int, str | None, str]], what: 
     if not queries:
         raise DataFileError(f"{path.name}: no queries ({what})")
     kept, dropped = dedupe(queries)
-    return SetRead(kept, {}, path.suffix.lstrip(".").lower(), str(path), read=len(queries), duplicates=dropped)
+    return SetRead(kept, {}, format, str(path), read=len(queries), duplicates=dropped)
 
 
 def read_text_log(path: Path) -> SetRead:
@@ -116,7 +117,7 @@ def read_text_log(path: Path) -> SetRead:
             if text:
                 yield number, None, text
 
-    return _log_queries(path, rows(), "the file holds no non-blank line")
+    return _log_queries(path, rows(), "txt", "the file holds no non-blank line")
 
 
 def _decoded(path: Path) -> str:
@@ -179,7 +180,7 @@ def read_csv_log(path: Path) -> SetRead:
             if text:
                 yield number, given or None, text
 
-    return _log_queries(path, queries(), "no row has a query")
+    return _log_queries(path, queries(), "csv", "no row has a query")
 
 
 def read_jsonl_queries(path: Path) -> SetRead:

@@ -223,6 +223,10 @@ def test_shapes_are_detected_and_others_refused_in_one_line(tmp_path: Path) -> N
         read_path(tmp_path / "empty")
     with pytest.raises(DataFileError, match="not a folder"):
         read_path(_log(tmp_path), "trec")
+    named = _log(tmp_path, name="asked.log")  # not a shape it knows, but a log when --format says so
+    with pytest.raises(DataFileError, match="not a file this command reads"):
+        read_path(named)
+    assert read_path(named, "txt").format == "txt" and len(read_path(named, "txt").queries) == 4
     assert import_queries.FORMATS == FORMATS and export_judgments.FORMATS == JUDGED_FORMATS
 
 
