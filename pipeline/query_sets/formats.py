@@ -175,7 +175,10 @@ def read_path(path: Path, format: str | None = None) -> SetRead:
         return read_csv_log(path)
     if format == "txt":
         return read_text_log(path)
-    return read_jsonl_queries(path / QUERIES_FILE if path.is_dir() else path)
+    if path.is_dir():
+        _require(path, QUERIES_FILE)
+        return read_jsonl_queries(path / QUERIES_FILE)
+    return read_jsonl_queries(path)
 
 
 def _require(folder: Path, *names: str) -> None:

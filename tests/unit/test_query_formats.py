@@ -221,6 +221,8 @@ def test_shapes_are_detected_and_others_refused_in_one_line(tmp_path: Path) -> N
     (tmp_path / "empty").mkdir()
     with pytest.raises(DataFileError, match="no query files"):
         read_path(tmp_path / "empty")
+    with pytest.raises(DataFileError, match=r"missing queries\.jsonl"):
+        read_path(tmp_path / "empty", "jsonl")
     with pytest.raises(DataFileError, match="not a folder"):
         read_path(_log(tmp_path), "trec")
     named = _log(tmp_path, name="asked.log")  # not a shape it knows, but a log when --format says so
