@@ -8,6 +8,7 @@ import asyncio
 import csv
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from pipeline.lab import Lab
 from pipeline.query_sets import list_query_sets, load_query_set
 from pipeline.query_sets.logs import text_query_id
 from pipeline.query_sets.records import QuerySet
+from pipeline.query_sets.sets import delete_query_set
 from tests.support.graphiti_deal import (
     ARR,
     RESTATED_REVENUE,
@@ -68,6 +70,16 @@ async def cli_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple
 @pytest.fixture(scope="module")
 def acme(graphiti_deal: GraphitiDeal) -> str:  # noqa: F811
     return graphiti_deal.group_id
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _sets_removed_afterwards(lab: Lab, acme: str) -> Iterator[None]:
+    """The session's deal is shared: other modules expect its sets as they left them (its default among them)."""
+    before = {s.name for s in list_query_sets(lab.store, acme)}
+    yield
+    for info in list_query_sets(lab.store, acme):
+        if info.name not in before:
+            delete_query_set(lab.store, acme, info.name)
 
 
 def _log(tmp_path: Path) -> Path:
@@ -127,16 +139,26 @@ async def test_a_query_log_becomes_an_unjudged_set_de_duplicated_and_sampled(
 
 
 async def test_historys_queries_become_an_unjudged_set(lab: Lab, acme: str, capsys: pytest.CaptureFixture[str]) -> None:
-    # newer than any other test's runs of the deal (the session's store is shared), so the limit picks these
-    for query, moment in [
-        ("Who audits Acme Analytics? (history)", "2090-01-01T10:00:00+00:00"),
-        ("What is the ARR of Acme Insight Cloud? (history)", "2090-01-02T10:00:00+00:00"),
-        ("Who lends to Acme? (history)", "2090-01-03T10:00:00+00:00"),
-        ("what is the ARR of  acme insight cloud? (HISTORY)", "2090-01-04T10:00:00+00:00"),
-    ]:
+    # newer than any other test's runs of the deal (the session's store is shared), so the limit picks these;
+    # removed afterwards, so that they are not the newest runs other tests see
+    runs = [
         save_run(lab.store, make_run(query, acme, created_at=moment), "dashboard")
-    save_run(lab.store, make_run("a benchmark replay", acme, created_at="2090-02-01T10:00:00+00:00"), "bench")
+        for query, moment in [
+            ("Who audits Acme Analytics? (history)", "2090-01-01T10:00:00+00:00"),
+            ("What is the ARR of Acme Insight Cloud? (history)", "2090-01-02T10:00:00+00:00"),
+            ("Who lends to Acme? (history)", "2090-01-03T10:00:00+00:00"),
+            ("what is the ARR of  acme insight cloud? (HISTORY)", "2090-01-04T10:00:00+00:00"),
+        ]
+    ]
+    runs.append(save_run(lab.store, make_run("a replay", acme, created_at="2090-02-01T10:00:00+00:00"), "bench"))
+    try:
+        await _history_set(lab, acme, capsys)
+    finally:
+        with lab.store.transaction() as conn:  # their stages, results and payloads cascade
+            conn.executemany("DELETE FROM runs WHERE id = ?", [(run,) for run in runs])
 
+
+async def _history_set(lab: Lab, acme: str, capsys: pytest.CaptureFixture[str]) -> None:
     report, err = await cli_json(["import-queries", "--from-history", "--group", acme, "--limit", "3"], capsys)
     assert (report["name"], report["format"], report["queries"], report["judgments"]) == ("history", "history", 3, 0)
     assert "read 4 recorded runs (history), 1 duplicates dropped" in err
