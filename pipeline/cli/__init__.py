@@ -1,5 +1,6 @@
-"""`python -m pipeline ...`: seed the demo, import BEIR sets and query sets, show status and deals, query,
-compare two settings, evaluate, give a deal the vector index, back up and restore the data directory.
+"""`python -m pipeline ...`: seed the demo, import BEIR sets and query sets, export judgments, show status and
+deals, query, compare two settings, evaluate, give a deal the vector index, back up and restore the data
+directory.
 
 One module per command (`add_parser` + `run`); `common.py` runs them. Errors meant for the user (bad
 input, unreachable backend, unknown deal) print one line and exit 2. Benchmarks have their own entry
@@ -14,6 +15,7 @@ from pipeline.cli import (
     backup,
     compare,
     deals,
+    export_judgments,
     import_beir,
     import_queries,
     pool,
@@ -37,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         seed_demo,
         import_beir,
         import_queries,
+        export_judgments,
         status,
         deals,
         query,

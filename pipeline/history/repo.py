@@ -143,6 +143,21 @@ def list_runs(store: Store, flt: RunFilter | None = None, limit: int = MAX_LIST)
     return [RunSummary.from_row(row) for row in rows]
 
 
+def asked_queries(store: Store, group_id: str, sources: Sequence[str] = ("dashboard", "cli")) -> list[tuple[str, int]]:
+    """(query text, how many runs asked it) of the deal's runs from `sources`, the most recently asked first."""
+    allowed, params = access_of(store).sql("r.group_id")
+    keys = [f"source_{i}" for i in range(len(sources))]
+    rows = store.query(
+        f"""
+        SELECT r.query, COUNT(*) AS asked FROM runs r
+        WHERE {allowed} AND r.group_id = :group_id AND r.source IN ({", ".join(":" + k for k in keys)})
+        GROUP BY r.query ORDER BY MAX(r.at_epoch) DESC, MAX(r.id) DESC
+        """,
+        {**params, "group_id": group_id, **dict(zip(keys, sources, strict=True))},
+    )
+    return [(row["query"], int(row["asked"])) for row in rows]
+
+
 def filter_choices(store: Store) -> FilterChoices:
     """The values the run filters offer, from the runs the store's deployment may show."""
     allowed, params = access_of(store).sql("group_id")

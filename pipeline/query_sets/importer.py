@@ -1,14 +1,16 @@
-"""Import a labelled set for any deal of the graph, graphiti-written ones included: BEIR-style
-`queries.jsonl` + `qrels.tsv` whose corpus-ids are uuids of the deal.
+"""Import a query set for any deal of the graph, graphiti-written ones included: queries and judgments read by
+one of `formats`' readers (BEIR-style `queries.jsonl` + `qrels.tsv`, TREC, Quepid, or a query log without
+judgments), whose corpus ids are uuids of the deal.
 
 A corpus-id is a fact uuid (a `RELATES_TO` of the deal), or an episode uuid: then every fact whose `episodes`
 list cites that episode is judged with the line's grade. A fact judged directly keeps its own grade; a fact
 reached through several judged episodes of one query takes the highest of their grades.
 
 Everything is checked before anything is written: ids that are neither a fact nor an episode of the deal are
-refused with one line (the count and the first few); queries without a judgment are only warned about. The
-set is stored whole (one transaction); the same content again changes nothing; a different set under a name
-the deal already uses needs `replace`.
+refused with one line (the count and the first few); queries without a judgment are only warned about (a set
+without any judgment is stored too: an unjudged set, to be judged later). The set is stored whole (one
+transaction); the same content again changes nothing; a different set under a name the deal already uses needs
+`replace`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from pathlib import Path
 
 from pipeline.errors import DataFileError
 from pipeline.lab import Lab
-from pipeline.query_sets.files import check_query_ids, query_files, read_qrels, read_queries
+from pipeline.query_sets.files import query_files
+from pipeline.query_sets.formats import read_beir
+from pipeline.query_sets.logs import SetRead
 from pipeline.query_sets.records import QuerySet, SaveResult
 from pipeline.query_sets.sets import clean_set_name, save_query_set
 
@@ -33,16 +37,17 @@ class ImportReport:
     episodes: int  # distinct episode uuids in the qrels
     episodes_citing_nothing: tuple[str, ...]  # episode uuids no fact cites (they judge nothing)
     unjudged_queries: tuple[str, ...]
+    judgments_file: str = "the judgments"
 
     @property
     def warnings(self) -> list[str]:
         out = []
-        if self.unjudged_queries:
+        if self.unjudged_queries and self.saved.judgments:  # a set judged nowhere is unjudged by design
             n, first = len(self.unjudged_queries), ", ".join(self.unjudged_queries[:SHOW_IDS])
             out.append(f"{n} queries have no judgment (imported, but not scorable), e.g. {first}")
         if self.episodes_citing_nothing:
             n, first = len(self.episodes_citing_nothing), ", ".join(self.episodes_citing_nothing[:SHOW_IDS])
-            out.append(f"{n} episodes in qrels.tsv are cited by no fact (they judge nothing), e.g. {first}")
+            out.append(f"{n} episodes in {self.judgments_file} are cited by no fact (they judge nothing), e.g. {first}")
         return out
 
 
@@ -74,12 +79,25 @@ async def import_query_files(
     replace: bool = False,
     created_by: str = "import-queries",
 ) -> ImportReport:
-    await lab.deal(group_id)  # an unknown deal (or one this deployment may not show) is refused here
-    name = clean_set_name(name if name is not None else folder.resolve().name)
-    queries_file, qrels_file = query_files(folder)
-    queries, qrels = read_queries(queries_file), read_qrels(qrels_file)
-    check_query_ids(queries, qrels, str(folder))
+    """A BEIR-style folder (`queries.jsonl` + `qrels.tsv`) as the deal's set `name` (default: the folder's name)."""
+    query_files(folder)  # one line naming a missing file
+    name = name if name is not None else folder.resolve().name
+    return await import_query_set(lab, group_id, read_beir(folder), name, replace, created_by)
 
+
+async def import_query_set(
+    lab: Lab,
+    group_id: str,
+    read: SetRead,
+    name: str,
+    replace: bool = False,
+    created_by: str = "import-queries",
+) -> ImportReport:
+    """Queries and judgments read from files (or History) as the deal's set `name`, source "import": corpus ids
+    checked against the deal, episodes resolved to the facts citing them, then stored whole or not at all."""
+    await lab.deal(group_id)  # an unknown deal (or one this deployment may not show) is refused here
+    name = clean_set_name(name)
+    qrels = read.qrels
     ids = sorted({corpus_id for judged in qrels.values() for corpus_id in judged})
     cypher = lab.backend.cypher
     facts = await cypher.facts_by_uuids(group_id, ids) if ids else set()
@@ -87,12 +105,12 @@ async def import_query_files(
     unknown = [i for i in ids if i not in facts and i not in episodes]
     if unknown:
         raise DataFileError(
-            f"{qrels_file}: {len(unknown)} corpus ids are neither a fact nor an episode of deal {group_id!r}, "
-            f"e.g. {', '.join(unknown[:SHOW_IDS])}; nothing was imported."
+            f"{read.judgments_file}: {len(unknown)} corpus ids are neither a fact nor an episode of deal "
+            f"{group_id!r}, e.g. {', '.join(unknown[:SHOW_IDS])}; nothing was imported."
         )
     citing = await cypher.facts_citing_episodes(group_id, sorted(episodes)) if episodes else {}
     resolved, via_episodes = resolve_judgments(qrels, facts, citing)
-    query_set = QuerySet(group_id, tuple(queries), resolved, name, "import")
+    query_set = QuerySet(group_id, read.queries, resolved, name, "import")
     saved = save_query_set(lab.store, query_set, created_by, replace)
     return ImportReport(
         saved=saved,
@@ -101,4 +119,5 @@ async def import_query_files(
         episodes=len(episodes),
         episodes_citing_nothing=tuple(sorted(episodes - set(citing))),
         unjudged_queries=query_set.unjudged,
+        judgments_file=Path(read.judgments_file).name if read.judgments_file else "the judgments",
     )

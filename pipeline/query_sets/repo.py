@@ -16,8 +16,9 @@ SELECT s.*,
        (SELECT COUNT(*) FROM query_set_judgments j WHERE j.set_id = s.id) AS judgment_count
 FROM query_sets s
 """
-# the deal's own set (built with it by the demo seed or a BEIR import) first, then the oldest
-OWN_FIRST = f"ORDER BY s.source IN ({', '.join(repr(s) for s in OWN_SOURCES)}) DESC, s.id"
+# the deal's own set (built with it by the demo seed or a BEIR import) first, then the oldest judged one (an
+# unjudged set, e.g. an imported query log, scores nothing: it is the default only when no set is judged)
+OWN_FIRST = f"ORDER BY s.source IN ({', '.join(repr(s) for s in OWN_SOURCES)}) DESC, judgment_count > 0 DESC, s.id"
 
 
 def _info(row: sqlite3.Row) -> SetInfo:
@@ -35,13 +36,14 @@ def _info(row: sqlite3.Row) -> SetInfo:
 
 
 def list_sets(store: Store, group_id: str) -> list[SetInfo]:
-    """The deal's sets, its own set first, then oldest first."""
+    """The deal's sets, its own set first, then judged ones oldest first, then unjudged ones oldest first."""
     access_of(store).require(group_id)
     return [_info(r) for r in store.query(f"{INFO_SQL} WHERE s.group_id = ? {OWN_FIRST}", (group_id,))]
 
 
 def get_set(store: Store, group_id: str, name: str | None = None) -> QuerySet | None:
-    """The named set of the deal, or its default (own, else oldest) when no name is given."""
+    """The named set of the deal, or its default (own, else the oldest judged, else the oldest) when no name is
+    given."""
     access_of(store).require(group_id)
     if name is None:
         rows = store.query(f"{INFO_SQL} WHERE s.group_id = ? {OWN_FIRST} LIMIT 1", (group_id,))

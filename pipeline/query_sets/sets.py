@@ -24,7 +24,8 @@ def clean_set_name(name: str) -> str:
 
 
 def load_query_set(store: Store, group_id: str, name: str | None = None) -> QuerySet | None:
-    """The deal's set called `name`, or its default set (its own demo / BEIR set, else the oldest); None if none."""
+    """The deal's set called `name`, or its default set (its own demo / BEIR set, else the oldest judged, else the
+    oldest); None if none."""
     import_legacy_files(store)
     return get_set(store, group_id, name)
 

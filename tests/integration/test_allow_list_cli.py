@@ -79,11 +79,15 @@ def refused_commands(other: OtherDeal, group: str, tmp: Path) -> list[tuple[list
     queries.mkdir(exist_ok=True)
     (queries / "queries.jsonl").write_text(json.dumps({"_id": "q", "text": "revenue"}) + "\n")
     (queries / "qrels.tsv").write_text("q\tp0\t1\n")
+    (tmp / "asked.txt").write_text("revenue\n")
     return [
         (["query", "What was FY2025 revenue?", "--group", group], False),
         (["eval", "--group", group, "--candidates", "10", "--top-k", "3", "--reranker", "none"], False),
         (["import-queries", str(queries), "--group", group, "--name", "probe"], False),
         (["import-queries", "--from-verdicts", "--group", group], False),
+        (["import-queries", str(tmp / "asked.txt"), "--group", group], False),
+        (["import-queries", "--from-history", "--group", group], False),
+        (["export-judgments", "--group", group, "--format", "beir", "--out", str(tmp / "exported")], False),
         (["seed-demo", "--group", group], False),
         (["seed-demo", "--group", group, "--force"], False),
         (["import-beir", str(other.folder), "--group", group], False),
@@ -122,7 +126,7 @@ async def test_allowed_commands_show_nothing_of_the_other_deal(
     assert await dump_deal(lab.backend, OTHER) == before
 
 
-@pytest.mark.parametrize("pick", range(12))  # every command of refused_commands
+@pytest.mark.parametrize("pick", range(15))  # every command of refused_commands
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     allowed=st.sampled_from(["demo", "demo ", "demo,ghost_deal"]), target=st.sampled_from([OTHER, "not_allowed_new"])

@@ -73,6 +73,20 @@ def test_the_default_set_is_the_deals_own_then_the_oldest(tmp_path: Path) -> Non
     assert [(s.queries, s.judgments) for s in list_query_sets(store, "deal")] == [(2, 2)] * 3
 
 
+def test_an_unjudged_set_is_stored_but_a_judged_one_is_the_default(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    unjudged = QuerySet("deal", QUERIES, {}, "asked", "import")
+    assert save_query_set(store, unjudged, "import-queries (log)").status == "created"
+    stored = load_query_set(store, "deal", "asked")
+    assert stored is not None and stored.queries == QUERIES and stored.qrels == {} and stored.unjudged == ("q1", "q2")
+    assert load_query_set(store, "deal").name == "asked"  # type: ignore[union-attr]  # the only set
+    save_query_set(store, _set("judged"), "ana")
+    assert load_query_set(store, "deal").name == "judged"  # type: ignore[union-attr]  # newer, but judged
+    assert [(s.name, s.judgments) for s in list_query_sets(store, "deal")] == [("judged", 2), ("asked", 0)]
+    save_query_set(store, _set("labelled", "demo"), "demo")
+    assert load_query_set(store, "deal").name == "labelled"  # type: ignore[union-attr]  # the deal's own first
+
+
 def test_bad_names_and_sources_are_refused(tmp_path: Path) -> None:
     store = _store(tmp_path)
     with pytest.raises(InvalidInput, match="1-80 printable characters"):
