@@ -7,7 +7,7 @@ answers, the error bodies.
 
 Faults are scripted per request: `server.script(["429", "ok"])` answers the next request with 429, the one
 after normally; once the script is used up every request is answered normally. Modes: `ok`, `hang`
-(answer nothing for `hang_s`; teardown releases it at once), `malformed` (200 with a body that is not
+(answer nothing for `hang_s`; `reset()` and teardown release it at once), `malformed` (200 with a body that is not
 JSON), `partial` (a normal answer with its last list item dropped), or any HTTP status as a string
 (`"429"`, `"500"`, `"503"`, `"400"`, ...): the status with the API's error body.
 Every request is recorded (`server.requests`: path, parsed body, headers, the `time.monotonic()` it came in)
@@ -115,8 +115,8 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         fake._arrived()
         try:
             if mode == "hang":
-                fake._closing.wait(fake.hang_s)
-                return  # the client has given up (or we are shutting down): close without an answer
+                fake._hang()
+                return  # the client has given up (or the test is over): close without an answer
             if mode == "malformed":
                 self._send(200, self.malformed)
                 return
@@ -174,6 +174,7 @@ class LoopbackServer:
         self._in_flight = 0
         self._max_in_flight = 0
         self._hold_until: int | None = None
+        self._generation = 0  # reset() starts a new one: hangs of the one before end
         self._httpd: LoopbackHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -233,13 +234,16 @@ class LoopbackServer:
             self._script.extend(modes)
 
     def reset(self) -> None:
-        """Forget recorded requests, any script left, the most in flight and any hold."""
-        with self._lock:
+        """Forget recorded requests and any script left; end hangs and holds, wait (at most `hang_s`) until no
+        request is in flight, and start counting the most in flight again."""
+        with self._changed:
             self._script.clear()
             self._requests.clear()
-            self._max_in_flight = self._in_flight
             self._hold_until = None
+            self._generation += 1
             self._changed.notify_all()
+            self._changed.wait_for(lambda: self._in_flight == 0, timeout=self.hang_s)
+            self._max_in_flight = self._in_flight
 
     def hold_until_in_flight(self, n: int) -> None:
         """Hold each request until `n` are in flight at once (at most `hang_s`); from then on, hold none."""
@@ -259,6 +263,14 @@ class LoopbackServer:
                 self._hold_until = None
             self._changed.notify_all()
             self._changed.wait_for(lambda: self._hold_until is None or self._closing.is_set(), timeout=self.hang_s)
+
+    def _hang(self) -> None:
+        """Answer nothing until `hang_s` has passed, the test resets the server, or the server stops."""
+        with self._changed:
+            generation = self._generation
+            self._changed.wait_for(
+                lambda: self._generation != generation or self._closing.is_set(), timeout=self.hang_s
+            )
 
     def _departed(self) -> None:
         with self._changed:
