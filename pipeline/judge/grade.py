@@ -18,14 +18,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from graphiti_core.llm_client import LLMClient
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential
 
 from pipeline.judge.client import (
     JudgeConfig,
-    TokenUsage,
     ask,
     close_llm,
     counting_tokens,
@@ -111,20 +110,53 @@ class _Wait:
 @dataclass
 class _Run:
     config: JudgeConfig
-    llm: LLMClient
     store: Store
-    stop: asyncio.Event
+    stop: asyncio.Event = field(default_factory=asyncio.Event)  # no new request starts once it is set
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-    failure: _Failed | None = None
+    failure: _Failed | None = None  # the first pair that still failed
+    timed_out: bool = False
 
-    async def grade(self, query: str, fact: str) -> _Graded | None:
+    async def grade_all(
+        self,
+        llm: LLMClient,
+        todo: list[Texts],
+        graded: dict[Texts, _Graded],
+        total: int,
+        progress: Progress | None,
+        seconds_left: float,
+    ) -> None:
+        """Grade the pairs of `todo` into `graded`, `concurrency` at a time, until done, stopped or out of time."""
+        semaphore = asyncio.Semaphore(self.config.concurrency)
+
+        async def one(texts: Texts) -> None:
+            async with semaphore:
+                if self.stop.is_set():
+                    return
+                result = await self.grade(llm, *texts)
+            if result is not None:
+                graded[texts] = result
+                if progress:
+                    progress(len(graded), total)
+
+        tasks = [asyncio.create_task(one(texts)) for texts in todo]
+        try:
+            async with asyncio.timeout(max(0.0, seconds_left)):
+                await asyncio.gather(*tasks)
+        except TimeoutError:
+            self.timed_out = True
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def grade(self, llm: LLMClient, query: str, fact: str) -> _Graded | None:
         """The pair's grade, written to the cache; None when the run stopped first. A pair that still fails
         after its attempts records the run's failure (the first one) and stops the run."""
         with counting_tokens() as tokens:
             try:
-                answer = await self._retrying(query, fact)
+                answer = await self._retrying(llm, query, fact)
             except _Abandoned:
                 return None
             except _Failed as failed:
@@ -133,7 +165,8 @@ class _Run:
                 self.stop.set()
                 return None
             finally:
-                self._add(tokens)
+                self.input_tokens += tokens.input_tokens
+                self.output_tokens += tokens.output_tokens
         save_grade(
             self.store,
             self.config.model,
@@ -147,11 +180,7 @@ class _Run:
         )
         return _Graded(answer.grade, answer.reason, False, tokens.input_tokens, tokens.output_tokens)
 
-    def _add(self, tokens: TokenUsage) -> None:
-        self.input_tokens += tokens.input_tokens
-        self.output_tokens += tokens.output_tokens
-
-    async def _retrying(self, query: str, fact: str) -> JudgeAnswer:
+    async def _retrying(self, llm: LLMClient, query: str, fact: str) -> JudgeAnswer:
         attempts = 0
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.config.max_attempts),
@@ -167,12 +196,23 @@ class _Run:
                     attempts += 1
                     self.calls += 1
                     async with asyncio.timeout(self.config.timeout_s):
-                        return await ask(self.llm, judge_messages(query, fact))
+                        return await ask(llm, judge_messages(query, fact))
         except _Abandoned:
             raise
         except Exception as exc:
             raise _Failed(describe_failure(exc, self.config), attempts) from exc
         raise AssertionError("unreachable: tenacity either returns or reraises")  # pragma: no cover
+
+    def failure_line(self, graded: int, total: int) -> str | None:
+        """What stopped the run, and how far it got, in one line; None when nothing did."""
+        done = f"{graded} of {total} pairs graded" + (" (kept; run again to go on)" if graded else "")
+        if self.timed_out:
+            return f"The LLM judge stopped at its deadline of {self.config.deadline_s:g} s; {done}."
+        if self.failure is not None:
+            attempts = self.failure.attempts
+            after = f" after {attempts} attempts" if attempts > 1 else ""
+            return f"The LLM judge stopped: {self.failure.reason}{after}; {done}."
+        return None
 
 
 async def grade_pairs(
@@ -198,58 +238,28 @@ async def grade_pairs(
         progress(len(graded), total)
     todo = [texts for texts in distinct if texts not in graded]
 
-    run: _Run | None = None
-    timed_out = False
+    run = _Run(config, store)
     if todo:
-        own_llm = llm is None
-        run = _Run(config, llm or make_llm(config), store, asyncio.Event())
-        semaphore = asyncio.Semaphore(config.concurrency)
-
-        async def one(texts: Texts) -> None:
-            async with semaphore:
-                if run.stop.is_set():
-                    return
-                result = await run.grade(*texts)
-            if result is not None:
-                graded[texts] = result
-                if progress:
-                    progress(len(graded), total)
-
-        tasks = [asyncio.create_task(one(texts)) for texts in todo]
+        client = llm or make_llm(config)
         try:
-            async with asyncio.timeout(max(0.0, config.deadline_s - (time.monotonic() - started))):
-                await asyncio.gather(*tasks)
-        except TimeoutError:
-            timed_out = True
+            await run.grade_all(
+                client, todo, graded, total, progress, seconds_left=config.deadline_s - (time.monotonic() - started)
+            )
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            if own_llm:
-                await close_llm(run.llm)
+            if llm is None:
+                await close_llm(client)
 
     grades = tuple(_grades(pairs, graded))
-    failure = None
-    if timed_out or (run is not None and run.failure is not None):
-        done = f"{len(grades)} of {len(pairs)} pairs graded" + (" (kept; run again to go on)" if grades else "")
-        if timed_out:
-            failure = f"The LLM judge stopped at its deadline of {config.deadline_s:g} s; {done}."
-        elif run is not None and run.failure is not None:
-            attempts = run.failure.attempts
-            after = f" after {attempts} attempts" if attempts > 1 else ""
-            failure = f"The LLM judge stopped: {run.failure.reason}{after}; {done}."
-    input_tokens = run.input_tokens if run else 0
-    output_tokens = run.output_tokens if run else 0
     return JudgeReport(
         model=config.model,
         prompt_version=PROMPT_VERSION,
         grades=grades,
-        failure=failure,
-        calls=run.calls if run else 0,
+        failure=run.failure_line(len(grades), len(pairs)),
+        calls=run.calls,
         cached=sum(g.cached for g in grades),
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        cost_usd=config.cost_usd(input_tokens, output_tokens),
+        input_tokens=run.input_tokens,
+        output_tokens=run.output_tokens,
+        cost_usd=config.cost_usd(run.input_tokens, run.output_tokens),
         elapsed_s=time.monotonic() - started,
     )
 
