@@ -5,7 +5,7 @@ also kept in a history table) and adjudications (upserted with an audit entry ea
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,9 +48,17 @@ def _require_queue(store: Store, queue_id: int) -> None:
             raise InvalidInput(f"No spot-check queue #{queue_id}.")
 
 
-def insert_queue(store: Store, spec: QueueSpec, items: Sequence[ItemDraft], name: str, created_by: str) -> Queue:
+def insert_queue(
+    store: Store,
+    spec: QueueSpec,
+    items: Sequence[ItemDraft],
+    name: str,
+    created_by: str,
+    also: Callable[[sqlite3.Connection, int], dict[str, Any]] | None = None,
+) -> Queue:
     """The queue row, its items in order and its audit entry, in one transaction. A name already used on
-    the deal is refused."""
+    the deal is refused. `also(conn, queue_id)` writes rows that belong with the queue (a judging pool's) in
+    the same transaction and returns what its audit entry adds."""
     access_of(store).require(spec.group_id, "create a spot-check queue")
     now = utc_now()
     try:
@@ -89,6 +97,7 @@ def insert_queue(store: Store, spec: QueueSpec, items: Sequence[ItemDraft], name
                 "priority": spec.priority,
                 "items": len(items),
                 **spec.params(),
+                **(also(conn, queue_id) if also else {}),
             }
             record_audit(store, created_by, "spotcheck.queue_created", spec.group_id, name, details, conn=conn)
     except sqlite3.IntegrityError:
@@ -195,6 +204,25 @@ def save_relevance(store: Store, item_id: int, reviewer: str, grade: int, note: 
             raise InvalidInput("A fact-sample item has no query: only the support question applies to it.")
         row = _save_answer(conn, _RELEVANCE, item_id, reviewer, grade, note)
     return RelevanceRecord.from_row(row)
+
+
+def save_relevances(store: Store, reviewer: str, grades: Sequence[tuple[int, int, str]]) -> int:
+    """Many (item id, grade, note) answers of one reviewer (an LLM judge's run) in one transaction, each with
+    its history; an answer equal to the one on record is left as it is. How many were written."""
+    written = 0
+    with store.transaction() as conn:
+        for item_id, grade, note in grades:
+            item = _require_item(store, conn, item_id)
+            if not item["query"]:
+                raise InvalidInput("A fact-sample item has no query: only the support question applies to it.")
+            same = conn.execute(
+                "SELECT 1 FROM spotcheck_relevance WHERE item_id = ? AND reviewer = ? AND grade = ? AND note = ?",
+                (item_id, reviewer, grade, note),
+            ).fetchone()
+            if not same:
+                _save_answer(conn, _RELEVANCE, item_id, reviewer, grade, note)
+                written += 1
+    return written
 
 
 def _answered(conn: sqlite3.Connection, item_id: int, reviewer: str) -> bool:

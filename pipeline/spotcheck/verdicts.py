@@ -37,6 +37,7 @@ from pipeline.spotcheck.agreement import Agreement, agreement
 from pipeline.spotcheck.rates import Rate
 from pipeline.spotcheck.records import AdjudicationRecord, RelevanceRecord, VerdictRecord, VerdictRow, clean_name
 from pipeline.spotcheck.repo import save_adjudication, save_relevance, save_verdict, verdict_rows
+from pipeline.spotcheck.reviewers import JUDGE_PREFIX, GradeSource, is_judge
 from pipeline.store.db import Store
 
 Verdict = Literal["supported", "partially_supported", "not_supported", "wrong_source"]
@@ -60,7 +61,11 @@ MAX_REVIEWER = MAX_PERSON_NAME
 
 
 def clean_reviewer(name: str) -> str:
-    return clean_name(name, "reviewer name", MAX_REVIEWER)
+    """An analyst's name; the LLM judge's prefix is reserved (its grades must never pass for a human's)."""
+    cleaned = clean_name(name, "reviewer name", MAX_REVIEWER)
+    if is_judge(cleaned):
+        raise InvalidInput(f"Reviewer names starting with {JUDGE_PREFIX!r} are the LLM judge's: pick another name.")
+    return cleaned
 
 
 def _clean_note(note: str) -> str:
@@ -317,9 +322,15 @@ def disagreements(rows: Sequence[VerdictRow]) -> list[Disagreement]:
 # --- relevance judgments -------------------------------------------------------------------------------
 
 
-def verdict_judgments(store: Store, group_id: str) -> dict[str, dict[str, int]]:
+def verdict_judgments(store: Store, group_id: str, source: GradeSource = "humans") -> dict[str, dict[str, int]]:
     """query id (labelled set) or query text -> {fact uuid: grade}, from relevance answers only; see the
-    module doc for the rules."""
+    module doc for the rules. `source`: the analysts' grades (an adjudicated grade counts as theirs), the LLM
+    judge's, or the analysts' with the judge's where no analyst (nor adjudicator) graded the pair."""
+    if source == "humans-then-judge":
+        judged = verdict_judgments(store, group_id, "judge")
+        for query, grades in verdict_judgments(store, group_id, "humans").items():
+            judged[query] = {**judged.get(query, {}), **grades}
+        return judged
     reviewers: dict[tuple[str, str], list[int]] = defaultdict(list)
     adjudicated: dict[tuple[str, str], list[int]] = defaultdict(list)
     for item_rows in _by_item(verdict_rows(store, group_id)).values():
@@ -327,9 +338,11 @@ def verdict_judgments(store: Store, group_id: str) -> dict[str, dict[str, int]]:
         if not first.query:
             continue
         key = (first.query_id or first.query, first.fact_uuid)
-        if first.final_relevance is not None:
+        if first.final_relevance is not None and source == "humans":
             adjudicated[key].append(first.final_relevance)
-        reviewers[key] += [r.relevance for r in item_rows if r.relevance is not None]
+        reviewers[key] += [
+            r.relevance for r in item_rows if r.relevance is not None and is_judge(r.reviewer) == (source == "judge")
+        ]
     judgments: dict[str, dict[str, int]] = defaultdict(dict)
     for key in sorted(set(reviewers) | set(adjudicated)):
         grades = adjudicated.get(key) or reviewers[key]

@@ -10,8 +10,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline.admin.repo import clear_failures
+from pipeline.evaluation.experiments import load_experiment
 from pipeline.evaluation.jobs import SweepJob
 from pipeline.evaluation.jobs.repo import get_job, list_jobs
+from pipeline.evaluation.records import SweepResult
 from pipeline.settings import get_settings
 from pipeline.store import open_store
 
@@ -53,6 +55,18 @@ def finish_sweep(app: AppTest, group_id: str, timeout: float = 120) -> SweepJob:
             return job
         time.sleep(0.1)
     raise AssertionError(f"sweep job #{job_id} still running after {timeout} s")
+
+
+def sweep_from_page(app: AppTest, group_id: str) -> tuple[SweepJob, SweepResult]:
+    """Click Run sweep on the open Evaluate page and wait for the job; the job and its saved experiment."""
+    app.button(key="evaluate.run").click()
+    app.run()
+    no_errors(app)
+    job = finish_sweep(app, group_id)
+    no_errors(app)
+    assert job.state == "done" and job.experiment_id is not None, job
+    _info, result = load_experiment(open_store(get_settings().resolved_data_dir), job.experiment_id)
+    return job, result
 
 
 @pytest.fixture(autouse=True)

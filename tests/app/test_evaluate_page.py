@@ -21,7 +21,7 @@ from pipeline.evaluation.records import SweepSpec
 from pipeline.lab import Lab
 from pipeline.processes import this_process
 from pipeline.retrieval.recipes import custom
-from tests.app.conftest import finish_sweep, no_errors, open_page
+from tests.app.conftest import finish_sweep, no_errors, open_page, sweep_from_page
 from tests.support.tables import assert_tidy
 
 
@@ -237,7 +237,7 @@ def test_as_of_and_superseded_options_are_on_the_page_and_refused_together(app: 
     assert not app.button(key="evaluate.run").disabled  # nothing started
 
 
-def test_a_sweep_of_two_recipes_from_the_page_shows_both_and_their_heatmaps(app: AppTest, lab: Lab) -> None:
+def test_a_sweep_of_two_recipes_from_the_page_shows_both_and_their_heatmaps(app: AppTest) -> None:
     open_page(app, "app_pages/evaluate.py")
     assert app.multiselect(key="evaluate.recipes").value == ["graphiti-default"]  # what Graphiti.search() runs
     app.multiselect(key="evaluate.recipes").set_value(["vector", "graphiti-default"])
@@ -245,12 +245,7 @@ def test_a_sweep_of_two_recipes_from_the_page_shows_both_and_their_heatmaps(app:
     app.multiselect(key="evaluate.top_k").set_value([10])
     app.number_input(key="evaluate.limit").set_value(20)
     app.run()
-    app.button(key="evaluate.run").click()
-    app.run()
-    job = finish_sweep(app, "demo")
-    no_errors(app)
-    assert job.experiment_id is not None
-    _info, result = load_experiment(lab.store, job.experiment_id)
+    _job, result = sweep_from_page(app, "demo")
     assert result.spec.recipes == ("vector", "graphiti-default")
     table = frame(app, "Recommended")
     wanted = {f"{r} {k} N=25 k=10" for r in ("vector", "graphiti-default") for k in ("none", "local")}
@@ -271,7 +266,7 @@ def test_a_sweep_of_two_recipes_from_the_page_shows_both_and_their_heatmaps(app:
     assert params["compare.b.recipe"] == "vector" and "compare.a.recipe" not in params  # the baseline: the default
 
 
-def test_a_pasted_search_config_is_swept_beside_the_presets(app: AppTest, lab: Lab) -> None:
+def test_a_pasted_search_config_is_swept_beside_the_presets(app: AppTest) -> None:
     open_page(app, "app_pages/evaluate.py")
     app.text_area(key="evaluate.custom_recipe").input('{"edge_config": {"search_methods": ["sql"]}}')
     app.run()
@@ -290,12 +285,7 @@ def test_a_pasted_search_config_is_swept_beside_the_presets(app: AppTest, lab: L
     app.run()
     no_errors(app)
     assert any(f"Swept as {mine.key}" in c.value.replace("\\", "") for c in app.caption)
-    app.button(key="evaluate.run").click()
-    app.run()
-    job = finish_sweep(app, "demo")
-    no_errors(app)
-    assert job.experiment_id is not None
-    _info, result = load_experiment(lab.store, job.experiment_id)
+    _job, result = sweep_from_page(app, "demo")
     assert result.spec.recipes == ("graphiti-default", mine.key)
     assert result.spec.custom_recipes == ((mine.key, mine.config_json),)  # the experiment keeps the config it ran
     assert f"{mine.key} none N=25 k=10" in set(frame(app, "Recommended")["Setting"])
