@@ -5,7 +5,8 @@ The rubric is read from the spot-check module, so the judge and the analysts gra
 and the fact are untrusted (they come from users and documents): each sits between its own tags, with `&`, `<`
 and `>` escaped so no text can close a tag early, and the system message tells the model to grade them, never
 to follow them. `PROMPT_VERSION` names the text: change the text, bump the version, and cached grades made with
-the old text are no longer used.
+the old text are no longer used. The judge's reviewer name (`judge_reviewer`, `is_judge`) is the spot-check's own
+(`pipeline/spotcheck/reviewers.py`), re-exported here.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 from graphiti_core.prompts.models import Message
 from pydantic import BaseModel, Field
 
+from pipeline.spotcheck.reviewers import JUDGE_PREFIX, is_judge, judge_reviewer
 from pipeline.spotcheck.verdicts import QUESTIONS, RELEVANCE, RELEVANCE_MEANING
 
 __all__ = [
@@ -29,7 +31,6 @@ __all__ = [
 ]
 
 PROMPT_VERSION = "relevance-v1"
-JUDGE_PREFIX = "judge:"
 
 QUERY_TAG = "query"
 FACT_TAG = "fact"
@@ -96,13 +97,3 @@ def prompt_text() -> str:
         "({query} and {fact} are the pair's texts with & < > escaped.)\n\n"
         f"--- answer schema (sent as the response format) ---\n{schema}\n"
     )
-
-
-def judge_reviewer(model: str) -> str:
-    """The reviewer name the judge's grades are recorded under: "judge:<model>"."""
-    return f"{JUDGE_PREFIX}{model.strip()}"
-
-
-def is_judge(reviewer: str) -> bool:
-    """Whether a reviewer name is the judge's (reviewer names compare case-insensitively)."""
-    return reviewer.strip().casefold().startswith(JUDGE_PREFIX)
