@@ -73,13 +73,24 @@ class Settings(BaseSettings):
     cohere_max_retries: int = Field(3, ge=0, le=10)
     cohere_rerank_model: str = "rerank-v3.5"
 
-    # OpenAI (or a compatible server at OPENAI_BASE_URL): only for RETRIEVAL_LAB_EMBEDDER=openai:MODEL
+    # OpenAI (or a compatible server at OPENAI_BASE_URL): for RETRIEVAL_LAB_EMBEDDER=openai:MODEL and the LLM judge
     openai_api_key: SecretStr | None = Field(None, validation_alias=_alias("OPENAI_API_KEY", "openai_api_key"))
     openai_base_url: str | None = Field(None, validation_alias=_alias("OPENAI_BASE_URL", "openai_base_url"))
     openai_timeout_s: float = Field(10.0, gt=0, le=600, allow_inf_nan=False)
     # the SDK's own retries (429, 5xx, connection errors), each within the timeout
     openai_max_retries: int = Field(2, ge=0, le=10)
 
+    # the LLM relevance judge (pipeline/judge): OPENAI_API_KEY and OPENAI_BASE_URL above. "chat" speaks chat
+    # completions (OpenAI or any compatible server: vLLM, Ollama); "responses" OpenAI's Responses API
+    judge_model: str = "gpt-4o-mini"
+    judge_api: Literal["chat", "responses"] = "chat"
+    judge_concurrency: int = Field(4, ge=1, le=64)
+    judge_timeout_s: float = Field(30.0, gt=0, le=600, allow_inf_nan=False)  # one request
+    judge_max_attempts: int = Field(3, ge=1, le=10)  # per pair, the first request included
+    judge_deadline_s: float = Field(900.0, gt=0, le=24 * 3600, allow_inf_nan=False)  # a whole run
+    # dollars per million tokens (gpt-4o-mini's list prices); set them for another model
+    judge_price_input: Price = 0.15
+    judge_price_output: Price = 0.60
     # an LLM judge's grades feed a metric only when its weighted kappa with the analysts reaches this (or when
     # asked: --trust-judge); pipeline/spotcheck/judge_agreement.py
     judge_min_kappa: float = Field(0.4, ge=0, le=1, allow_inf_nan=False)
@@ -179,6 +190,13 @@ class Settings(BaseSettings):
             if len(name) > MAX_PERSON_NAME or not name.isprintable():
                 raise ValueError(f"{name[:40]!r} is not a name (printable, at most {MAX_PERSON_NAME} characters)")
         return list(dict.fromkeys(name for name in cleaned if name))
+
+    @field_validator("judge_model")
+    @classmethod
+    def _check_judge_model(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("name the judge's model, e.g. gpt-4o-mini")
+        return value.strip()
 
     @field_validator("embedder")
     @classmethod

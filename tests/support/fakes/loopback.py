@@ -7,12 +7,18 @@ answers, the error bodies.
 
 Faults are scripted per request: `server.script(["429", "ok"])` answers the next request with 429, the one
 after normally; once the script is used up every request is answered normally. Modes: `ok`, `hang`
-(answer nothing for `hang_s`; teardown releases it at once), `malformed` (200 with a body that is not
+(answer nothing for `hang_s`; `reset()` and teardown release it at once), `malformed` (200 with a body that is not
 JSON), `partial` (a normal answer with its last list item dropped), or any HTTP status as a string
 (`"429"`, `"500"`, `"503"`, `"400"`, ...): the status with the API's error body.
 Every request is recorded (`server.requests`: path, parsed body, headers, the `time.monotonic()` it came in)
 whatever it was answered: tests prove a client's backoff from the gaps between those times (lower bounds
 only, so a slow machine cannot fail them).
+
+Concurrency: a request is in flight from the moment it is read until its answer starts (a hang: until it
+ends), so a client that sends its next request only after an answer never overlaps the two.
+`server.max_in_flight` is the most there ever were at once. `server.hold_until_in_flight(n)` holds every
+request until `n` are in flight together (then lets all through, from then on): a client allowed `n` at a
+time reaches exactly `n`; one that is not bounded shows more.
 """
 
 from __future__ import annotations
@@ -105,23 +111,35 @@ class LoopbackHandler(BaseHTTPRequestHandler):
 
         mode = fake._next_mode()
         fake._record(self.command, self.path, body, headers, mode)
-        if mode == "hang":
-            fake._closing.wait(fake.hang_s)
-            return  # the client has given up (or we are shutting down): close without an answer
-        if mode == "malformed":
-            self._send(200, self.malformed)
-            return
-        if mode not in ("ok", "partial"):
-            self._send_error(int(mode))
-            return
-        payload = self.answer(body)
-        if payload is None:
-            return
-        if mode == "partial":
-            payload[self.list_field] = payload[self.list_field][:-1]
-        self._send(200, json.dumps(payload).encode())
+        self._in_flight = True
+        fake._arrived()
+        try:
+            if mode == "hang":
+                fake._hang()
+                return  # the client has given up (or the test is over): close without an answer
+            if mode == "malformed":
+                self._send(200, self.malformed)
+                return
+            if mode not in ("ok", "partial"):
+                self._send_error(int(mode))
+                return
+            payload = self.answer(body)
+            if payload is None:
+                return
+            if mode == "partial":
+                payload[self.list_field] = payload[self.list_field][:-1]
+            self._send(200, json.dumps(payload).encode())
+        finally:
+            self._depart()
+
+    def _depart(self) -> None:
+        """No longer in flight: called before the answer's first byte, so the client cannot overlap it."""
+        if getattr(self, "_in_flight", False):
+            self._in_flight = False
+            self.server.fake._departed()
 
     def _send(self, status: int, payload: bytes, extra_headers: dict[str, str] | None = None) -> None:
+        self._depart()
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -152,6 +170,11 @@ class LoopbackServer:
         self._script: deque[str] = deque()
         self._requests: list[RecordedRequest] = []
         self._closing = threading.Event()
+        self._changed = threading.Condition(self._lock)  # in-flight counts
+        self._in_flight = 0
+        self._max_in_flight = 0
+        self._hold_until: int | None = None
+        self._generation = 0  # reset() starts a new one: hangs of the one before end
         self._httpd: LoopbackHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -171,7 +194,9 @@ class LoopbackServer:
         return self
 
     def stop(self) -> None:
-        self._closing.set()  # releases hanging handlers at once
+        self._closing.set()  # releases hanging and held handlers at once
+        with self._changed:
+            self._changed.notify_all()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -209,10 +234,48 @@ class LoopbackServer:
             self._script.extend(modes)
 
     def reset(self) -> None:
-        """Forget recorded requests and any script left."""
-        with self._lock:
+        """Forget recorded requests and any script left; end hangs and holds, wait (at most `hang_s`) until no
+        request is in flight, and start counting the most in flight again."""
+        with self._changed:
             self._script.clear()
             self._requests.clear()
+            self._hold_until = None
+            self._generation += 1
+            self._changed.notify_all()
+            self._changed.wait_for(lambda: self._in_flight == 0, timeout=self.hang_s)
+            self._max_in_flight = self._in_flight
+
+    def hold_until_in_flight(self, n: int) -> None:
+        """Hold each request until `n` are in flight at once (at most `hang_s`); from then on, hold none."""
+        with self._lock:
+            self._hold_until = n
+
+    @property
+    def max_in_flight(self) -> int:
+        with self._lock:
+            return self._max_in_flight
+
+    def _arrived(self) -> None:
+        with self._changed:
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
+            if self._hold_until is not None and self._in_flight >= self._hold_until:
+                self._hold_until = None
+            self._changed.notify_all()
+            self._changed.wait_for(lambda: self._hold_until is None or self._closing.is_set(), timeout=self.hang_s)
+
+    def _hang(self) -> None:
+        """Answer nothing until `hang_s` has passed, the test resets the server, or the server stops."""
+        with self._changed:
+            generation = self._generation
+            self._changed.wait_for(
+                lambda: self._generation != generation or self._closing.is_set(), timeout=self.hang_s
+            )
+
+    def _departed(self) -> None:
+        with self._changed:
+            self._in_flight -= 1
+            self._changed.notify_all()
 
     @property
     def requests(self) -> list[RecordedRequest]:

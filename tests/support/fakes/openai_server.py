@@ -1,5 +1,5 @@
-"""A loopback stand-in for OpenAI's embeddings endpoint (no OpenAI API can be reached here), reached by the
-real openai SDK through base_url.
+"""A loopback stand-in for OpenAI's embeddings, chat completions and Responses endpoints (no OpenAI API can be
+reached here), reached by the real openai SDK through base_url.
 
 Give the SDK `base_url=server.base_url` (`http://127.0.0.1:PORT/v1`; it appends `/embeddings`): either
 `openai.AsyncOpenAI(base_url=..., api_key=...)` or graphiti's `OpenAIEmbedder(OpenAIEmbedderConfig(
@@ -15,6 +15,15 @@ It speaks the public API's shapes as the SDK (3.x) sends and reads them:
   `dimensions` or the model's native size (text-embedding-3-small 1536, -3-large 3072, ada-002 1536).
   The SDK asks for `encoding_format="base64"` (little-endian float32) whenever the caller names no format,
   numpy or not, and decodes it itself; both forms are served.
+- `POST /v1/chat/completions` `{model, messages, response_format?, temperature?, max_tokens?}` and
+  `POST /v1/responses` `{model, input: messages, text?: {format}, ...}` answer the LLM judge's prompt
+  (`pipeline/judge/prompt.py`) from a script: `server.judge` is a callable `(query, fact) -> (grade, reason)`
+  or a mapping `{(query, fact): (grade, reason)}`, the query and the fact read back out of the prompt's tags
+  (`judged_pair`). An answer given as a string is sent as the message content as it is (not JSON, say).
+  A prompt without the judge's tags, or a pair the script does not answer, is a 400: a test that sends one
+  is wrong. The answers have OpenAI's shapes (`chat.completion`, `response`) with `usage`: one token per word
+  of the messages (`prompt_tokens` / `input_tokens`) and of the content (`completion_tokens` /
+  `output_tokens`). Every answer sent is kept (`server.answers`).
 - Errors come back as OpenAI sends them: the status and `{"error": {"message", "type", "param", "code"}}`.
   A wrong key gets 401 `invalid_api_key`; an unknown model 404 `model_not_found`; a bad body 400.
 
@@ -32,16 +41,22 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import itertools
 import json
 import math
+import re
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
 from tests.support.fakes.loopback import LoopbackHandler, LoopbackServer, RecordedRequest, words
 
-__all__ = ["EMBED_DIMS", "FakeOpenAIServer", "RecordedRequest", "expected_embedding"]
+__all__ = ["EMBED_DIMS", "FakeOpenAIServer", "JudgeScript", "RecordedRequest", "expected_embedding", "judged_pair"]
+
+# what the judge answers a (query, fact): (grade, reason), or a string sent as the content as it is
+JudgeAnswer = tuple[int, str] | str
+JudgeScript = Callable[[str, str], JudgeAnswer] | Mapping[tuple[str, str], JudgeAnswer]
 
 EMBED_DIMS = {
     "text-embedding-3-small": 1536,
@@ -151,16 +166,130 @@ def _embeddings(body: Any) -> dict[str, Any]:
     return {"object": "list", "data": data, "model": model, "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
 
 
+_TAGGED = {tag: re.compile(rf"<{tag}>\n(.*?)\n</{tag}>", re.DOTALL) for tag in ("query", "fact")}
+
+
+def judged_pair(prompt: str) -> tuple[str, str]:
+    """The (query, fact) the judge's user message carries, unescaped; ValueError when it carries none."""
+    texts = []
+    for tag, pattern in _TAGGED.items():
+        match = pattern.search(prompt)
+        if match is None:
+            raise ValueError(f"no <{tag}> in the prompt")
+        texts.append(html.unescape(match.group(1)))
+    return texts[0], texts[1]
+
+
+def _text_of(content: Any) -> str:
+    """A message's text: a string, or the text parts of a list of parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
+def _messages(body: Any, field: str) -> list[dict[str, Any]]:
+    if not isinstance(body, dict):
+        raise _ApiError(400, "We could not parse the JSON body of your request.")
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        raise _ApiError(400, "you must provide a model parameter", "model")
+    messages = body.get(field)
+    if not isinstance(messages, list) or not messages or not all(isinstance(m, dict) for m in messages):
+        raise _ApiError(400, f"'$.{field}' is invalid. Please check the API reference.", field)
+    return messages
+
+
 class _Handler(LoopbackHandler):
-    paths = frozenset({"/v1/embeddings"})
+    paths = frozenset({"/v1/embeddings", "/v1/chat/completions", "/v1/responses"})
     malformed = b'{"object": "list", "data": [{"object": "embedding", "index": 0, "embedd'
 
     def answer(self, body: Any) -> dict[str, Any] | None:
         try:
-            return _embeddings(body)
+            if self.path == "/v1/chat/completions":
+                payload = self._chat(body)
+            elif self.path == "/v1/responses":
+                payload = self._response(body)
+            else:
+                payload = _embeddings(body)
         except _ApiError as exc:
             self._send_error(exc.status, exc.message, param=exc.param, code=exc.code or _DEFAULT)
             return None
+        self.fake._keep_answer(self.path, payload)
+        return payload
+
+    def _judge(self, messages: list[dict[str, Any]]) -> tuple[str, int]:
+        """The scripted content for the judge's prompt, and the prompt's token count."""
+        texts = [_text_of(m.get("content")) for m in messages]
+        user = next((t for m, t in zip(messages, texts, strict=True) if m.get("role") == "user"), "")
+        try:
+            pair = judged_pair(user)
+        except ValueError as exc:
+            raise _ApiError(400, f"The stand-in answers only the LLM judge's prompt: {exc}.") from None
+        script = self.fake.judge
+        try:
+            answer = script(*pair) if callable(script) else script[pair]  # type: ignore[index]
+        except (KeyError, TypeError):
+            raise _ApiError(400, f"The stand-in's script does not answer the pair {pair!r}.") from None
+        content = answer if isinstance(answer, str) else json.dumps({"grade": answer[0], "reason": answer[1]})
+        return content, max(1, sum(len(words(t)) for t in texts))
+
+    def _chat(self, body: Any) -> dict[str, Any]:
+        content, prompt_tokens = self._judge(_messages(body, "messages"))
+        completion_tokens = max(1, len(words(content)))
+        return {
+            "id": f"chatcmpl-{self.fake._next_request_id()}",
+            "object": "chat.completion",
+            "created": 1_760_000_000,
+            "model": body["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content, "refusal": None},
+                    "finish_reason": "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+
+    def _response(self, body: Any) -> dict[str, Any]:
+        content, input_tokens = self._judge(_messages(body, "input"))
+        output_tokens = max(1, len(words(content)))
+        return {
+            "id": f"resp_{self.fake._next_request_id()}",
+            "object": "response",
+            "created_at": 1_760_000_000,
+            "status": "completed",
+            "model": body["model"],
+            "output": [
+                {
+                    "type": "message",
+                    "id": f"msg_{self.fake._next_request_id()}",
+                    "status": "completed",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": content, "annotations": []}],
+                }
+            ],
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "temperature": body.get("temperature"),
+            "text": body.get("text") or {"format": {"type": "text"}},
+            "error": None,
+            "incomplete_details": None,
+            "usage": {
+                "input_tokens": input_tokens,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": output_tokens,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": input_tokens + output_tokens,
+            },
+        }
 
     def refuse_key(self, authorization: str) -> None:
         if not authorization.startswith("Bearer ") or authorization == "Bearer ":
@@ -194,18 +323,43 @@ class _Handler(LoopbackHandler):
 
 
 class FakeOpenAIServer(LoopbackServer):
-    """The loopback OpenAI embeddings API. Use as a context manager, or call `start()` / `stop()`.
+    """The loopback OpenAI API (embeddings, the judge's chat completions and responses). Use as a context
+    manager, or call `start()` / `stop()`.
 
-    `base_url` is what to pass as the SDK's `base_url` (the SDK appends `/embeddings`).
+    `base_url` is what to pass as the SDK's `base_url` (the SDK appends `/embeddings`, `/chat/completions`, ...).
     """
 
     api_name = "OpenAI"
     handler = _Handler
 
-    def __init__(self, api_key: str = "sk-test", hang_s: float = 30.0, retry_after_ms: int | None = None) -> None:
+    def __init__(
+        self,
+        api_key: str = "sk-test",
+        hang_s: float = 30.0,
+        retry_after_ms: int | None = None,
+        judge: JudgeScript | None = None,
+    ) -> None:
         super().__init__(api_key, hang_s)
         self.retry_after_ms = retry_after_ms  # sent with 429 and 5xx answers when set
+        self.judge: JudgeScript = judge if judge is not None else {}
         self._request_ids = itertools.count(1)
+        self._answers: list[tuple[str, dict[str, Any]]] = []
+
+    def reset(self) -> None:
+        """Also forget the answers sent (the judge's script stays)."""
+        super().reset()
+        with self._lock:
+            self._answers.clear()
+
+    @property
+    def answers(self) -> list[tuple[str, dict[str, Any]]]:
+        """(path, body) of every 200 answer sent by the API's own logic, in order."""
+        with self._lock:
+            return list(self._answers)
+
+    def _keep_answer(self, path: str, payload: dict[str, Any]) -> None:
+        with self._lock:
+            self._answers.append((path, payload))
 
     def _next_request_id(self) -> str:
         with self._lock:

@@ -1,0 +1,291 @@
+"""The judge's model: configuration, graphiti's LLM client over the openai SDK, one request per attempt, token
+counts, and what a failed request means.
+
+`make_llm` builds graphiti's own client: `OpenAIGenericClient` (chat completions: OpenAI or any compatible server,
+vLLM, Ollama) or `OpenAIClient` (OpenAI's Responses API). Each gets an `openai.AsyncOpenAI` with the request
+timeout and no retries of its own, whose one method graphiti calls is wrapped to count the tokens each answer
+reports (graphiti's chat client drops `usage`).
+
+`ask` sends one request through graphiti's `_generate_response`, the one method every graphiti LLM client
+implements (message conversion, response format, fence stripping, JSON parsing), rather than its public
+`generate_response`. The public wrapper retries rate limits and unparsable answers itself, 4 attempts with
+random 5-120 s waits that ignore the server's Retry-After and our attempt budget, and appends a language
+instruction that is not part of our versioned prompt. Going one level down, every attempt is exactly one
+request, and `grade.py` owns the whole retry policy (`is_transient`, `retry_wait_s`) within `max_attempts` and
+the run's deadline.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import openai
+import pydantic
+from graphiti_core.llm_client import LLMClient, LLMConfig, OpenAIClient
+from graphiti_core.llm_client.errors import EmptyResponseError, RefusalError
+from graphiti_core.llm_client.errors import RateLimitError as GraphitiRateLimitError
+from graphiti_core.llm_client.openai_generic_client import OpenAIGenericClient
+from graphiti_core.prompts.models import Message
+from pydantic import SecretStr
+
+from pipeline.errors import InvalidInput
+from pipeline.judge.prompt import JudgeAnswer
+from pipeline.settings import Settings
+from pipeline.text import one_line
+
+__all__ = [
+    "BadAnswer",
+    "JudgeConfig",
+    "TokenUsage",
+    "ask",
+    "close_llm",
+    "counting_tokens",
+    "describe_failure",
+    "is_transient",
+    "judge_config",
+    "make_llm",
+    "parse_answer",
+    "retry_wait_s",
+]
+
+Api = Literal["chat", "responses"]
+ANSWER_MAX_TOKENS = 300  # a grade and one short sentence; a longer answer is cut, fails to parse, and is retried
+REASON_CHARS = 300  # a reason is kept to this many characters
+FAILURE_CHARS = 160  # a server's error message, in a one-line failure
+NO_KEY = (
+    "No LLM judge: set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible server such as vLLM or Ollama)."
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeConfig:
+    model: str
+    base_url: str | None  # None: OpenAI's own API
+    api_key: SecretStr = field(repr=False)
+    api: Api
+    concurrency: int  # requests in flight at once
+    timeout_s: float  # one request
+    max_attempts: int  # per pair, the first request included
+    deadline_s: float  # a whole run
+    price_input_per_m: float  # dollars per million tokens
+    price_output_per_m: float
+
+    @property
+    def where(self) -> str:
+        """The server, as a failure names it."""
+        return self.base_url or "the OpenAI API"
+
+    def cost_usd(self, input_tokens: int, output_tokens: int) -> float:
+        return (input_tokens * self.price_input_per_m + output_tokens * self.price_output_per_m) / 1_000_000
+
+
+def judge_config(settings: Settings) -> JudgeConfig:
+    """The judge's configuration from the settings; no key is InvalidInput naming OPENAI_API_KEY (a server that
+    wants no key takes any value)."""
+    key = settings.openai_api_key.get_secret_value().strip() if settings.openai_api_key else ""
+    if not key:
+        raise InvalidInput(NO_KEY)
+    return JudgeConfig(
+        model=settings.judge_model,
+        base_url=settings.openai_base_url or None,
+        api_key=SecretStr(key),
+        api=settings.judge_api,
+        concurrency=settings.judge_concurrency,
+        timeout_s=settings.judge_timeout_s,
+        max_attempts=settings.judge_max_attempts,
+        deadline_s=settings.judge_deadline_s,
+        price_input_per_m=settings.judge_price_input,
+        price_output_per_m=settings.judge_price_output,
+    )
+
+
+# --- tokens --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class TokenUsage:
+    """Tokens the server reported for the answers received while it was being counted into."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def add(self, usage: Any) -> None:
+        # chat completions say prompt/completion tokens; the Responses API input/output tokens
+        self.input_tokens += _count(usage, "prompt_tokens", "input_tokens")
+        self.output_tokens += _count(usage, "completion_tokens", "output_tokens")
+
+
+def _count(usage: Any, *names: str) -> int:
+    for name in names:
+        value = getattr(usage, name, None)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return 0
+
+
+# per task: each pair is graded in a task of its own, so concurrent answers are counted to their own pair
+_COUNTING: ContextVar[TokenUsage | None] = ContextVar("judge_token_usage", default=None)
+
+
+@contextmanager
+def counting_tokens() -> Iterator[TokenUsage]:
+    """Count the tokens of every answer received in this block (in this task) into the TokenUsage yielded."""
+    usage = TokenUsage()
+    token = _COUNTING.set(usage)
+    try:
+        yield usage
+    finally:
+        _COUNTING.reset(token)
+
+
+def _count_tokens_of(resource: Any, method_name: str) -> None:
+    """Wrap `resource.<method_name>` so each answer's `usage` is counted (see `counting_tokens`)."""
+    method = getattr(resource, method_name)
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        response = await method(*args, **kwargs)
+        usage = _COUNTING.get()
+        if usage is not None:
+            usage.add(getattr(response, "usage", None))
+        return response
+
+    setattr(resource, method_name, counted)
+
+
+def make_llm(config: JudgeConfig) -> LLMClient:
+    """graphiti's client for `config.api`, over an AsyncOpenAI with the request timeout, no SDK retries, and token
+    counting. The caller closes it (`close_llm`)."""
+    key = config.api_key.get_secret_value()
+    sdk = openai.AsyncOpenAI(api_key=key, base_url=config.base_url, timeout=config.timeout_s, max_retries=0)
+    llm_config = LLMConfig(
+        api_key=key, model=config.model, small_model=config.model, base_url=config.base_url, temperature=0
+    )
+    if config.api == "responses":
+        _count_tokens_of(sdk.responses, "parse")  # what graphiti's OpenAIClient calls for a structured answer
+        return OpenAIClient(config=llm_config, client=sdk, max_tokens=ANSWER_MAX_TOKENS)
+    _count_tokens_of(sdk.chat.completions, "create")
+    return OpenAIGenericClient(config=llm_config, client=sdk, max_tokens=ANSWER_MAX_TOKENS)
+
+
+async def close_llm(llm: LLMClient) -> None:
+    """Close the client's connections (graphiti's clients keep the SDK client as `client`)."""
+    sdk = getattr(llm, "client", None)
+    if isinstance(sdk, openai.AsyncOpenAI):
+        await sdk.close()
+
+
+# --- one request -----------------------------------------------------------------------------------------
+
+
+class BadAnswer(ValueError):
+    """The model answered, but not with a grade of the rubric and a reason."""
+
+
+async def ask(llm: LLMClient, messages: list[Message]) -> JudgeAnswer:
+    """One request through graphiti's client (see the module doc for why not `generate_response`)."""
+    answer = await llm._generate_response(messages, JudgeAnswer, ANSWER_MAX_TOKENS)
+    if isinstance(answer, tuple):  # graphiti's Responses API client returns (answer, input tokens, output tokens)
+        answer = answer[0]
+    return parse_answer(answer)
+
+
+def parse_answer(raw: object) -> JudgeAnswer:
+    """The answer as a JudgeAnswer, or BadAnswer saying what is wrong with it (one line)."""
+    if not isinstance(raw, dict):
+        raise BadAnswer("an answer that is not a JSON object")
+    grade = raw.get("grade")
+    if isinstance(grade, bool):
+        raise BadAnswer(f"grade {grade!r} is not one of 0-3")
+    try:
+        answer = JudgeAnswer.model_validate(raw)
+    except pydantic.ValidationError as exc:
+        if "grade" not in raw:
+            raise BadAnswer("an answer without a grade") from None
+        if any(e["loc"] == ("grade",) for e in exc.errors()):
+            raise BadAnswer(f"grade {one_line(repr(grade), 40)} is not one of 0-3") from None
+        raise BadAnswer("an answer without a reason") from None
+    return answer.model_copy(update={"reason": one_line(answer.reason, REASON_CHARS)})
+
+
+# --- failures ---------------------------------------------------------------------------------------------
+
+RETRY_STATUSES = frozenset({408, 409, 429})
+RETRY_AFTER_MAX_S = 30.0  # a server's Retry-After is honoured up to this
+
+
+def _status_error(exc: BaseException) -> openai.APIStatusError | None:
+    """The SDK's status error behind `exc` (graphiti re-raises a 429 as its own RateLimitError, from it)."""
+    for candidate in (exc, exc.__cause__):
+        if isinstance(candidate, openai.APIStatusError):
+            return candidate
+    return None
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Worth another request: no answer in time, no connection, 408/409/429/5xx, or an answer that was not a
+    grade of the rubric (a model may answer better the next time). A refused key, an unknown model or a
+    bad request would fail the same way again."""
+    if isinstance(exc, GraphitiRateLimitError):
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in RETRY_STATUSES or exc.status_code >= 500
+    return isinstance(
+        exc,
+        TimeoutError
+        | openai.APIConnectionError  # its timeout error too
+        | openai.APIResponseValidationError
+        | BadAnswer
+        | json.JSONDecodeError
+        | EmptyResponseError
+        | pydantic.ValidationError,
+    )
+
+
+def retry_wait_s(exc: BaseException | None) -> float:
+    """What the server asked us to wait before the next request (`retry-after-ms` or `retry-after`), capped."""
+    status = _status_error(exc) if exc is not None else None
+    if status is None:
+        return 0.0
+    headers = status.response.headers
+    try:
+        if headers.get("retry-after-ms"):
+            return min(RETRY_AFTER_MAX_S, max(0.0, float(headers["retry-after-ms"]) / 1000))
+        if headers.get("retry-after"):
+            return min(RETRY_AFTER_MAX_S, max(0.0, float(headers["retry-after"])))
+    except ValueError:  # an HTTP date, or junk: our own backoff decides
+        pass
+    return 0.0
+
+
+def describe_failure(exc: BaseException, config: JudgeConfig) -> str:
+    """A failed request as a few words for a one-line message."""
+    where = config.where
+    if isinstance(exc, TimeoutError | openai.APITimeoutError):
+        return f"no answer from {where} within {config.timeout_s:g} s"
+    if isinstance(exc, GraphitiRateLimitError | openai.RateLimitError):
+        return "429 rate limited"
+    if isinstance(exc, openai.AuthenticationError):
+        return f"{where} refused the API key (401): check OPENAI_API_KEY"
+    if isinstance(exc, openai.NotFoundError):
+        return f"{where} has no model {config.model!r} (404): check RETRIEVAL_LAB_JUDGE_MODEL and OPENAI_BASE_URL"
+    if isinstance(exc, openai.APIStatusError):
+        message = exc.body.get("message") if isinstance(exc.body, dict) else exc.message
+        return f"{where} answered {exc.status_code} ({one_line(message, FAILURE_CHARS)})"
+    if isinstance(exc, openai.APIConnectionError):
+        return f"cannot reach {where}: check OPENAI_BASE_URL and the network"
+    if isinstance(exc, BadAnswer):
+        return str(exc)
+    if isinstance(exc, json.JSONDecodeError | openai.APIResponseValidationError):
+        return "an answer that is not JSON"
+    if isinstance(exc, EmptyResponseError):
+        return "an empty answer"
+    if isinstance(exc, pydantic.ValidationError):
+        return "an answer that is not a grade 0-3 with a reason"
+    if isinstance(exc, RefusalError):
+        return f"the model refused: {one_line(exc, FAILURE_CHARS)}"
+    return f"{type(exc).__name__}: {one_line(exc, FAILURE_CHARS)}"
