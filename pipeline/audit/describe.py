@@ -24,6 +24,7 @@ ACTION_LABELS = {
     "journal.complete": "Interrupted action completed",
     "spotcheck.queue_created": "Spot-check queue created",
     "vector_index.create": "Vector index created",
+    "judge.graded": "Pool graded by the LLM judge",
 }
 
 UndoKind = Literal["correction", "merge"]

@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
 
+from pipeline.audit import audit_log
 from pipeline.cli import main
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.judgments import load_eval_set
@@ -21,12 +23,14 @@ from pipeline.pools.repo import list_pools, pool_progress
 from pipeline.query_sets import LabelledQuery, QuerySet, save_query_set
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.retrieval.setting import setting
+from pipeline.settings import get_settings
 from pipeline.spotcheck import verdict_judgments
 from pipeline.spotcheck.agreement import cohen
 from pipeline.spotcheck.judge_agreement import judge_agreement
 from pipeline.spotcheck.repo import queue_items, save_relevances
 from pipeline.spotcheck.reviewers import judge_reviewer
 from pipeline.spotcheck.verdicts import record_relevance
+from tests.support.fakes.openai_server import FakeOpenAIServer
 from tests.support.graphiti_deal import build_graphiti_deal
 
 QUESTIONS = (
@@ -227,3 +231,82 @@ async def test_the_judges_grades_feed_metrics_only_when_it_agrees_with_the_analy
     assert mixed.qrels[first.query_id][first.fact_uuid] == 0  # the analyst's grade wins over the judge's 3
     assert mixed.qrels[seventh.query_id][seventh.fact_uuid] == 1  # no analyst graded it: the judge's grade
     assert {q.text for q in mixed.queries if q.id.startswith(set_name)} <= set(QUESTIONS)  # the pool's own texts
+
+
+JUDGE_KEY = "sk-test-pools"
+
+
+def scripted_grade(query: str, fact: str) -> tuple[int, str]:
+    """What the stand-in judge answers: a grade from the fact's length, so each pair's expected grade is known."""
+    return len(fact) % 4, f"{len(fact)} characters"
+
+
+@pytest.fixture
+def judge_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
+    """A loopback stand-in speaking OpenAI's chat-completions API (no LLM can be reached here), answering the
+    judge's prompt from `scripted_grade`; the CLI reaches it through OPENAI_BASE_URL with graphiti's client."""
+    with FakeOpenAIServer(api_key=JUDGE_KEY, judge=scripted_grade, retry_after_ms=1) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", JUDGE_KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        get_settings.cache_clear()
+        yield server
+    get_settings.cache_clear()
+
+
+def _graders(lab: Lab, item_id: int) -> set[str]:
+    return {
+        r["reviewer"] for r in lab.store.query("SELECT reviewer FROM spotcheck_relevance WHERE item_id = ?", (item_id,))
+    }
+
+
+async def test_the_llm_judge_grades_a_pool_once_and_the_cache_answers_again(
+    lab: Lab,
+    acme: str,
+    judge_server: FakeOpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pool = await build_pool(lab, _spec(acme, _unjudged_set(lab, acme)))
+    items = queue_items(lab.store, pool.queue_id)
+    argv = ["judge", "--group", acme, "--pool", str(pool.queue_id), "--json"]
+    assert await asyncio.to_thread(main, argv) == 0
+    first = json.loads(capsys.readouterr().out)
+    distinct = len({(i.query, i.fact) for i in items})
+    assert (first["graded"], first["written"], first["cached"]) == (pool.pairs, pool.pairs, 0)
+    assert first["requests"] == distinct == len(judge_server.requests)
+    assert first["reviewer"] == "judge:gpt-4o-mini" and first["input_tokens"] > 0 and first["cost_usd"] > 0
+
+    graded = verdict_judgments(lab.store, acme, "judge")
+    assert {(i.query_id, i.fact_uuid): graded[i.query_id][i.fact_uuid] for i in items} == {
+        (i.query_id, i.fact_uuid): scripted_grade(i.query, i.fact)[0] for i in items
+    }
+    assert pool_progress(lab.store, pool).judge == pool.pairs
+    audit = audit_log(lab.store, acme, "judge.graded")
+    assert audit and audit[0].details["pool"] == pool.queue_id and audit[0].details["requests"] == distinct
+
+    assert await asyncio.to_thread(main, argv) == 0  # again: every grade from the cache, nothing rewritten
+    again = json.loads(capsys.readouterr().out)
+    assert (again["cached"], again["requests"], again["written"]) == (pool.pairs, 0, 0)
+    assert len(judge_server.requests) == distinct
+
+    monkeypatch.setenv("RETRIEVAL_LAB_JUDGE_MODEL", "another-model")  # a model the cache has not seen
+    get_settings.cache_clear()
+    judge_server.script(["ok"] * 3 + ["500"] * 50)  # three answers, then every request fails
+    assert await asyncio.to_thread(main, [*argv[:-1], "--json"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: The LLM judge stopped") and "500" in err[-1]
+    # the three grades obtained before the failure are kept
+    assert sum(1 for i in items if judge_reviewer("another-model") in _graders(lab, i.id)) == 3
+
+
+async def test_the_judge_without_a_key_is_one_line_naming_it(
+    lab: Lab, acme: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    get_settings.cache_clear()
+    try:
+        assert await asyncio.to_thread(main, ["judge", "--group", acme, "--pool", "1"]) == 2
+    finally:
+        get_settings.cache_clear()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: No LLM judge: set OPENAI_API_KEY")
