@@ -27,7 +27,18 @@ from pipeline.evaluation.export import per_query_csv, settings_table, to_csv, to
 from pipeline.evaluation.fingerprint import describe_graph, describe_judgments
 from pipeline.evaluation.judgments import EvalSet, available_eval_sets
 from pipeline.evaluation.labels import experiment_label
-from pipeline.evaluation.records import BASELINE, DEFAULT_METRIC, METRIC_NAMES, STALE, SweepResult, SweepSpec
+from pipeline.evaluation.recommend import MIN_JUDGED, rests_on_unjudged
+from pipeline.evaluation.records import (
+    BASELINE,
+    CONDENSED,
+    CONDENSED_NAMES,
+    DEFAULT_METRIC,
+    JUDGED,
+    METRIC_NAMES,
+    STALE,
+    SweepResult,
+    SweepSpec,
+)
 from pipeline.evaluation.ship import setting_module
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
@@ -235,12 +246,23 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
         f"{stats.rerank_calls} reranker calls, {stats.rerank_cached} from cache · types: "
         + md(", ".join(f"{t} {n}" for t, n in result.eval_set.get("type_mix", {}).items()))
     )
-    metric = st.selectbox(
+    cols = st.columns([2, 3])
+    metric = cols[0].selectbox(
         "Metric",
         list(METRIC_NAMES),
         key=f"{NS}.metric",
         help="What the recommendation, the p-values and the charts use. @k: the top k the setting hands on.",
     )
+    measured = any(s.judged is not None for s in result.settings)
+    if cols[1].toggle(
+        "Condensed metrics (unjudged facts left out)",
+        key=f"{NS}.condensed",
+        disabled=not measured,
+        help="Each ranking with the facts nobody judged removed before scoring (condensed lists): settings that "
+        "find unjudged facts are not marked down for them. The plain metrics count an unjudged fact as not "
+        "relevant." + ("" if measured else " This experiment was saved before coverage was measured."),
+    ):
+        metric += CONDENSED
     rec = result.recommendation(metric)
     (st.success if rec.beats_baseline else st.info)(
         f"**Recommended: {md(rec.key)}** — {md(rec.sentence)}", icon=":material/recommend:"
@@ -258,11 +280,13 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
             "p_ttest": st.column_config.NumberColumn(format="%.4f"),
             "cost_usd": st.column_config.NumberColumn(format="$%.4f"),
             "stale@k": st.column_config.NumberColumn(format="percent"),
+            JUDGED: st.column_config.NumberColumn(format="percent"),
         },
     )
     st.caption(
         "**@k**: the top k the setting hands on (**tokens@k**: its size, counted with the bundled MiniLM "
-        "tokenizer). **@10**: top 10 of the reranked list of N, the same for every k (k only cuts the list). "
+        f"tokenizer; **judged@k**: the share of it that has a judgment, under {MIN_JUDGED:.0%} flagged and never "
+        "recommended). **@10**: top 10 of the reranked list of N, the same for every k (k only cuts the list). "
         "Latency: embedding + first stage at N + reranking, as measured when first computed. p: paired test of "
         f"{metric} per query against the baseline ({result.baseline}); in_grid false: the baseline, computed beside "
         "the grid. The recommended row comes first."
@@ -287,17 +311,32 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
 
 
 RESULT_NAMES = {"p50_ms": "p50 (ms)", "p95_ms": "p95 (ms)", "cost_usd": "Cost ($)", "in_grid": "In grid"}
-FIRST_COLUMNS = ("setting", "recommended", "p_value", "p_ttest", "tokens@k", "stale@k", "p50_ms", "cost_usd")
+FIRST_COLUMNS = (
+    "setting",
+    "recommended",
+    "p_value",
+    "p_ttest",
+    JUDGED,
+    "coverage",
+    "tokens@k",
+    "stale@k",
+    "p50_ms",
+    "cost_usd",
+)
 
 
 def results_frame(result: SweepResult, metric: str, recommended: str) -> pd.DataFrame:
     """The metric table with what decides first: the recommended row on top, the picked metric and its p-values
-    beside the setting, then the size of what it hands on and its latency."""
+    beside the setting, how much of its top k is judged, then the size of what it hands on and its latency. The
+    plain or the condensed metrics, as `metric` is."""
     table = pd.DataFrame(settings_table(result, metric))
     table["recommended"] = table["setting"] == recommended
-    table = table.drop(columns=["p_metric"])
-    if table["stale@k"].isna().all():
-        table = table.drop(columns=["stale@k"])
+    table["coverage"] = ["rests on unjudged facts" if rests_on_unjudged(s) else "" for s in result.settings]
+    condensed = metric.endswith(CONDENSED)
+    table = table.drop(columns=["p_metric", *(METRIC_NAMES if condensed else CONDENSED_NAMES)])
+    for column in ("stale@k", JUDGED, "coverage"):
+        if table[column].isna().all() or (table[column] == "").all():
+            table = table.drop(columns=[column])
     first = [c for c in (*FIRST_COLUMNS[:2], metric, *FIRST_COLUMNS[2:]) if c in table.columns]
     table = table[[*first, *(c for c in table.columns if c not in first)]]
     return table.sort_values("recommended", ascending=False, kind="stable").reset_index(drop=True)

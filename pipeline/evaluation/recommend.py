@@ -5,16 +5,21 @@ test, p < 0.05, and a higher mean). Among the winners, those within noise of the
 test against it gives p >= 0.05) are as good as it; of those, the one that hands on least wins: the smallest k,
 then the smallest N, then the cheaper reranker, then the lower p50. So a larger k is never chosen for a
 difference the queries cannot tell apart. No winner: the baseline stays, and the sentence says so.
+
+Coverage: a setting whose top k is on average under `MIN_JUDGED` judged (judged@k) rests on unjudged facts, which
+count as not relevant; it is never recommended, and the sentence names those left out for it. Experiments saved
+before coverage was measured have none, and nothing is left out of theirs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
-from pipeline.evaluation.significance import ALPHA, paired_test_cached
+from pipeline.evaluation.significance import ALPHA, PairedTest, paired_test_cached
 
+MIN_JUDGED = 0.8  # the least judged@k a setting needs to be recommended
 DISPLAY = {"ndcg": "nDCG", "recall": "recall", "precision": "precision", "mrr": "MRR", "hit": "hit"}
 RULE = (
     "winners beat the baseline on {metric} (paired randomization test, p < {alpha}); of the winners within noise "
@@ -31,6 +36,9 @@ class Scored(Protocol):
     top_k: int
     p50_ms: float
     cost_usd: float | None
+
+    @property
+    def judged(self) -> float | None: ...
 
     def metric(self, name: str) -> float: ...
 
@@ -52,6 +60,10 @@ def metric_label(metric: str) -> str:
     """'ndcg@k' -> 'nDCG@k', 'recall@10' -> 'recall@10'."""
     kind, _, cutoff = metric.partition("@")
     return f"{DISPLAY.get(kind, kind)}@{cutoff}"
+
+
+def rests_on_unjudged(s: Scored) -> bool:
+    return s.judged is not None and s.judged < MIN_JUDGED
 
 
 def setting_words(s: Scored) -> str:
@@ -81,8 +93,36 @@ def recommend(
         raise ValueError("no settings to choose from")
     base = scores[baseline.key]
     tests = {s.key: paired_test_cached(base, scores[s.key]) for s in settings if s.key != baseline.key}
-    winners = [s for s in settings if s.key in tests and tests[s.key].significant and tests[s.key].delta > 0]
-    rule = RULE.format(metric=metric_label(metric), alpha=ALPHA)
+    beat = [s for s in settings if s.key in tests and tests[s.key].significant and tests[s.key].delta > 0]
+    winners = [s for s in beat if not rests_on_unjudged(s)]
+    rule = RULE.format(metric=metric_label(metric), alpha=ALPHA) + (
+        f"; a setting with under {MIN_JUDGED:.0%} of its top k judged is never recommended"
+    )
+    uncovered = [s for s in beat if rests_on_unjudged(s)]
+    coverage = (
+        f" Not recommended, for resting on unjudged facts (under {MIN_JUDGED:.0%} of the top k judged): "
+        + "; ".join(f"{setting_words(s)} ({s.judged:.0%} judged)" for s in uncovered[:3])
+        + (f" and {len(uncovered) - 3} more" if len(uncovered) > 3 else "")
+        + "."
+        if uncovered
+        else ""
+    )
+    recommendation = _recommend(settings, baseline, scores, metric, queries, tests, winners, rule)
+    if not coverage:
+        return recommendation
+    return replace(recommendation, sentence=recommendation.sentence + coverage)
+
+
+def _recommend(
+    settings: Sequence[Scored],
+    baseline: Scored,
+    scores: Mapping[str, Sequence[float]],
+    metric: str,
+    queries: int | None,
+    tests: Mapping[str, PairedTest],
+    winners: Sequence[Scored],
+    rule: str,
+) -> Recommendation:
     best = max(settings, key=lambda s: (s.metric(metric), -s.top_k, -s.candidates))
     if winners:
         top = max(winners, key=lambda s: (s.metric(metric), -s.top_k, -s.candidates))

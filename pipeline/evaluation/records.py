@@ -26,7 +26,14 @@ METRIC_NAMES = (*(f"{kind}@k" for kind in AT_K), *FIXED)
 DEFAULT_METRIC = METRIC_NAMES[0]
 TOKENS = "tokens@k"  # the context the setting hands on: tokens of its top k facts, per query
 STALE = "stale@k"  # share of the top k that would be superseded facts without the filter (when measured)
-EXTRA_NAMES = (TOKENS, STALE)  # per query and setting beside the quality metrics; STALE only when measured
+# share of the top k that has a judgment (any grade): how far the setting's metrics rest on judged facts; an
+# unjudged fact counts as not relevant, so a setting that finds facts nobody judged scores low for that alone
+JUDGED = "judged@k"
+EXTRA_NAMES = (TOKENS, JUDGED, STALE)  # per query and setting beside the quality metrics; STALE only when measured
+# "ndcg@k'": the metric on the ranking with its unjudged facts left out (condensed lists, Sakai 2007), to compare
+# settings whose coverage differs without counting the unjudged as not relevant
+CONDENSED = "'"
+CONDENSED_NAMES = tuple(f"{name}{CONDENSED}" for name in METRIC_NAMES)
 BASELINE = (DEFAULT_RECIPE, "none", 50, 10)  # recipe, reranker, N, k: what every setting is tested against
 # settings (reranker x N x k with k <= N) one sweep may hold, on the page and in the CLI alike: each is reranked,
 # tested and stored per query, and an experiment's per-query rows grow with it (uncapped, N 1..200 x k 1..100 on 3
@@ -187,6 +194,11 @@ class SettingResult:
     def metric(self, name: str) -> float:
         return self.metrics.get(name, 0.0)  # an experiment saved before a metric existed: 0
 
+    @property
+    def judged(self) -> float | None:
+        """judged@k; None for an experiment saved before coverage was measured."""
+        return self.metrics.get(JUDGED)
+
 
 @dataclass(frozen=True)
 class SweepStats:
@@ -255,6 +267,9 @@ class SweepResult:
 
 
 def check_metric(metric: str) -> str:
-    if metric not in METRIC_NAMES:
-        raise InvalidInput(f"Unknown metric {metric!r}; one of: {', '.join(METRIC_NAMES)}.")
+    if metric not in METRIC_NAMES and metric not in CONDENSED_NAMES:
+        raise InvalidInput(
+            f"Unknown metric {metric!r}; one of: {', '.join(METRIC_NAMES)} "
+            f"(add {CONDENSED} for the condensed metric, unjudged facts left out: ndcg@k{CONDENSED})."
+        )
     return metric

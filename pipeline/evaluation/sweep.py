@@ -68,7 +68,10 @@ from pipeline.evaluation.phases import Phases
 from pipeline.evaluation.records import (
     AT_K,
     BASELINE,
+    CONDENSED,
+    CONDENSED_NAMES,
     FIXED,
+    JUDGED,
     METRIC_NAMES,
     SIGNIFICANCE_METRIC,
     STALE,
@@ -558,9 +561,13 @@ def _score(
     names_at = {k: [f"{kind}@{k}" for kind in AT_K] for k in sorted({k for *_, k in wanted})}
     all_names = [*FIXED, *(n for names in names_at.values() for n in names)]
     scored = {key: m.per_query(chosen.qrels, slot.rankings, all_names) for key, slot in acc.items()}
+    judged = {q: set(j) for q, j in chosen.qrels.items()}
+    condensed = {
+        key: m.per_query(chosen.qrels, _condensed(slot.rankings, judged), all_names) for key, slot in acc.items()
+    }
     keep = max(10, *spec.top_ks)
     tokens_of = _token_counts(facts or {}, acc, keep)
-    names = [*METRIC_NAMES, TOKENS, *([STALE] if stale is not None else [])]
+    names = [*METRIC_NAMES, *CONDENSED_NAMES, TOKENS, JUDGED, *([STALE] if stale is not None else [])]
 
     per_setting: dict[tuple[str, str, int, int], dict[str, dict[str, float]]] = {}
     rows: list[QueryRow] = []
@@ -569,9 +576,14 @@ def _score(
         per_query: dict[str, dict[str, float]] = {}
         for qid, row in values.items():
             ranking = acc[(recipe, r, n)].rankings[qid]
+            short = condensed[(recipe, r, n)][qid]
             mine = {name: row[name] for name in FIXED}
             mine.update({f"{kind}@k": row[f"{kind}@{k}"] for kind in AT_K})
+            mine.update({f"{name}{CONDENSED}": short[name] for name in FIXED})
+            mine.update({f"{kind}@k{CONDENSED}": short[f"{kind}@{k}"] for kind in AT_K})
             mine[TOKENS] = float(sum(tokens_of.get(u, 0) for u in ranking[:k]))
+            top = ranking[:k]
+            mine[JUDGED] = sum(u in judged.get(qid, ()) for u in top) / len(top) if top else 0.0
             if stale is not None:
                 flags = stale[(recipe, r, n)].get(qid, ())[:k]
                 mine[STALE] = sum(flags) / len(flags) if flags else 0.0
@@ -620,6 +632,11 @@ def _score(
             )
         )
     return results, rows
+
+
+def _condensed(rankings: dict[str, list[str]], judged: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Each ranking with its unjudged facts left out, the rest in order."""
+    return {q: [u for u in ranking if u in judged.get(q, ())] for q, ranking in rankings.items()}
 
 
 def _token_counts(facts: dict[str, str], acc: dict[tuple[str, str, int], _Acc], keep: int) -> dict[str, int]:

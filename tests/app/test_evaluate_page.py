@@ -88,6 +88,19 @@ def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab:
         recommended == "graphiti-default none N=50 k=10" and inspected in set(table["Setting"])
     )
     assert len(frame(app, "Type")) >= 1
+    # coverage beside every metric: the share of each top k judged; the condensed metrics on a switch
+    _, result = load_experiment(lab.store, job.experiment_id)
+    judged = {s.key: s.judged for s in result.settings}
+    assert all(v is not None and 0 <= v <= 1 for v in judged.values())
+    assert dict(zip(table["Setting"], table["judged@k"], strict=True)) == pytest.approx(judged, abs=1e-4)
+    assert "ndcg@k'" not in table.columns
+    app.toggle(key="evaluate.condensed").set_value(True).run()
+    no_errors(app)
+    condensed = frame(app, "Recommended")
+    assert "ndcg@k'" in condensed.columns and "ndcg@k" not in condensed.columns
+    rule = next(c.value for c in app.caption if c.value.startswith("Rule:")).replace("\u200b", "").replace("\\", "")
+    assert "nDCG@k'" in rule  # the recommendation and the p-values are on the condensed metric
+    app.toggle(key="evaluate.condensed").set_value(False).run()
     for shown_table in (table, jobs, frame(app, "Type")):
         assert_tidy(shown_table)
     assert str(jobs["Started (UTC)"].dt.tz) == "UTC" and jobs["Ended (UTC)"].notna().all()

@@ -236,6 +236,8 @@ async def test_a_concurrent_sweep_equals_each_setting_run_alone_through_retrieve
         rankings = {qid: [r.candidate.uuid for r in run.reranked] for qid, run in alone.items()}
         names = [*FIXED, *(f"{kind}@{k}" for kind in AT_K)]
         expected = m.per_query(chosen.qrels, rankings, names)
+        judged = {qid: [u for u in ranking if u in chosen.qrels.get(qid, {})] for qid, ranking in rankings.items()}
+        condensed = m.per_query(chosen.qrels, judged, names)  # unjudged facts left out
         for qid, ranking in rankings.items():
             row = rows[(key, qid)]
             assert list(row.ranking) == ranking[:10], f"{key}, query {qid}: another ranking than retrieve()"
@@ -244,6 +246,9 @@ async def test_a_concurrent_sweep_equals_each_setting_run_alone_through_retrieve
             want.update({f"{kind}@k": expected[qid][f"{kind}@{k}"] for kind in AT_K})
             # the context handed on: tokens of the facts retrieve() returns as its top k
             want["tokens@k"] = float(sum(m.token_counts([r.ranked.candidate.fact for r in alone[qid].results])))
+            want["judged@k"] = sum(u in judged[qid] for u in ranking[:k]) / len(ranking[:k])
+            want.update({f"{name}'": condensed[qid][name] for name in FIXED})
+            want.update({f"{kind}@k'": condensed[qid][f"{kind}@{k}"] for kind in AT_K})
             assert row.metrics == want, f"{key}, query {qid}: other metrics than retrieve()'s ranking gives"
             compared += 1
     assert compared == 6 * len(spec.grid()) == 6 * 24

@@ -26,6 +26,7 @@ class S:
     cost_usd: float | None = 0.0
     scores: list[float] = field(default_factory=lambda: list(BASE))
     recipe: str = "vector"
+    judged: float | None = None  # judged@k; None: not measured (an experiment saved before coverage)
 
     @property
     def key(self) -> str:
@@ -110,3 +111,19 @@ def test_priced_reranker_cost_per_thousand_queries() -> None:
 def test_labels() -> None:
     assert metric_label("ndcg@k") == "nDCG@k" and metric_label("mrr@10") == "MRR@10"
     assert (p_words(0.0004), p_words(0.0123)) == ("p < 0.001", "p = 0.012")
+
+
+def test_a_setting_resting_on_unjudged_facts_is_never_recommended_and_the_sentence_says_so() -> None:
+    uncovered = S("local", 25, 10, scores=better(0.30), judged=0.55)
+    covered = S("local", 50, 10, scores=better(0.11), judged=0.9)
+    rec = run(uncovered, covered)
+    assert rec.key == covered.key and rec.beats_baseline  # the higher scorer rests on unjudged facts
+    assert rec.sentence.endswith(
+        "Not recommended, for resting on unjudged facts (under 80% of the top k judged): "
+        "vector + local, N=25, k=10 (55% judged)."
+    )
+    assert "never recommended" in rec.rule
+    alone = run(uncovered)  # nothing else beats the baseline: the baseline stays, and why the winner is out
+    assert alone.key == BASELINE.key and not alone.beats_baseline and "(55% judged)" in alone.sentence
+    unmeasured = run(S("local", 25, 10, scores=better(0.30)))  # no coverage recorded: nothing left out
+    assert unmeasured.key == "local N=25 k=10" and "unjudged" not in unmeasured.sentence

@@ -99,3 +99,18 @@ def test_progress_of_two_passes_counts_both() -> None:
     second(5, 10, "")
     assert seen == [(0, 20), (10, 20), (15, 20)]
     assert _share(None, 0, 2) is None
+
+
+def test_judged_at_k_and_condensed_metrics_leave_unjudged_facts_out() -> None:
+    # x and y are judged by nobody: q1's list x, a, b condenses to a, b; q2's c, y to c
+    settings, rows = scored()
+    row = {(r.setting, r.query_id): r.metrics for r in rows}
+    k1, k2 = row[(f"{R} none N=50 k=1", "q1")], row[(f"{R} none N=50 k=2", "q1")]
+    assert (k1["judged@k"], k2["judged@k"]) == (0.0, 0.5)  # x; then x, a
+    assert row[(f"{R} none N=50 k=2", "q2")]["judged@k"] == 0.5  # c, y
+    # condensed: q1's top 1 is a (grade 2, the best there is), its top 2 a, b: both ideal
+    assert (k1["ndcg@k'"], k1["precision@k'"], k2["ndcg@k'"]) == (1.0, 1.0, 1.0)
+    assert k1["ndcg@k"] == 0.0  # unjudged x counted as not relevant in the plain metric
+    by_key = {s.key: s for s in settings}
+    assert by_key[f"{R} none N=50 k=2"].judged == pytest.approx(0.5)
+    assert by_key[f"{R} none N=50 k=1"].metric("ndcg@k'") == pytest.approx((1.0 + 1.0) / 2)
