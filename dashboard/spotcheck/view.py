@@ -19,9 +19,12 @@ from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.common.url_state import linked_id, publish_id, restore_id
 from dashboard.spotcheck.actions import NS, REVIEWER, safely, show_messages
 from dashboard.spotcheck.adjudication import grade_label, render_adjudication
+from dashboard.spotcheck.pools import render_new_pool, render_pool_panel
 from dashboard.spotcheck.summary import render_summary
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
+from pipeline.pools.records import Pool
+from pipeline.pools.repo import list_pools, pool_of
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.citations import fetch_episodes
 from pipeline.spotcheck.highlight import find_span, to_html
@@ -68,7 +71,7 @@ def reviewer_input() -> str:
     ).strip()
 
 
-def queue_picker(queues: list[Queue]) -> Queue | None:
+def queue_picker(queues: list[Queue], pools: dict[int, Pool]) -> Queue | None:
     by_id = {q.id: q for q in queues}
     restore_id(QUEUE, by_id, "queue", "a queue of this deal")  # a link or a reload opens the same queue
     if st.session_state.get(QUEUE) not in by_id:
@@ -77,7 +80,7 @@ def queue_picker(queues: list[Queue]) -> Queue | None:
         "Review queue",
         list(by_id),
         key=QUEUE,
-        format_func=lambda i: plain(queue_label(by_id[i]), OPTION_CHARS),
+        format_func=lambda i: plain(queue_label(by_id[i], pools.get(i)), OPTION_CHARS),
         placeholder="Build a queue first",
         help="Queues of this deal, newest first.",
     )
@@ -109,8 +112,10 @@ def _move(queue: Queue, reviewer: str, position: int) -> None:
 
 
 def _advance(lab: Lab, queue: Queue, item: QueueItem, reviewer: str) -> str:
-    """Move on once every question of the card is answered; else stay for the other one."""
-    answered_support = item.id in reviewer_verdicts(lab.store, queue.id, reviewer)
+    """Move on once every question of the card is answered (in a judging pool, the relevance question is the
+    one asked); else stay for the other one."""
+    in_pool = pool_of(lab.store, queue.id) is not None
+    answered_support = in_pool or item.id in reviewer_verdicts(lab.store, queue.id, reviewer)
     answered_relevance = not item.query or item.id in reviewer_relevance(lab.store, queue.id, reviewer)
     if not (answered_support and answered_relevance):
         return "Now the other question, or **Next**."
@@ -365,7 +370,8 @@ def render_spotcheck_page(lab: Lab, group_id: str) -> None:
     reviewer = reviewer_input()
     show_messages()
     queues = list_queues(lab.store, group_id)
-    queue = queue_picker(queues)
+    pools = {p.queue_id: p for p in list_pools(lab.store, group_id)}
+    queue = queue_picker(queues, pools)
     review, summary, adjudicate, new = st.tabs(["Review", "Summary", "Adjudicate", "New queue"])
     with review:
         if queue is None:
@@ -377,6 +383,8 @@ def render_spotcheck_page(lab: Lab, group_id: str) -> None:
                 f"{md(PRIORITIES.get(queue.priority, queue.priority))} · "
                 f"size {queue.size} · seed {queue.seed}"
             )
+            if queue.id in pools:
+                render_pool_panel(lab, pools[queue.id], reviewer)
             render_card(lab, queue, reviewer)
     with summary:
         render_summary(lab, group_id, queue)
@@ -384,3 +392,4 @@ def render_spotcheck_page(lab: Lab, group_id: str) -> None:
         render_adjudication(lab, group_id, reviewer)
     with new:
         render_new_queue(lab, group_id)
+        render_new_pool(lab, group_id)
