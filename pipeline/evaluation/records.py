@@ -26,8 +26,9 @@ METRIC_NAMES = (*(f"{kind}@k" for kind in AT_K), *FIXED)
 DEFAULT_METRIC = METRIC_NAMES[0]
 TOKENS = "tokens@k"  # the context the setting hands on: tokens of its top k facts, per query
 STALE = "stale@k"  # share of the top k that would be superseded facts without the filter (when measured)
-# share of the top k that has a judgment (any grade): how far the setting's metrics rest on judged facts; an
-# unjudged fact counts as not relevant, so a setting that finds facts nobody judged scores low for that alone
+# share of the top k that has a judgment (any grade; an empty top k has nothing unjudged: 1): how far the
+# setting's metrics rest on judged facts; an unjudged fact counts as not relevant, so a setting that finds facts
+# nobody judged scores low for that alone
 JUDGED = "judged@k"
 EXTRA_NAMES = (TOKENS, JUDGED, STALE)  # per query and setting beside the quality metrics; STALE only when measured
 # "ndcg@k'": the metric on the ranking with its unjudged facts left out (condensed lists, Sakai 2007), to compare

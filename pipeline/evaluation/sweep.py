@@ -583,7 +583,8 @@ def _score(
             mine.update({f"{kind}@k{CONDENSED}": short[f"{kind}@{k}"] for kind in AT_K})
             mine[TOKENS] = float(sum(tokens_of.get(u, 0) for u in ranking[:k]))
             top = ranking[:k]
-            mine[JUDGED] = sum(u in judged.get(qid, ()) for u in top) / len(top) if top else 0.0
+            # of the facts handed on, the share judged: an empty top k holds nothing unjudged
+            mine[JUDGED] = sum(u in judged.get(qid, ()) for u in top) / len(top) if top else 1.0
             if stale is not None:
                 flags = stale[(recipe, r, n)].get(qid, ())[:k]
                 mine[STALE] = sum(flags) / len(flags) if flags else 0.0

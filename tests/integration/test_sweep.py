@@ -246,7 +246,8 @@ async def test_a_concurrent_sweep_equals_each_setting_run_alone_through_retrieve
             want.update({f"{kind}@k": expected[qid][f"{kind}@{k}"] for kind in AT_K})
             # the context handed on: tokens of the facts retrieve() returns as its top k
             want["tokens@k"] = float(sum(m.token_counts([r.ranked.candidate.fact for r in alone[qid].results])))
-            want["judged@k"] = sum(u in judged[qid] for u in ranking[:k]) / len(ranking[:k])
+            top = ranking[:k]
+            want["judged@k"] = sum(u in judged[qid] for u in top) / len(top) if top else 1.0
             want.update({f"{name}'": condensed[qid][name] for name in FIXED})
             want.update({f"{kind}@k'": condensed[qid][f"{kind}@{k}"] for kind in AT_K})
             assert row.metrics == want, f"{key}, query {qid}: other metrics than retrieve()'s ranking gives"

@@ -114,3 +114,13 @@ def test_judged_at_k_and_condensed_metrics_leave_unjudged_facts_out() -> None:
     by_key = {s.key: s for s in settings}
     assert by_key[f"{R} none N=50 k=2"].judged == pytest.approx(0.5)
     assert by_key[f"{R} none N=50 k=1"].metric("ndcg@k'") == pytest.approx((1.0 + 1.0) / 2)
+
+
+def test_an_empty_top_k_holds_nothing_unjudged() -> None:
+    spec = SweepSpec("g", candidates=(50,), top_ks=(2,), rerankers=("none",)).validate()
+    chosen = EvalSet("labelled", "labelled", "g", (EvalQuery("q1", "Q1", "x"), EvalQuery("q2", "Q2", "x")), QRELS)
+    slots = {(R, "none", 50): acc({"q1": ["a", "x"], "q2": []})}  # graphiti's cosine floor can leave none
+    _settings, rows = _score(SimpleNamespace(settings=None), spec, chosen, slots, FACTS)  # type: ignore[arg-type]
+    row = {(r.setting, r.query_id): r.metrics for r in rows}
+    assert row[(f"{R} none N=50 k=2", "q2")]["judged@k"] == 1.0 and row[(f"{R} none N=50 k=2", "q2")]["ndcg@k"] == 0
+    assert row[(f"{R} none N=50 k=2", "q1")]["judged@k"] == 0.5
