@@ -13,11 +13,12 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard.common.reviewer import REVIEWER, reviewer_input
 from dashboard.common.runtime import run
 from dashboard.common.tables import day, stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.common.url_state import linked_id, publish_id, restore_id
-from dashboard.spotcheck.actions import NS, REVIEWER, safely, show_messages
+from dashboard.spotcheck.actions import NS, safely, show_messages
 from dashboard.spotcheck.adjudication import grade_label, render_adjudication
 from dashboard.spotcheck.summary import render_summary
 from pipeline.errors import RetrievalLabError
@@ -55,17 +56,6 @@ POSITIONS = f"{NS}.positions"
 EPISODE_CHARS = 20_000
 SHORTCUTS = {"supported": "1", "partially_supported": "2", "not_supported": "3", "wrong_source": "4"}
 GRADE_SHORTCUTS = {0: "a", 1: "s", 2: "d", 3: "f"}  # the digits are the support verdicts'; Streamlit keeps C and R
-
-
-def reviewer_input() -> str:
-    return st.text_input(
-        "Your name (reviewer)",
-        key=REVIEWER,
-        max_chars=80,
-        bind="query-params",
-        placeholder="Required before recording verdicts",
-        help="Each verdict is kept under its reviewer's name.",
-    ).strip()
 
 
 def queue_picker(queues: list[Queue]) -> Queue | None:
