@@ -13,13 +13,13 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.common.reviewer import REVIEWER, reviewer_input
+from dashboard.common.grading import REVIEWER, button_label, grade_help, grade_label, reviewer_input, rubric_line
 from dashboard.common.runtime import run
 from dashboard.common.tables import day, stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.common.url_state import linked_id, publish_id, restore_id
 from dashboard.spotcheck.actions import NS, safely, show_messages
-from dashboard.spotcheck.adjudication import grade_label, render_adjudication
+from dashboard.spotcheck.adjudication import render_adjudication
 from dashboard.spotcheck.summary import render_summary
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
@@ -42,7 +42,6 @@ from pipeline.spotcheck.sampling import MAX_SIZE, PRIORITIES, SIGNALS, SOURCES
 from pipeline.spotcheck.verdicts import (
     QUESTIONS,
     RELEVANCE,
-    RELEVANCE_MEANING,
     VERDICTS,
     record_relevance,
     record_verdict,
@@ -219,13 +218,13 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
 
     if item.query:
         st.markdown(f"**1 · {QUESTIONS['relevance']}**")
-        st.caption(" · ".join(f"**{g}** {RELEVANCE[g].lower()}: {RELEVANCE_MEANING[g]}" for g in RELEVANCE))
+        st.caption(rubric_line())
         for column, value in zip(st.columns(4), RELEVANCE, strict=True):
             column.button(
-                f"{value} · {RELEVANCE[value]}",
+                button_label(value),
                 key=f"{NS}.r.{value}",
                 shortcut=GRADE_SHORTCUTS[value],
-                help=f"{RELEVANCE[value]}: the fact {RELEVANCE_MEANING[value]}.",
+                help=grade_help(value),
                 disabled=not reviewer,
                 width="stretch",
                 type="primary" if grade is not None and grade.grade == value else "secondary",
