@@ -57,6 +57,7 @@ def compare_item(store: Store, group_id: str, query: str, result: Result, create
     if not result.citations:
         raise InvalidInput("This fact has no citation: a graded item needs one (nothing was recorded).")
     query_id, text = labelled_query(store, group_id, query)
+    # no supersession relatives (they take every fact of the deal): only the fact's own superseded flag is a signal
     draft = result_drafts(result, query_id, text, None, set())[0]
     spec = QueueSpec(COMPARE_QUEUE, group_id, "query_set", 1, 0, "random", created_by)
     return append_item(store, spec, PARAMS, draft, lambda item: normalised(item.query) == normalised(text))
