@@ -1,5 +1,6 @@
 import streamlit as st
 
+from dashboard.common.grading import reviewer_input
 from dashboard.common.sidebar import page_context
 from dashboard.compare.form import compare_form
 from dashboard.compare.view import render_comparison
@@ -13,5 +14,6 @@ st.caption(
 lab, deal = page_context()
 if deal is not None:
     request = compare_form(lab, deal.group_id)
+    reviewer = reviewer_input("Needed to grade the cards below")
     if request is not None:
-        render_comparison(lab, request)
+        render_comparison(lab, request, reviewer)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -63,8 +64,10 @@ def result_card(
     where: str | None = None,
     grades: dict[str, int] | None = None,
     low_confidence: bool = False,
+    below: Callable[[], None] | None = None,
 ) -> None:
-    """One result; with `grades` (the query is judged) its judged grade is shown beside its movement."""
+    """One result; with `grades` (the query is judged) its judged grade is shown beside its movement; `below`
+    draws more in the card, under its citations (Compare's grade buttons)."""
     ranked = result.ranked
     with st.container(border=True, key=key):
         head = st.columns([1, 9])
@@ -89,3 +92,5 @@ def result_card(
                     episode = episodes.get(citation.episode_uuid, {})
                     st.markdown(f"**{md(citation.source_description)}**")
                     st.text(plain(episode.get("content", citation.snippet)))
+        if below is not None:
+            below()

@@ -1,6 +1,6 @@
 """The side-by-side view of two settings: banners, the judged verdict and per-side metrics, overlap, and each
-side's top k as cards (judged grade, movement against the other side, citation) under its setting (recipe
-included) and, when the recipe's floors left fewer than N candidates, a line saying so."""
+side's top k as cards (judged grade, movement against the other side, citation, grade buttons) under its setting
+(recipe included) and, when the recipe's floors left fewer than N candidates, a line saying so."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from dashboard.common.result_cards import result_card
 from dashboard.common.runtime import run
 from dashboard.common.text import md
 from dashboard.compare.form import NS, CompareRequest
+from dashboard.compare.grading import grade_row, grading_header
 from pipeline.comparison.confidence import Confidence, assess
 from pipeline.comparison.judged import QueryJudgments, query_judgments, side_score, verdict_line
 from pipeline.comparison.overlap import overlap
@@ -20,10 +21,13 @@ from pipeline.lab import Lab
 from pipeline.retrieval.citations import fetch_episodes
 from pipeline.retrieval.recipes import describe
 from pipeline.retrieval.records import RetrievalRun
+from pipeline.spotcheck.inplace import compare_grades
+
+MEMO = f"{NS}.memo"
 
 
 def _kept(key: tuple, compute):
-    memo: dict = st.session_state.setdefault(f"{NS}.memo", {})
+    memo: dict = st.session_state.setdefault(MEMO, {})
     if key not in memo:
         if len(memo) > 40:
             memo.clear()
@@ -31,7 +35,14 @@ def _kept(key: tuple, compute):
     return memo[key]
 
 
-def render_comparison(lab: Lab, request: CompareRequest) -> None:
+def _forget_judgments() -> None:
+    """Drop the judgments kept for the page: a grade was just recorded."""
+    memo: dict = st.session_state.get(MEMO, {})
+    for key in [k for k in memo if k[0] == "judged"]:
+        del memo[key]
+
+
+def render_comparison(lab: Lab, request: CompareRequest, reviewer: str) -> None:
     a, b = setting_runs(NS, lab, request.query, request.group_id, [request.a, request.b])
     said: set[str] = set()
     for name, side in (("A", a), ("B", b)):
@@ -62,7 +73,8 @@ def render_comparison(lab: Lab, request: CompareRequest) -> None:
     )
     _judged_summary(judged, a, b)
     _stats(a, b)
-    _cards(lab, request, a, b, judged, low)
+    grading_header(reviewer)
+    _cards(lab, request, a, b, judged, low, reviewer)
 
 
 def _confidence_basis(a: RetrievalRun, b: RetrievalRun) -> RetrievalRun:
@@ -118,7 +130,13 @@ def _title(run: RetrievalRun) -> str:
 
 
 def _cards(
-    lab: Lab, request: CompareRequest, a: RetrievalRun, b: RetrievalRun, judged: QueryJudgments | None, low: bool
+    lab: Lab,
+    request: CompareRequest,
+    a: RetrievalRun,
+    b: RetrievalRun,
+    judged: QueryJudgments | None,
+    low: bool,
+    reviewer: str,
 ) -> None:
     rank_on = {name: {r.candidate.uuid: r.rank for r in side.reranked} for name, side in (("A", a), ("B", b))}
     episodes = run(
@@ -129,6 +147,8 @@ def _cards(
         )
     )
     grades = judged.grades if judged is not None and judged.scorable else None
+    graded = judged.grades if judged is not None else {}  # any source, grade 0 included
+    mine = compare_grades(lab.store, request.group_id, a.query, reviewer)
     left, right = st.columns(2)
     for column, name, setting, side, other, other_run, kind in (
         (left, "A", request.a, a, "B", b, "baseline"),
@@ -152,14 +172,26 @@ def _cards(
                 query_params=scores_params(request.group_id, request.query, setting),
             )
             for result in side.results:
+                key = f"compare.{name.lower()}.{result.uuid}"
                 result_card(
                     result,
                     rank_on[other].get(result.uuid),
                     other_run.top_k,
                     kind,
                     episodes,
-                    key=f"compare.{name.lower()}.{result.uuid}",
+                    key=key,
                     where=f"on {other}",
                     grades=grades,
                     low_confidence=low,
+                    below=lambda r=result, k=key: grade_row(
+                        lab,
+                        request.group_id,
+                        a.query,
+                        r,
+                        k,
+                        reviewer,
+                        mine.get(r.uuid),
+                        r.uuid in graded,
+                        _forget_judgments,
+                    ),
                 )

@@ -12,7 +12,6 @@ from pipeline.errors import RetrievalLabError
 
 log = logging.getLogger("retrieval_lab")
 NS = "spotcheck"
-REVIEWER = f"{NS}.reviewer"
 FLASH = f"{NS}.flash"
 ERROR = f"{NS}.error"
 

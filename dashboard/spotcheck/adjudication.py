@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.common.admin import admin_actor
+from dashboard.common.grading import grade_label
 from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.spotcheck.actions import NS, safely
@@ -22,10 +23,6 @@ from pipeline.spotcheck.repo import verdict_rows
 from pipeline.spotcheck.verdicts import RELEVANCE, VERDICTS, Disagreement, adjudicate, disagreements, may_adjudicate
 
 ITEM = f"{NS}.adj.item"
-
-
-def grade_label(grade: int | None) -> str:
-    return "—" if grade is None else f"{grade} · {RELEVANCE[grade].lower()}"
 
 
 def support_label(verdict: str | None) -> str:

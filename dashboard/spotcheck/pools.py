@@ -8,9 +8,10 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard.common.grading import REVIEWER
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
-from dashboard.spotcheck.actions import NS, REVIEWER, safely
+from dashboard.spotcheck.actions import NS, safely
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.judge import PROMPT_VERSION, judge_config, prompt_text
 from pipeline.lab import Lab

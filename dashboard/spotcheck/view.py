@@ -13,12 +13,13 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard.common.grading import REVIEWER, button_label, grade_help, grade_label, reviewer_input, rubric_line
 from dashboard.common.runtime import run
 from dashboard.common.tables import day, stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.common.url_state import linked_id, publish_id, restore_id
-from dashboard.spotcheck.actions import NS, REVIEWER, safely, show_messages
-from dashboard.spotcheck.adjudication import grade_label, render_adjudication
+from dashboard.spotcheck.actions import NS, safely, show_messages
+from dashboard.spotcheck.adjudication import render_adjudication
 from dashboard.spotcheck.pools import render_new_pool, render_pool_panel
 from dashboard.spotcheck.summary import render_summary
 from pipeline.errors import RetrievalLabError
@@ -44,7 +45,6 @@ from pipeline.spotcheck.sampling import MAX_SIZE, PRIORITIES, SIGNALS, SOURCES
 from pipeline.spotcheck.verdicts import (
     QUESTIONS,
     RELEVANCE,
-    RELEVANCE_MEANING,
     VERDICTS,
     record_relevance,
     record_verdict,
@@ -58,17 +58,6 @@ POSITIONS = f"{NS}.positions"
 EPISODE_CHARS = 20_000
 SHORTCUTS = {"supported": "1", "partially_supported": "2", "not_supported": "3", "wrong_source": "4"}
 GRADE_SHORTCUTS = {0: "a", 1: "s", 2: "d", 3: "f"}  # the digits are the support verdicts'; Streamlit keeps C and R
-
-
-def reviewer_input() -> str:
-    return st.text_input(
-        "Your name (reviewer)",
-        key=REVIEWER,
-        max_chars=80,
-        bind="query-params",
-        placeholder="Required before recording verdicts",
-        help="Each verdict is kept under its reviewer's name.",
-    ).strip()
 
 
 def queue_picker(queues: list[Queue], pools: dict[int, Pool]) -> Queue | None:
@@ -234,13 +223,13 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
 
     if item.query:
         st.markdown(f"**1 · {QUESTIONS['relevance']}**")
-        st.caption(" · ".join(f"**{g}** {RELEVANCE[g].lower()}: {RELEVANCE_MEANING[g]}" for g in RELEVANCE))
+        st.caption(rubric_line())
         for column, value in zip(st.columns(4), RELEVANCE, strict=True):
             column.button(
-                f"{value} · {RELEVANCE[value]}",
+                button_label(value),
                 key=f"{NS}.r.{value}",
                 shortcut=GRADE_SHORTCUTS[value],
-                help=f"{RELEVANCE[value]}: the fact {RELEVANCE_MEANING[value]}.",
+                help=grade_help(value),
                 disabled=not reviewer,
                 width="stretch",
                 type="primary" if grade is not None and grade.grade == value else "secondary",

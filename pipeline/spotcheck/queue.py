@@ -44,7 +44,8 @@ async def _relatives(lab: Lab, group_id: str) -> set[str]:
     return related | {f.uuid for f in facts if f.superseded}
 
 
-def _result_drafts(result: Result, query_id: str, query: str, run_id: int | None, related: set[str]) -> list[ItemDraft]:
+def result_drafts(result: Result, query_id: str, query: str, run_id: int | None, related: set[str]) -> list[ItemDraft]:
+    """One draft per citation of the result; `related`: uuids of facts with a superseded relative."""
     ranked = result.ranked
     signals = disagreement_signals(result.citations, result.uuid in related or ranked.candidate.superseded)
     return [
@@ -89,7 +90,7 @@ async def query_set_drafts(
     for query in queries:
         run = await retrieve(lab, query.text, group_id, num_candidates, top_k, reranker)
         for result in run.results:
-            drafts += _result_drafts(result, query.id, query.text, None, related)
+            drafts += result_drafts(result, query.id, query.text, None, related)
     return drafts
 
 
@@ -102,7 +103,7 @@ async def run_drafts(lab: Lab, group_id: str, runs_limit: int) -> list[ItemDraft
     for summary in sorted(summaries, key=lambda s: s.id):
         stored = load_run(lab.store, summary.id)
         for result in stored.run.results:
-            drafts += _result_drafts(result, "", stored.run.query, summary.id, related)
+            drafts += result_drafts(result, "", stored.run.query, summary.id, related)
     return drafts
 
 

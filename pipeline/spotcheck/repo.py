@@ -1,9 +1,11 @@
 """Spot-check SQL: queues with their items (each queue written whole with its audit entry, or not at
-all), reviewers' answers to both questions (support verdicts and relevance grades: upserted, every revision
-also kept in a history table) and adjudications (upserted with an audit entry each)."""
+all; Compare's open queue grows an item at a time), reviewers' answers to both questions (support verdicts
+and relevance grades: upserted, every revision also kept in a history table) and adjudications (upserted
+with an audit entry each)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -48,6 +50,18 @@ def _require_queue(store: Store, queue_id: int) -> None:
             raise InvalidInput(f"No spot-check queue #{queue_id}.")
 
 
+def _insert_queue_row(conn: sqlite3.Connection, spec: QueueSpec, name: str, created_by: str, params_json: str) -> int:
+    """The queue's row, in `conn`'s transaction; its id."""
+    cursor = conn.execute(
+        """
+        INSERT INTO spotcheck_queues (name, group_id, source, size, seed, priority, params, created_by, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """,
+        (name, spec.group_id, spec.source, spec.size, spec.seed, spec.priority, params_json, created_by, utc_now()),
+    )
+    return int(cursor.lastrowid or 0)
+
+
 def insert_queue(
     store: Store,
     spec: QueueSpec,
@@ -60,28 +74,9 @@ def insert_queue(
     the deal is refused. `also(conn, queue_id)` writes rows that belong with the queue (a judging pool's) in
     the same transaction and returns what its audit entry adds."""
     access_of(store).require(spec.group_id, "create a spot-check queue")
-    now = utc_now()
     try:
         with store.transaction() as conn:
-            cursor = conn.execute(
-                """
-                INSERT INTO spotcheck_queues
-                    (name, group_id, source, size, seed, priority, params, created_by, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                (
-                    name,
-                    spec.group_id,
-                    spec.source,
-                    spec.size,
-                    spec.seed,
-                    spec.priority,
-                    spec.params_json(),
-                    created_by,
-                    now,
-                ),
-            )
-            queue_id = int(cursor.lastrowid or 0)
+            queue_id = _insert_queue_row(conn, spec, name, created_by, spec.params_json())
             conn.executemany(
                 INSERT_ITEM,
                 [
@@ -103,6 +98,63 @@ def insert_queue(
     except sqlite3.IntegrityError:
         raise InvalidInput(f"A queue named {name!r} already exists on deal {spec.group_id!r}.") from None
     return get_queue(store, queue_id)
+
+
+def append_item(
+    store: Store,
+    spec: QueueSpec,
+    params: dict[str, Any],
+    draft: ItemDraft,
+    same: Callable[[QueueItem], bool],
+) -> QueueItem:
+    """The item of the deal's open queue `spec.name` holding `draft`'s fact that `same` accepts, else `draft`
+    appended after the queue's last item; the queue is created with the first item (its row with `params`, and
+    its audit entry), by `spec.created_by`. An open queue's size is its item count. One transaction, begun
+    IMMEDIATE: a second session appending the same pair waits for this one and then finds its item. A queue of
+    that name without `params` (one built on the Spot-check page) is refused."""
+    access_of(store).require(spec.group_id, "add to a spot-check queue")
+    with store.transaction() as conn:
+        row = conn.execute(
+            "SELECT id, params FROM spotcheck_queues WHERE group_id = ? AND name = ?", (spec.group_id, spec.name)
+        ).fetchone()
+        if row is None:
+            queue_id = _insert_queue_row(conn, spec, spec.name, spec.created_by, json.dumps(params, sort_keys=True))
+            details = {
+                "queue_id": queue_id,
+                "source": spec.source,
+                "size": 1,
+                "seed": spec.seed,
+                "priority": spec.priority,
+                "items": 1,
+                **params,
+            }
+            record_audit(
+                store, spec.created_by, "spotcheck.queue_created", spec.group_id, spec.name, details, conn=conn
+            )
+        else:
+            if any(json.loads(row["params"]).get(k) != v for k, v in params.items()):
+                raise InvalidInput(
+                    f"Deal {spec.group_id!r} has a queue named {spec.name!r} that was not made here: rename it."
+                )
+            queue_id = int(row["id"])
+            rows = conn.execute(
+                "SELECT * FROM spotcheck_items WHERE queue_id = ? AND fact_uuid = ? ORDER BY position",
+                (queue_id, draft.fact_uuid),
+            ).fetchall()
+            for found in map(QueueItem.from_row, rows):
+                if same(found):
+                    return found
+        position = conn.execute(
+            "SELECT COALESCE(MAX(position), 0) + 1 FROM spotcheck_items WHERE queue_id = ?", (queue_id,)
+        ).fetchone()[0]
+        cursor = conn.execute(INSERT_ITEM, {"queue_id": queue_id, "position": position, **QueueItem.columns(draft)})
+        conn.execute(
+            "UPDATE spotcheck_queues SET size = (SELECT COUNT(*) FROM spotcheck_items WHERE queue_id = :q) "
+            "WHERE id = :q",
+            {"q": queue_id},
+        )
+        added = conn.execute("SELECT * FROM spotcheck_items WHERE id = ?", (cursor.lastrowid,)).fetchone()
+    return QueueItem.from_row(added)
 
 
 def get_queue(store: Store, queue_id: int) -> Queue:

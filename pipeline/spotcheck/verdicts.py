@@ -75,7 +75,7 @@ def _clean_note(note: str) -> str:
     return note
 
 
-def _check_grade(grade: object) -> int:
+def check_grade(grade: object) -> int:
     if isinstance(grade, bool) or not isinstance(grade, int) or grade not in RELEVANCE:
         raise InvalidInput(f"Unknown relevance grade {grade!r}; one of: 0, 1, 2, 3.")
     return grade
@@ -96,7 +96,7 @@ def record_verdict(store: Store, item_id: int, reviewer: str, verdict: str, note
 def record_relevance(store: Store, item_id: int, reviewer: str, grade: int, note: str = "") -> RelevanceRecord:
     """Insert or update this reviewer's relevance grade (0-3) on the item (with its history): one transaction."""
     reviewer = clean_reviewer(reviewer)
-    return save_relevance(store, item_id, reviewer, _check_grade(grade), _clean_note(note))
+    return save_relevance(store, item_id, reviewer, check_grade(grade), _clean_note(note))
 
 
 def may_adjudicate(name: str, *, admin: bool, adjudicators: Collection[str]) -> bool:
@@ -124,7 +124,7 @@ def adjudicate(
             f"{adjudicator} may not adjudicate: unlock admin actions, or be listed in RETRIEVAL_LAB_ADJUDICATORS."
         )
     if question == "relevance":
-        value = str(_check_grade(answer))
+        value = str(check_grade(answer))
     elif question == "support":
         value = _check_verdict(str(answer))
     else:
