@@ -4,6 +4,7 @@ from dashboard.common.run_filters import any_runs, run_filter_controls
 from dashboard.common.sidebar import store_context
 from dashboard.common.text import OPTION_CHARS, plain
 from dashboard.common.url_state import publish_id, restore_id
+from dashboard.history.query_set import render_history_as_set
 from dashboard.history.view import render_run_comparison, render_run_list, render_stored_run
 from pipeline.history.labels import run_label
 from pipeline.history.repo import count_runs, list_runs, load_run
@@ -12,6 +13,8 @@ st.title("History")
 st.caption("Every recorded run: open one to see it again exactly as it was, or compare two side by side.")
 
 lab, deal = store_context()
+if deal is not None and any_runs(lab.store):
+    render_history_as_set(lab, deal.group_id)
 if any_runs(lab.store):
     flt = run_filter_controls("history", lab.store, deal.group_id if deal else None, text_search=True)
     runs = list_runs(lab.store, flt)

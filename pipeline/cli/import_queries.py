@@ -32,14 +32,13 @@ from typing import TYPE_CHECKING, Any
 from pipeline.cli.common import whole
 from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
+from pipeline.query_sets.history import HISTORY_LIMIT, HISTORY_SET_NAME
 
 if TYPE_CHECKING:
     from pipeline.query_sets.logs import SetRead
 
 VERBS = {"created": "imported from {}", "replaced": "replaced from {}", "unchanged": "unchanged, nothing to do"}
 VERDICTS_SET_NAME = "analyst verdicts"
-HISTORY_SET_NAME = "history"
-HISTORY_LIMIT = 200
 FORMATS = ("beir", "trec", "quepid", "txt", "csv", "jsonl")  # query_sets.formats.FORMATS, without its imports
 UNITS = {"txt": "lines", "csv": "rows", "quepid": "rating rows", "history": "recorded runs"}
 MAKERS = {"beir": "import-queries", "trec": "import-queries (trec)", "quepid": "import-queries (quepid)"}
@@ -92,16 +91,11 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     _check(args)
     if args.from_verdicts:
         return await _from_verdicts(lab, args)
-    from pipeline.history.repo import asked_queries
     from pipeline.query_sets.formats import read_path
-    from pipeline.query_sets.logs import history_read
+    from pipeline.query_sets.history import read_history
 
     if args.from_history:
-        await lab.deal(args.group)  # an unknown deal is named as one, not as a deal with no History
-        limit = args.limit or HISTORY_LIMIT
-        read = history_read(asked_queries(lab.store, args.group), args.group, limit)
-        if not read.queries:
-            raise InvalidInput(f"Deal {args.group!r} has no queries in History yet: nothing to import.")
+        read = await read_history(lab, args.group, args.limit or HISTORY_LIMIT)
         name, made_by = args.name or HISTORY_SET_NAME, "history"
     else:
         path = Path(args.path)

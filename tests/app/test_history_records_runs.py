@@ -5,6 +5,9 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from pipeline.lab import Lab
+from pipeline.query_sets import load_query_set
+from pipeline.query_sets.history import read_history
+from pipeline.query_sets.sets import delete_query_set
 from tests.app.conftest import no_errors, open_page
 
 QUERY = "What was Halcyon's FY2025 revenue? (history of k steps)"
@@ -37,3 +40,22 @@ def test_k_steps_on_scores_record_no_new_run(app: AppTest, lab: Lab) -> None:
     app.slider(key="scores.k").set_value(4).run()
     no_errors(app)
     assert len(recorded(lab)) == before
+
+
+async def test_the_deals_recorded_queries_become_an_unjudged_query_set(app: AppTest, lab: Lab) -> None:
+    open_page(app, "app_pages/compare.py")
+    app.text_input(key="compare.q").input(QUERY).run()  # at least this query is in the deal's History
+    open_page(app, "app_pages/history.py")
+    app.text_input(key="history.set.name").input("history apptest")
+    app.number_input(key="history.set.limit").set_value(5)
+    app.button(key="history.set.save").click().run()
+    no_errors(app)
+    try:
+        stored = load_query_set(lab.store, "demo", "history apptest")
+        expected = await read_history(lab, "demo", 5)
+        assert stored is not None and stored.qrels == {} and stored.created_by == "history"
+        assert [q.text for q in stored.queries] == [q.text for q in expected.queries] and len(stored.queries) <= 5
+        assert QUERY in [q.text for q in stored.queries]  # the newest query asked
+        assert any("history apptest" in s.value and "unjudged" in s.value for s in app.success)
+    finally:
+        delete_query_set(lab.store, "demo", "history apptest")  # the demo deal's sets stay as other tests expect
