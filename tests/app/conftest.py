@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.common import runtime
 from pipeline.admin.repo import clear_failures
 from pipeline.evaluation.experiments import load_experiment
 from pipeline.evaluation.jobs import SweepJob
@@ -24,6 +26,22 @@ APP = str(Path(__file__).resolve().parents[2] / "streamlit_app.py")
 def app(demo: str) -> AppTest:
     """The app, on the demo deal, before its first run."""
     return AppTest.from_file(APP, default_timeout=60)
+
+
+@contextmanager
+def app_env(monkeypatch: pytest.MonkeyPatch, **variables: str) -> Iterator[None]:
+    """The app configured as a user would configure it, by environment variables, for the duration: the settings
+    and the app's Lab are rebuilt from them, and again from the restored environment afterwards."""
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+    runtime._lab.clear()
+    try:
+        yield
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+        runtime._lab.clear()
 
 
 def no_errors(at: AppTest) -> None:

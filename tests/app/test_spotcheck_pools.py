@@ -11,7 +11,6 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.common import runtime
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.lab import Lab
 from pipeline.pools.build import build_pool
@@ -22,7 +21,7 @@ from pipeline.retrieval.setting import setting
 from pipeline.settings import get_settings
 from pipeline.spotcheck.repo import queue_items, reviewer_relevance
 from pipeline.spotcheck.verdicts import record_relevance, verdict_judgments
-from tests.app.conftest import APP, no_errors, open_page
+from tests.app.conftest import APP, app_env, no_errors, open_page
 from tests.support.fakes.openai_server import FakeOpenAIServer
 
 PAGE = "app_pages/spotcheck.py"
@@ -46,17 +45,11 @@ async def deal(lab: Lab) -> str:
 
 @pytest.fixture
 def judge_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer(api_key=KEY, judge=grade_by_length, retry_after_ms=1) as server:
-        monkeypatch.setenv("OPENAI_API_KEY", KEY)
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        get_settings.cache_clear()
-        runtime._lab.clear()
-        try:
-            yield server
-        finally:
-            monkeypatch.undo()
-            get_settings.cache_clear()
-            runtime._lab.clear()
+    with (
+        FakeOpenAIServer(api_key=KEY, judge=grade_by_length, retry_after_ms=1) as server,
+        app_env(monkeypatch, OPENAI_API_KEY=KEY, OPENAI_BASE_URL=server.base_url),
+    ):
+        yield server
 
 
 def progress_texts(app: AppTest) -> str:

@@ -22,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.common import runtime
 from pipeline.rerankers.voyage import LAST_FAILURE
 from pipeline.settings import get_settings
-from tests.app.conftest import no_errors
+from tests.app.conftest import app_env, no_errors
 from tests.support.fakes.voyage_server import FakeVoyageServer, rerank_score
 
 KEY = "vk-ui-fault-test"
@@ -41,22 +41,22 @@ SCORE = re.compile(r"^rerank (-?\d+\.\d{3}) \(norm \d\.\d{2}\)$")
 def voyage(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeVoyageServer]:
     """The fake Voyage API, and the app's settings pointing at it (restored afterwards)."""
     saved_failures = dict(LAST_FAILURE)
-    with FakeVoyageServer(api_key=KEY, hang_s=HANG_S) as server:
-        monkeypatch.setenv("VOYAGE_API_KEY", KEY)
-        monkeypatch.setenv("VOYAGE_BASE_URL", server.base_url)
-        monkeypatch.setenv("RETRIEVAL_LAB_VOYAGE_TIMEOUT_S", str(ROOMY_TIMEOUT_S))
-        monkeypatch.setenv("RETRIEVAL_LAB_VOYAGE_MAX_RETRIES", str(MAX_RETRIES))
-        LAST_FAILURE.clear()  # a failure left by another test would mark Voyage as failing in the sidebar
-        get_settings.cache_clear()
-        runtime._lab.clear()
-        try:
+    LAST_FAILURE.clear()  # a failure left by another test would mark Voyage as failing in the sidebar
+    try:
+        with (
+            FakeVoyageServer(api_key=KEY, hang_s=HANG_S) as server,
+            app_env(
+                monkeypatch,
+                VOYAGE_API_KEY=KEY,
+                VOYAGE_BASE_URL=server.base_url,
+                RETRIEVAL_LAB_VOYAGE_TIMEOUT_S=str(ROOMY_TIMEOUT_S),
+                RETRIEVAL_LAB_VOYAGE_MAX_RETRIES=str(MAX_RETRIES),
+            ),
+        ):
             yield server
-        finally:
-            monkeypatch.undo()
-            get_settings.cache_clear()
-            runtime._lab.clear()
-            LAST_FAILURE.clear()
-            LAST_FAILURE.update(saved_failures)
+    finally:
+        LAST_FAILURE.clear()
+        LAST_FAILURE.update(saved_failures)
 
 
 def use_voyage_timeout(monkeypatch: pytest.MonkeyPatch, timeout_s: float) -> None:
