@@ -83,7 +83,7 @@ def render_run(run: RetrievalRun) -> str:
     lines.append(f"{'#':>3} {'score':>8} {'1st':>4} {'move':>5}  fact / citation")
     for result in run.results:
         r = result.ranked
-        mark = " [superseded]" if r.candidate.superseded else ""
+        mark = " [superseded]" if r.candidate.superseded_on(run.as_of) else ""
         fact = one_line(r.candidate.fact, FACT_CHARS)
         lines.append(f"{r.rank:>3} {r.score:>8.4f} {r.candidate.first_stage_rank:>4} {r.rank_change:>+5}  {fact}{mark}")
         if result.citations:

@@ -30,6 +30,8 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.vector_index.repo import save_check
 
     lab.require_access(args.group, "vector-index")
+    await lab.deal(args.group)  # an unknown deal is named as one
+    lab.backend.require_writable(args.group, "creating the vector index")  # before anything else is asked of it
     labelled = load_query_set(lab.store, args.group)
     if labelled is None or not labelled.queries:
         raise InvalidInput(f"Deal {args.group!r} has no labelled queries to measure the index with (import-queries).")

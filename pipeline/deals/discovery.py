@@ -8,7 +8,9 @@ dimension is read from the graph: one stored vector, measured.
 
 from __future__ import annotations
 
-from pipeline.deals.records import DealCounts, DealInfo, validate_group_id
+from dataclasses import replace
+
+from pipeline.deals.records import DealCounts, DealInfo, DealRecord, validate_group_id
 from pipeline.deals.repo import deal_record, deal_records
 from pipeline.graph.backend import GraphBackend
 from pipeline.store import Store
@@ -19,7 +21,7 @@ async def get_deal(backend: GraphBackend, store: Store, group_id: str) -> DealIn
     validate_group_id(group_id)
     if not await backend.cypher.holds_group(group_id):
         return None
-    return DealInfo.of(group_id, deal_record(store, group_id), await backend.cypher.stored_dimension(group_id))
+    return await _info(backend, group_id, deal_record(store, group_id))
 
 
 async def list_deals(backend: GraphBackend, store: Store, allowed: list[str] | None = None) -> list[DealInfo]:
@@ -28,7 +30,14 @@ async def list_deals(backend: GraphBackend, store: Store, allowed: list[str] | N
     if allowed is not None:
         groups = [g for g in groups if g in allowed]
     records = deal_records(store)
-    return [DealInfo.of(g, records.get(g), await backend.cypher.stored_dimension(g)) for g in groups]
+    return [await _info(backend, g, records.get(g)) for g in groups]
+
+
+async def _info(backend: GraphBackend, group_id: str, record: DealRecord | None) -> DealInfo:
+    """The deal as the graph and the store describe it; read-only when its flag is set or the whole backend is
+    (RETRIEVAL_LAB_READ_ONLY)."""
+    info = DealInfo.of(group_id, record, await backend.cypher.stored_dimension(group_id))
+    return replace(info, read_only=True) if backend.is_read_only(group_id) else info
 
 
 async def deal_counts(backend: GraphBackend, group_id: str) -> DealCounts:

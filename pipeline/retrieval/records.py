@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from pipeline.retrieval.recipes import LEGACY_RECIPE
+from pipeline.utc import parse_time
 
 METHODS = ("bm25", "cosine", "bfs")
 BUDGETS_MS = {"hybrid_search": 500.0, "rerank": 300.0, "total": 3000.0}
@@ -63,6 +64,14 @@ class Candidate:
     @property
     def superseded(self) -> bool:
         return self.invalid_at is not None or self.expired_at is not None
+
+    def superseded_on(self, as_of: str | None) -> bool:
+        """Superseded on the run's as-of date (ISO; None: now): invalidated or expired on or before it. A fact
+        superseded later was still valid then."""
+        cutoff = parse_time(as_of)
+        if cutoff is None:
+            return self.superseded
+        return any(when is not None and parse_time(when) <= cutoff for when in (self.invalid_at, self.expired_at))
 
 
 @dataclass(frozen=True)

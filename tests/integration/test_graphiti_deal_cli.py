@@ -22,7 +22,7 @@ from tests.integration.test_read_only import (  # noqa: F401 (the database's ref
     test_a_write_through_the_read_path_is_refused_by_the_database,
 )
 from tests.support.dump import dump_deal
-from tests.support.graphiti_deal import RESTATED_REVENUE, graphiti_deal  # noqa: F401 (the session fixture)
+from tests.support.graphiti_deal import CIM_REVENUE, RESTATED_REVENUE, graphiti_deal  # noqa: F401 (the session fixture)
 
 
 @pytest.fixture
@@ -86,3 +86,17 @@ async def test_every_command_read_only(
         assert err.startswith("error: Read-only: ") and err.count("\n") == 1, err
 
     assert await dump_deal(lab.backend, acme) == before
+
+
+async def test_query_marks_facts_superseded_on_its_as_of_date_only(
+    acme: str,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The CIM's $4.9M was restated in March 2026: valid as of February, superseded now."""
+    question = ["query", "What was Acme Analytics' FY2025 revenue?", "--group", acme, "--reranker", "none"]
+    assert await run([*question, "--as-of", "2026-02-01"]) == 0
+    then = [line for line in capsys.readouterr().out.splitlines() if CIM_REVENUE[:40] in line]
+    assert then and not any("[superseded]" in line for line in then)
+    assert await run([*question, "--include-superseded"]) == 0
+    now = [line for line in capsys.readouterr().out.splitlines() if CIM_REVENUE[:40] in line]
+    assert now and all("[superseded]" in line for line in now)

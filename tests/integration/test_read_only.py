@@ -7,6 +7,7 @@ works and leaves the graph byte-for-byte as it was; a write sent through the rea
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -180,6 +181,14 @@ async def test_cli_in_read_only_mode(ro_lab: Lab, acme: str) -> None:
     status = _cli("status")
     assert status.returncode == 0, status.stderr
     assert "read-only (RETRIEVAL_LAB_READ_ONLY)" in status.stdout and acme in status.stdout
+    deals = _cli("deals", "--json")
+    assert deals.returncode == 0, deals.stderr
+    rows = json.loads(deals.stdout)["deals"]
+    assert rows and all(row["read_only"] for row in rows)  # the whole attachment is read-only: every deal says so
+    index = _cli("vector-index", "--group", acme)  # refused for being read-only, not for a missing labelled set
+    assert index.returncode == 2 and "RETRIEVAL_LAB_READ_ONLY" in index.stderr, index.stderr
+    unknown = _cli("vector-index", "--group", "nosuch")
+    assert unknown.returncode == 2 and "nosuch" in unknown.stderr and "labelled" not in unknown.stderr
     query = _cli("query", "Acme Analytics FY2025 revenue", "--group", acme, "--reranker", "local", "--json")
     assert query.returncode == 0, query.stderr
     assert "5.2M" in query.stdout
