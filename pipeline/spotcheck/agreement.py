@@ -32,12 +32,17 @@ class Agreement:
     items: int  # items the statistic was computed on
     reviewers: tuple[str, ...]
     reason: str = ""  # why there is no value
+    # share of those items answered alike by everyone who answered them: beside a chance-corrected statistic,
+    # which reads 0 when most items agree but all in one category
+    alike: float | None = None
 
     def text(self) -> str:
         if self.value is None:
             return self.reason
         who = " and ".join(self.reviewers) if len(self.reviewers) == 2 else f"{len(self.reviewers)} reviewers"
-        return f"{self.statistic} = {self.value:.2f} ({who}, {self.items} shared items)"
+        return (
+            f"{self.statistic} = {self.value:.2f}, {self.alike:.0%} answered alike ({who}, {self.items} shared items)"
+        )
 
 
 def agreement(
@@ -73,7 +78,8 @@ def agreement(
         value = cohen(shared, categories, weighted=question == "relevance")
     else:
         value = alpha(answers, reviewers, categories, "ordinal" if question == "relevance" else "nominal")
-    return Agreement(question, statistic, value, len(shared), shown)
+    alike = sum(1 for group in shared if len(set(group)) == 1) / len(shared)
+    return Agreement(question, statistic, value, len(shared), shown, alike=alike)
 
 
 def cohen(pairs: Sequence[tuple[int, int]], categories: Sequence[int], weighted: bool) -> float:

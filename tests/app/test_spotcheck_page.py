@@ -185,8 +185,10 @@ def test_two_reviewers_answer_both_questions_see_kappa_and_adjudicate(app: AppTe
     assert metric(app, "Relevance agreement") == "0.40"
     assert metric(app, "Support agreement") == "0.00"
     captions = " ".join(c.value for c in app.caption)
-    assert "Cohen's kappa (quadratic weights) = 0.40 (Ana Two and Ben Two, 3 shared items)" in captions
-    assert "Cohen's kappa = 0.00 (Ana Two and Ben Two, 3 shared items)" in captions
+    assert (
+        "Cohen's kappa (quadratic weights) = 0.40, 67% answered alike (Ana Two and Ben Two, 3 shared items)" in captions
+    )
+    assert "Cohen's kappa = 0.00, 67% answered alike (Ana Two and Ben Two, 3 shared items)" in captions
 
     # the second item is split on both questions: Ana answered it, so she cannot settle it; an admin can
     app.selectbox(key="spotcheck.adj.item").set_value(items[1].id).run()

@@ -101,9 +101,11 @@ async def test_two_reviewers_answer_both_questions_and_the_kappa_is_shown(
 
     await page.get_by_role("tab", name="Summary").click()
     # by hand: Ana 3 2 2 against Ben 3 0 2, quadratic weights: 1 - (4/3) / (20/9) = 0.40
-    kappa = "Cohen's kappa (quadratic weights) = 0.40 (Ben Browser and Cy Browser, 3 shared items)"
+    kappa = "Cohen's kappa (quadratic weights) = 0.40, 67% answered alike (Ben Browser and Cy Browser, 3 shared items)"
     await page.get_by_text(kappa).wait_for(timeout=STUCK_MS)
-    await page.get_by_text("Cohen's kappa = 0.00 (Ben Browser and Cy Browser, 3 shared items)").wait_for()
+    await page.get_by_text(
+        "Cohen's kappa = 0.00, 67% answered alike (Ben Browser and Cy Browser, 3 shared items)"
+    ).wait_for()
     await page.locator(".st-key-spotcheck-by_channel .js-plotly-plot").wait_for(timeout=STUCK_MS)
     await page.get_by_text("Agreement between reviewers").scroll_into_view_if_needed()
     await screenshot(page, "spotcheck-agreement")

@@ -54,7 +54,10 @@ def test_too_little_overlap_is_said_never_a_number() -> None:
     assert same.value is None and "same" in same.text()
     shown = agreement({1: {"ana": 0, "ben": 0}, 2: {"ana": 3, "ben": 2}}, "relevance", GRADES, {"ana": "Ana"})
     assert shown.value is not None and shown.text().startswith("Cohen's kappa (quadratic weights) = ")
-    assert "Ana and ben, 2 shared items" in shown.text()
+    assert "50% answered alike (Ana and ben, 2 shared items)" in shown.text()
+    # four of five items alike, all of them 2: kappa reads 0, the share alike says how far they agree
+    mostly = agreement({i: {"ana": 2, "ben": 2 if i < 4 else 1} for i in range(5)}, "relevance", GRADES, {})
+    assert mostly.value is not None and mostly.alike == pytest.approx(0.8) and "80% answered alike" in mostly.text()
 
 
 def test_wilson_intervals() -> None:
