@@ -89,3 +89,9 @@ def chart(text: object, limit: int | None = None) -> str:
     if limit is not None:
         line = clip(line, limit)
     return _CHART_SPECIAL.sub(lambda m: _CHART_ENTITIES[m.group(0)], line)
+
+
+def file_slug(name: str, default: str, limit: int = 60) -> str:
+    """A download's file name from a label: letters and digits, single dashes between them, none in front (a
+    leading dash reads as an option to a shell); `default` when nothing is left."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-")[:limit].strip("-") or default

@@ -16,7 +16,7 @@ from dashboard.common.dates import enter_commits_dates
 from dashboard.common.links import compare_url
 from dashboard.common.runtime import run
 from dashboard.common.tables import show_table
-from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, label, md, plain
+from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, file_slug, label, md, plain
 from dashboard.common.url_state import link_id
 from dashboard.evaluate.charts import heatmaps, pareto
 from dashboard.evaluate.jobs_view import OPEN, PARAM, SYNCED, active_job, on_cancel, on_run, show_experiment
@@ -419,7 +419,7 @@ def render_exports(
     to ship (`pipeline eval --export-config`) are built when clicked."""
     cols = st.columns([3, 1, 1, 1, 1])
     name = f"{result.spec.group_id}-sweep" if saved_as is None else saved_as
-    slug = "".join(ch if ch.isalnum() else "-" for ch in name)[:60]
+    slug = file_slug(name, "sweep")
 
     def whole() -> SweepResult:
         return result if exp_id is None else load_experiment(lab.store, exp_id)[1]

@@ -8,7 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dashboard.common.text import DISPLAY_CHARS, ZWSP, chart, md, plain
+from dashboard.common.text import DISPLAY_CHARS, ZWSP, chart, file_slug, md, plain
 from tests.support.shown import shown
 
 HOSTILE = [
@@ -96,3 +96,11 @@ def test_chart_text_turns_a_link_into_characters() -> None:
     out = chart("<a href='http://evil.example/'>click</a> <br> $x$")
     assert out == "&lt;a href='http://evil.example/'&gt;click&lt;/a&gt; &lt;br&gt; &#36;x&#36;"
     assert len(chart("x" * 1000, 60)) == 60
+
+
+def test_download_names_never_start_with_a_dash() -> None:
+    assert file_slug("#2 sweep 2026-11-27 10:00:00", "sweep") == "2-sweep-2026-11-27-10-00-00"
+    assert file_slug("demo-sweep", "sweep") == "demo-sweep"
+    assert file_slug("#!?", "sweep") == "sweep"
+    assert not file_slug("--rm -rf " + "x" * 80, "sweep").startswith("-")
+    assert len(file_slug("a " * 100, "sweep")) <= 60
