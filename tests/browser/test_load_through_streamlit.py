@@ -54,8 +54,10 @@ class SessionResult:
 METRIC_MS = re.compile(r"(?:^|\s)B\s+(\d+) ms")  # side B's metric: "B 123 ms rerank 9 ms"
 ERRORS = "[data-testid='stException'], [data-testid='stAlertContentError']"
 # a side's result cards: keyed compare.<side>.<fact uuid> (its controls are compare.<side>.reranker, .n, .k)
+# a result card's key is compare.<side>.<fact uuid> (its grade buttons add ".grade.N": not cards)
 CARDS_JS = """(side) => [...document.querySelectorAll(`[class*='st-key-compare-${side}-']`)].filter(
-  (e) => [...e.classList].some((c) => new RegExp(`^st-key-compare-${side}-[0-9a-f]{8}-`).test(c))).length"""
+  (e) => [...e.classList].some((c) => new RegExp(
+    `^st-key-compare-${side}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`).test(c))).length"""
 
 
 async def one_session(browser: Browser, app_url: str, number: int, query: str) -> SessionResult:
