@@ -234,6 +234,9 @@ async def test_the_judges_grades_feed_metrics_only_when_it_agrees_with_the_analy
 
 
 JUDGE_KEY = "sk-test-pools"
+# The cache is keyed by (model, prompt version, query, fact), not by deal: other modules of the session grade these
+# same questions and facts with the default model, so this module's judge has a model name of its own.
+JUDGE_MODEL = "pools-test-model"
 
 
 def scripted_grade(query: str, fact: str) -> tuple[int, str]:
@@ -248,6 +251,7 @@ def judge_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
     with FakeOpenAIServer(api_key=JUDGE_KEY, judge=scripted_grade, retry_after_ms=1) as server:
         monkeypatch.setenv("OPENAI_API_KEY", JUDGE_KEY)
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("RETRIEVAL_LAB_JUDGE_MODEL", JUDGE_MODEL)
         get_settings.cache_clear()
         yield server
     get_settings.cache_clear()
@@ -274,7 +278,7 @@ async def test_the_llm_judge_grades_a_pool_once_and_the_cache_answers_again(
     distinct = len({(i.query, i.fact) for i in items})
     assert (first["graded"], first["written"], first["cached"]) == (pool.pairs, pool.pairs, 0)
     assert first["requests"] == distinct == len(judge_server.requests)
-    assert first["reviewer"] == "judge:gpt-4o-mini" and first["input_tokens"] > 0 and first["cost_usd"] > 0
+    assert first["reviewer"] == judge_reviewer(JUDGE_MODEL) and first["input_tokens"] > 0 and first["cost_usd"] > 0
 
     graded = verdict_judgments(lab.store, acme, "judge")
     assert {(i.query_id, i.fact_uuid): graded[i.query_id][i.fact_uuid] for i in items} == {
