@@ -43,7 +43,6 @@ from pipeline.evaluation.ship import setting_module
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe, describe, parse_config, preset
-from pipeline.retrieval.setting import setting
 
 NS = "evaluate"
 CANDIDATE_OPTIONS = [5, 10, 25, 50, 75, 100, 150, 200]
@@ -363,7 +362,7 @@ def render_wins_losses(lab: Lab, result: SweepResult, key: str, metric: str, exp
     wins, losses = wins_and_losses(result, key, metric)
     st.markdown(f"**Per-query wins and losses** of {md(key)} against the baseline ({metric})")
     base, mine = result.setting(result.baseline), result.setting(key)
-    a, b = (setting(result.spec.recipe(s.recipe), s.candidates, s.reranker, s.top_k) for s in (base, mine))
+    a, b = result.retrieval_setting(base), result.retrieval_setting(mine)
     changes = [*wins, *losses]
     if changes:
         show_table(

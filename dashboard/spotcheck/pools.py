@@ -22,6 +22,7 @@ from pipeline.pools.repo import pool_progress
 from pipeline.query_sets import list_query_sets
 from pipeline.retrieval.setting import Setting
 from pipeline.spotcheck.judge_agreement import judge_agreement
+from pipeline.spotcheck.verdicts import deal_grades
 
 POOL = f"{NS}.pool"
 DEFAULT_SETTINGS = "graphiti-default:none:50:10\nvector:none:50:10\ngraphiti-default:local:50:10\nvector:local:50:10"
@@ -29,11 +30,12 @@ DEFAULT_SETTINGS = "graphiti-default:none:50:10\nvector:none:50:10\ngraphiti-def
 
 def render_pool_panel(lab: Lab, pool: Pool, reviewer: str) -> None:
     """Above the review card of a pool: where it stands, the judge, calibration."""
-    progress = pool_progress(lab.store, pool)
+    grades = deal_grades(lab.store, pool.group_id)
+    progress = pool_progress(lab.store, pool, grades)
     what = md(pool.label) + (f": {md(', '.join(pool.settings))}" if pool.settings else "")
     st.caption(f"{what} · {pool.pairs:,} pairs · {pool.skipped:,} judged already, left out")
     st.progress(progress.fraction, text=md(progress.text()))
-    agreement = judge_agreement(lab.store, pool.group_id)
+    agreement = judge_agreement(lab.store, pool.group_id, grades)
     if agreement.judged_by_judge:
         threshold = lab.settings.judge_min_kappa
         trusted = "trusted for metrics" if agreement.trusted(threshold) else f"not trusted (below {threshold:.2f})"

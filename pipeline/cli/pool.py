@@ -59,7 +59,7 @@ def _settings(lab: Lab, args: argparse.Namespace) -> list[Any]:
     _info, result = load_experiment(lab.store, args.experiment, rankings=False)
     if result.spec.group_id != args.group:
         raise InvalidInput(f"Experiment #{args.experiment} is not one of deal {args.group!r}'s.")
-    return [Setting(result.spec.recipe(s.recipe), s.candidates, s.reranker, s.top_k) for s in result.grid]
+    return [result.retrieval_setting(s) for s in result.grid]
 
 
 async def run_build(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
@@ -79,9 +79,11 @@ async def run_build(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
 async def run_list(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.pools.repo import list_pools
+    from pipeline.spotcheck.verdicts import deal_grades
 
     await lab.deal(args.group)
-    pools = [_pool_dict(lab, p) for p in list_pools(lab.store, args.group)]
+    grades = deal_grades(lab.store, args.group)
+    pools = [_pool_dict(lab, p, grades) for p in list_pools(lab.store, args.group)]
     for p in pools:
         print(f"#{p['pool']} {p['name']} · {p['label']} · {p['progress']}", file=sys.stderr)
     if not pools:
@@ -98,10 +100,10 @@ async def run_calibrate(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     return _pool_dict(lab, pool)
 
 
-def _pool_dict(lab: Lab, pool: Any) -> dict[str, Any]:
+def _pool_dict(lab: Lab, pool: Any, grades: Any = None) -> dict[str, Any]:
     from pipeline.pools.repo import pool_progress
 
-    progress = pool_progress(lab.store, pool)
+    progress = pool_progress(lab.store, pool, grades)
     return {
         "pool": pool.queue_id,
         "name": pool.name,

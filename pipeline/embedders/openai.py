@@ -24,6 +24,7 @@ from graphiti_core.embedder.openai import OpenAIEmbedderConfig
 from pipeline.embedders.base import EmbedderInfo, LabEmbedder
 from pipeline.embedders.spec import EmbedderSpec
 from pipeline.errors import EmbedderUnavailable
+from pipeline.openai_errors import openai_failure
 from pipeline.settings import Settings
 from pipeline.text import one_line
 
@@ -94,15 +95,8 @@ class OpenAIEmbedder(LabEmbedder):
     def _reason(self, exc: openai.OpenAIError) -> str:
         where, retries = self._where, self._settings.openai_max_retries
         after = f" (after {retries} retries)" if retries else ""
-        if isinstance(exc, openai.AuthenticationError):
-            return f"{where} refused the API key ({exc.status_code}): check OPENAI_API_KEY."
-        if isinstance(exc, openai.NotFoundError):
-            return f"{where} has no model {self.info.model!r} (404): check RETRIEVAL_LAB_EMBEDDER."
-        if isinstance(exc, openai.APITimeoutError):
-            return f"no answer from {where} within {self._settings.openai_timeout_s:g} s{after}."
-        if isinstance(exc, openai.APIConnectionError):
-            return f"cannot reach {where}{after}: check OPENAI_BASE_URL and the network."
-        if isinstance(exc, openai.APIStatusError):
-            message = exc.body.get("message") if isinstance(exc.body, dict) else exc.message
-            return f"{where} answered {exc.status_code}: {one_line(message, REASON_CHARS)}"
+        timeout_s, model = self._settings.openai_timeout_s, self.info.model
+        described = openai_failure(exc, where, model, "RETRIEVAL_LAB_EMBEDDER", timeout_s, REASON_CHARS, after)
+        if described:
+            return f"{described}."
         return f"{one_line(exc, REASON_CHARS)} ({type(exc).__name__})"

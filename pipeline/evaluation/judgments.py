@@ -31,9 +31,9 @@ from pipeline.lab import Lab
 from pipeline.query_sets import QuerySet, list_query_sets, load_query_set
 from pipeline.query_sets.records import OWN_SET_NAME
 from pipeline.query_sets.verdicts import verdict_queries
-from pipeline.spotcheck import verdict_judgments
 from pipeline.spotcheck.judge_agreement import JudgeAgreement, judge_agreement
 from pipeline.spotcheck.reviewers import GradeSource
+from pipeline.spotcheck.verdicts import deal_grades
 
 
 @dataclass(frozen=True)
@@ -191,12 +191,13 @@ async def _labelled(lab: Lab, group_id: str) -> EvalSet | None:
 
 async def _graded(lab: Lab, group_id: str, source: GradeSource) -> EvalSet | None:
     """Relevance grades from spot-check and judging pools (support verdicts never count here)."""
-    judged = verdict_judgments(lab.store, group_id, source)
+    grades = deal_grades(lab.store, group_id)
+    judged = grades.source(source)
     if not judged:
         return None
     queries = tuple(EvalQuery(q.id, q.text, q.type, q.split) for q in verdict_queries(lab.store, group_id, judged))
     name, label = GRADE_SOURCES[source]
-    judge = judge_agreement(lab.store, group_id) if source != "humans" else None
+    judge = judge_agreement(lab.store, group_id, grades) if source != "humans" else None
     return EvalSet(name, label, group_id, queries, judged, judge)
 
 

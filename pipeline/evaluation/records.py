@@ -16,7 +16,7 @@ from pipeline.evaluation.significance import PairedTest, paired_test_cached
 from pipeline.ingest.fields import DATE_RULE, date_field
 from pipeline.rerankers import RERANKERS
 from pipeline.retrieval.recipes import CUSTOM, DEFAULT_RECIPE, LEGACY_RECIPE, RECIPE_NAMES, Recipe, parse_recipe
-from pipeline.retrieval.setting import MAX_CANDIDATES, MAX_TOP_K
+from pipeline.retrieval.setting import MAX_CANDIDATES, MAX_TOP_K, Setting
 
 FIXED = ("ndcg@10", "recall@10", "mrr@10")  # on the top 10 of the reranked list, whatever k
 AT_K = ("ndcg", "recall", "precision", "hit")  # on the setting's top k: stored as "ndcg@k", ...
@@ -231,6 +231,10 @@ class SweepResult:
             if s.key == key:
                 return s
         raise InvalidInput(f"No setting {key!r} in this sweep.")
+
+    def retrieval_setting(self, s: SettingResult) -> Setting:
+        """The setting a result row was measured with, to run again through `retrieve()` or to pool."""
+        return Setting(self.spec.recipe(s.recipe), s.candidates, s.reranker, s.top_k)
 
     @property
     def grid(self) -> tuple[SettingResult, ...]:

@@ -35,6 +35,7 @@ from pydantic import SecretStr
 
 from pipeline.errors import InvalidInput
 from pipeline.judge.prompt import JudgeAnswer
+from pipeline.openai_errors import openai_failure
 from pipeline.settings import Settings
 from pipeline.text import one_line
 
@@ -264,20 +265,12 @@ def retry_wait_s(exc: BaseException | None) -> float:
 
 def describe_failure(exc: BaseException, config: JudgeConfig) -> str:
     """A failed request as a few words for a one-line message."""
-    where = config.where
-    if isinstance(exc, TimeoutError | openai.APITimeoutError):
-        return f"no answer from {where} within {config.timeout_s:g} s"
-    if isinstance(exc, GraphitiRateLimitError | openai.RateLimitError):
-        return "429 rate limited"
-    if isinstance(exc, openai.AuthenticationError):
-        return f"{where} refused the API key (401): check OPENAI_API_KEY"
-    if isinstance(exc, openai.NotFoundError):
-        return f"{where} has no model {config.model!r} (404): check RETRIEVAL_LAB_JUDGE_MODEL and OPENAI_BASE_URL"
-    if isinstance(exc, openai.APIStatusError):
-        message = exc.body.get("message") if isinstance(exc.body, dict) else exc.message
-        return f"{where} answered {exc.status_code} ({one_line(message, FAILURE_CHARS)})"
-    if isinstance(exc, openai.APIConnectionError):
-        return f"cannot reach {where}: check OPENAI_BASE_URL and the network"
+    if isinstance(exc, GraphitiRateLimitError):  # graphiti's client turns the SDK's 429 into its own error
+        return "rate limited (429)"
+    model_setting = "RETRIEVAL_LAB_JUDGE_MODEL and OPENAI_BASE_URL"
+    described = openai_failure(exc, config.where, config.model, model_setting, config.timeout_s, FAILURE_CHARS)
+    if described:
+        return described
     if isinstance(exc, BadAnswer):
         return str(exc)
     if isinstance(exc, json.JSONDecodeError | openai.APIResponseValidationError):

@@ -13,7 +13,7 @@ from pipeline.retrieval.setting import Setting
 from pipeline.spotcheck.records import QueueSpec
 from pipeline.spotcheck.repo import insert_queue, queue_items
 from pipeline.spotcheck.sampling import ItemDraft
-from pipeline.spotcheck.verdicts import verdict_judgments
+from pipeline.spotcheck.verdicts import Grades, deal_grades
 from pipeline.store.db import Store
 
 POOL_SQL = """
@@ -66,8 +66,10 @@ def list_pools(store: Store, group_id: str) -> list[Pool]:
     return [Pool.from_row(r) for r in rows]
 
 
-def pool_progress(store: Store, pool: Pool) -> PoolProgress:
-    """How many of the pool's pairs analysts and the judge have graded (in this pool or any other queue)."""
+def pool_progress(store: Store, pool: Pool, grades: Grades | None = None) -> PoolProgress:
+    """How many of the pool's pairs analysts and the judge have graded (in this pool or any other queue);
+    `grades`, when the caller already read the deal's."""
+    grades = grades or deal_grades(store, pool.group_id)
     pairs = {(i.query_id or i.query, i.fact_uuid) for i in queue_items(store, pool.queue_id)}
 
     def graded(judged: dict[str, dict[str, int]]) -> int:
@@ -75,6 +77,6 @@ def pool_progress(store: Store, pool: Pool) -> PoolProgress:
 
     return PoolProgress(
         len(pairs),
-        graded(verdict_judgments(store, pool.group_id, "humans")),
-        graded(verdict_judgments(store, pool.group_id, "judge")),
+        graded(grades.humans),
+        graded(grades.judge),
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.spotcheck.agreement import MIN_SHARED, cohen
-from pipeline.spotcheck.verdicts import RELEVANCE, verdict_judgments
+from pipeline.spotcheck.verdicts import RELEVANCE, Grades, deal_grades
 from pipeline.store.db import Store
 
 
@@ -36,9 +36,10 @@ class JudgeAgreement:
         )
 
 
-def judge_agreement(store: Store, group_id: str) -> JudgeAgreement:
-    humans = verdict_judgments(store, group_id, "humans")
-    judge = verdict_judgments(store, group_id, "judge")
+def judge_agreement(store: Store, group_id: str, grades: Grades | None = None) -> JudgeAgreement:
+    """On the pairs both graded; `grades`, when the caller already read the deal's."""
+    grades = grades or deal_grades(store, group_id)
+    humans, judge = grades.humans, grades.judge
     pairs = [
         (grades[fact], humans[query][fact])
         for query, grades in judge.items()

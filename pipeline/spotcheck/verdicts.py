@@ -322,30 +322,56 @@ def disagreements(rows: Sequence[VerdictRow]) -> list[Disagreement]:
 # --- relevance judgments -------------------------------------------------------------------------------
 
 
-def verdict_judgments(store: Store, group_id: str, source: GradeSource = "humans") -> dict[str, dict[str, int]]:
-    """query id (labelled set) or query text -> {fact uuid: grade}, from relevance answers only; see the
-    module doc for the rules. `source`: the analysts' grades (an adjudicated grade counts as theirs), the LLM
-    judge's, or the analysts' with the judge's where no analyst (nor adjudicator) graded the pair."""
-    if source == "humans-then-judge":
-        judged = verdict_judgments(store, group_id, "judge")
-        for query, grades in verdict_judgments(store, group_id, "humans").items():
-            judged[query] = {**judged.get(query, {}), **grades}
-        return judged
-    reviewers: dict[tuple[str, str], list[int]] = defaultdict(list)
+@dataclass(frozen=True)
+class Grades:
+    """A deal's relevance grades, read once: query id (labelled set) or query text -> {fact uuid: grade}."""
+
+    humans: dict[str, dict[str, int]]  # the analysts' (an adjudicated grade counts as theirs)
+    judge: dict[str, dict[str, int]]  # the LLM judge's
+
+    def source(self, source: GradeSource) -> dict[str, dict[str, int]]:
+        """The grades of one source; "humans-then-judge" takes the judge's where no analyst graded the pair."""
+        if source == "humans":
+            return self.humans
+        if source == "judge":
+            return self.judge
+        merged = {query: dict(grades) for query, grades in self.judge.items()}
+        for query, grades in self.humans.items():
+            merged[query] = {**merged.get(query, {}), **grades}
+        return merged
+
+
+def deal_grades(store: Store, group_id: str) -> Grades:
+    """Every relevance answer of the deal, split into the analysts' and the judge's; see the module doc."""
+    humans: dict[tuple[str, str], list[int]] = defaultdict(list)
+    judge: dict[tuple[str, str], list[int]] = defaultdict(list)
     adjudicated: dict[tuple[str, str], list[int]] = defaultdict(list)
     for item_rows in _by_item(verdict_rows(store, group_id)).values():
         first = item_rows[0]
         if not first.query:
             continue
         key = (first.query_id or first.query, first.fact_uuid)
-        if first.final_relevance is not None and source == "humans":
+        if first.final_relevance is not None:
             adjudicated[key].append(first.final_relevance)
-        reviewers[key] += [
-            r.relevance for r in item_rows if r.relevance is not None and is_judge(r.reviewer) == (source == "judge")
-        ]
+        for r in item_rows:
+            if r.relevance is not None:
+                (judge if is_judge(r.reviewer) else humans)[key].append(r.relevance)
+    return Grades(_medians(humans, adjudicated), _medians(judge, {}))
+
+
+def _medians(
+    reviewers: dict[tuple[str, str], list[int]], adjudicated: dict[tuple[str, str], list[int]]
+) -> dict[str, dict[str, int]]:
     judgments: dict[str, dict[str, int]] = defaultdict(dict)
     for key in sorted(set(reviewers) | set(adjudicated)):
-        grades = adjudicated.get(key) or reviewers[key]
+        grades = adjudicated.get(key) or reviewers.get(key)
         if grades:
             judgments[key[0]][key[1]] = int(statistics.median_low(grades))
     return dict(judgments)
+
+
+def verdict_judgments(store: Store, group_id: str, source: GradeSource = "humans") -> dict[str, dict[str, int]]:
+    """query id (labelled set) or query text -> {fact uuid: grade}, from relevance answers only; see the
+    module doc for the rules. `source`: the analysts' grades (an adjudicated grade counts as theirs), the LLM
+    judge's, or the analysts' with the judge's where no analyst (nor adjudicator) graded the pair."""
+    return deal_grades(store, group_id).source(source)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline.lab import Lab
+from pipeline.spotcheck.queue import build_queue
+from pipeline.spotcheck.records import Queue, QueueSpec
 from pipeline.spotcheck.repo import (
     list_queues,
     queue_items,
@@ -18,6 +21,18 @@ from tests.conftest import ADMIN_SECRET
 from tests.support.tables import assert_page_tidy
 
 PAGE = "app_pages/spotcheck.py"
+
+
+@pytest.fixture(scope="module")
+async def half_done(lab: Lab, demo: str) -> Queue:
+    """A queue of four cards of its own (so each test runs alone too), two of them answered by Ana Resume."""
+    spec = QueueSpec("half done", demo, "query_set", 4, 3, "random", "Tess", reranker="none", query_limit=3)
+    queue = await build_queue(lab, spec)
+    first, second, *_ = queue_items(lab.store, queue.id)
+    record_relevance(lab.store, first.id, "Ana Resume", 3)
+    record_verdict(lab.store, first.id, "Ana Resume", "supported")
+    record_verdict(lab.store, second.id, "Ana Resume", "wrong_source")
+    return queue
 
 
 def metric(app: AppTest, label: str) -> str:
@@ -105,11 +120,11 @@ def test_build_a_queue_review_and_see_progress(app: AppTest, lab: Lab, demo: str
     assert str(answers["Updated (UTC)"].dt.tz) == "UTC" and set(answers["Reviewer"]) == {"Ana AppTest"}
 
 
-def test_a_second_session_resumes_where_the_reviewer_left(app: AppTest, lab: Lab, demo: str) -> None:
+def test_a_second_session_resumes_where_the_reviewer_left(app: AppTest, half_done: Queue) -> None:
     """A new browser session (closing the browser loses nothing): the card opens at the first open item."""
-    queue = next(q for q in list_queues(lab.store, demo) if q.name == "apptest queue")
+    queue = half_done
     open_page(app, PAGE)
-    app.text_input(key="spotcheck.reviewer").input("Ana AppTest").run()
+    app.text_input(key="spotcheck.reviewer").input("Ana Resume").run()
     app.selectbox(key="spotcheck.queue").set_value(queue.id).run()
     no_errors(app)
     assert metric(app, "Your progress") == "2 / 4"
@@ -119,8 +134,8 @@ def test_a_second_session_resumes_where_the_reviewer_left(app: AppTest, lab: Lab
     assert metric(app, "Item") == "1 / 4"
 
 
-def test_a_link_opens_the_same_queue_at_the_same_card(app: AppTest, lab: Lab, demo: str) -> None:
-    queue = next(q for q in list_queues(lab.store, demo) if q.name == "apptest queue")
+def test_a_link_opens_the_same_queue_at_the_same_card(app: AppTest, half_done: Queue) -> None:
+    queue = half_done
     open_page(app, PAGE)
     app.selectbox(key="spotcheck.queue").set_value(queue.id).run()
     assert app.query_params["spotcheck.queue"] in (str(queue.id), [str(queue.id)])
