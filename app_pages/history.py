@@ -43,6 +43,6 @@ if any_runs(lab.store):
         publish_id("history.open", first)
         publish_id("history.compare", second)
         if first is not None and second is not None and first != second:
-            render_run_comparison(load_run(lab.store, first), load_run(lab.store, second))
+            render_run_comparison(lab.store, load_run(lab.store, first), load_run(lab.store, second))
         elif first is not None:
             render_stored_run(load_run(lab.store, first))

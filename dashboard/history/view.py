@@ -9,8 +9,9 @@ import streamlit as st
 from dashboard.common.result_cards import result_card
 from dashboard.common.tables import MISSING, show_table, stamp
 from dashboard.common.text import TICK_CHARS, chart, label, md
-from pipeline.history.compare import RunComparison, compare_runs
+from pipeline.history.compare import RunComparison, compare_runs, graph_changed_between
 from pipeline.history.records import RunSummary, StoredRun
+from pipeline.store.db import Store
 
 
 def runs_frame(runs: list[RunSummary]) -> pd.DataFrame:
@@ -154,11 +155,16 @@ def _value(name: str, value: object) -> str:
     return MISSING if value is None or value == "-" else str(value)
 
 
-def render_run_comparison(a: StoredRun, b: StoredRun) -> None:
+def render_run_comparison(store: Store, a: StoredRun, b: StoredRun) -> None:
     cmp = compare_runs(a.run, b.run)
     st.subheader(f"Run #{a.summary.id} (A) against run #{b.summary.id} (B)")
     differing = md(", ".join(cmp.differing)) or "none"
     st.caption(f"Parameters that differ: {differing}")
+    changes = graph_changed_between(store, a.run, b.run)
+    if changes and changes.entries:
+        st.warning(md(changes.text()))
+    elif changes:
+        st.caption(md(changes.text()))
     cols = st.columns(4)
     cols[0].metric("Shared results", f"{cmp.shared} / {max(len(a.run.results), len(b.run.results))}")
     cols[1].metric("Only in A", cmp.only_a)

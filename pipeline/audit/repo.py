@@ -5,11 +5,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from pipeline.audit.records import AuditEntry, details_json
 from pipeline.deals.access import access_of
 from pipeline.store.db import Store, utc_now
+from pipeline.utc import parse_time
 
 INSERT_ENTRY = "INSERT INTO audit_log (at, actor, action, group_id, target, details) VALUES (?, ?, ?, ?, ?, ?)"
 
@@ -44,6 +46,30 @@ def audit_log(store: Store, group_id: str | None = None, action_prefix: str = ""
         {**params, "g": group_id, "prefix": f"{action_prefix}%", "limit": limit},
     )
     return [AuditEntry.from_row(r) for r in rows]
+
+
+# The admin actions that change what a query retrieves (spot-check, judging and read-only flags do not).
+GRAPH_ACTIONS = (
+    "fact.correct",
+    "fact.undo_correct",
+    "merge",
+    "merge.undo",
+    "deal.reset_demo",
+    "deal.replace",
+    "journal.rollback",
+    "journal.complete",
+)
+
+
+def graph_changes(store: Store, group_id: str, start: datetime, end: datetime) -> list[AuditEntry]:
+    """The deal's admin actions that changed its graph from `start` until before `end`, oldest first."""
+    marks = ", ".join("?" for _ in GRAPH_ACTIONS)
+    rows = store.query(
+        f"SELECT * FROM audit_log WHERE group_id = ? AND action IN ({marks}) ORDER BY id",
+        (group_id, *GRAPH_ACTIONS),
+    )
+    entries = [AuditEntry.from_row(r) for r in rows]
+    return [e for e in entries if (at := parse_time(e.at)) is not None and start <= at < end]
 
 
 def last_audit_id(store: Store, group_id: str) -> int:

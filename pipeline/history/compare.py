@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
+from pipeline.audit.describe import action_label
+from pipeline.audit.records import AuditEntry
+from pipeline.audit.repo import graph_changes
 from pipeline.history.records import STAGES
 from pipeline.retrieval.records import RetrievalRun
+from pipeline.store.db import Store
+from pipeline.utc import parse_time, stamp
 
 
 @dataclass(frozen=True)
@@ -78,3 +84,31 @@ def compare_runs(a: RetrievalRun, b: RetrievalRun) -> RunComparison:
         ranks=tuple(RankDiff(u, facts[u], ranks_a.get(u), ranks_b.get(u)) for u in order),
         stages_ms=tuple((s, a.timings.stages_ms.get(s), b.timings.stages_ms.get(s)) for s in stages),
     )
+
+
+@dataclass(frozen=True)
+class GraphChanges:
+    """The admin changes to a deal's graph between two of its runs."""
+
+    entries: tuple[AuditEntry, ...]
+
+    def text(self) -> str:
+        if not self.entries:
+            return (
+                "No admin change to the graph between these runs (writes made outside this tool, such as new "
+                "episodes, are not recorded here)."
+            )
+        shown = "; ".join(f"{action_label(e.action)} by {e.actor} at {stamp(e.at)} UTC" for e in self.entries[:5])
+        more = f" and {len(self.entries) - 5} more" if len(self.entries) > 5 else ""
+        return f"The graph changed between these runs ({len(self.entries)} admin change(s)): {shown}{more}."
+
+
+def graph_changed_between(store: Store, a: RetrievalRun, b: RetrievalRun) -> GraphChanges | None:
+    """Corrections, merges, their undos, resets and replacements made with this tool between two runs of one deal
+    (from the audit log; to the second); None for runs of two deals."""
+    times = (parse_time(a.created_at), parse_time(b.created_at))
+    if a.group_id != b.group_id or times[0] is None or times[1] is None:
+        return None
+    start, end = sorted((times[0], times[1]))
+    # a run's time is kept to the second: a change in the same second as either run counts as between them
+    return GraphChanges(tuple(graph_changes(store, a.group_id, start, end + timedelta(seconds=1))))
