@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pipeline.audit.records import AuditEntry
+from pipeline.text import one_line
+
+WHAT_CHARS = 60
 
 ACTION_LABELS = {
     "fact.correct": "Fact corrected",
@@ -23,6 +26,7 @@ ACTION_LABELS = {
     "journal.rollback": "Interrupted action rolled back",
     "journal.complete": "Interrupted action completed",
     "spotcheck.queue_created": "Spot-check queue created",
+    "spotcheck.adjudicated": "Disagreement adjudicated",
     "vector_index.create": "Vector index created",
     "judge.graded": "Pool graded by the LLM judge",
 }
@@ -47,17 +51,22 @@ def _plural(n: Any, what: str) -> str:
     return f"{n} {what}{'' if n == 1 else 's'}"
 
 
+def _quoted(text: Any) -> str:
+    """A fact named by its words, not its uuid: short enough for the "What" column."""
+    return f"“{one_line(text, WHAT_CHARS)}”" if text else "a fact"
+
+
 def _correct(d: dict[str, Any]) -> tuple[str, str, str]:
     source = " · ".join(str(x) for x in (d.get("channel"), d.get("author")) if x)
     return (
-        f"Fact {d.get('old_uuid', '')}",
+        _quoted(d.get("old_fact")),
         str(d.get("old_fact", "")),
         f"{d.get('new_fact', '')} (valid from {str(d.get('valid_at', ''))[:10]}; {source})",
     )
 
 
 def _undo_correct(d: dict[str, Any]) -> tuple[str, str, str]:
-    return f"Correction {d.get('correction_id', '')}", str(d.get("new_fact", "")), str(d.get("old_fact", ""))
+    return f"correction of {_quoted(d.get('old_fact'))}", str(d.get("new_fact", "")), str(d.get("old_fact", ""))
 
 
 def _merge(d: dict[str, Any]) -> tuple[str, str, str]:
@@ -98,6 +107,30 @@ def _unlock_failed(d: dict[str, Any]) -> tuple[str, str, str]:
     return "admin secret", f"{d.get('failures_in_a_row')} failure(s) in a row", f"next try after {d.get('wait_s')} s"
 
 
+def _adjudicated(d: dict[str, Any]) -> tuple[str, str, str]:
+    previous = d.get("previous")
+    note = f" ({d['note']})" if d.get("note") else ""
+    return (
+        f"item {d.get('position', '?')} of queue #{d.get('queue_id', '?')}",
+        f"final {d.get('question', '')} answer {previous}" if previous is not None else "split between reviewers",
+        f"final {d.get('question', '')} answer {d.get('answer', '')}{note}",
+    )
+
+
+def _queue_created(d: dict[str, Any]) -> tuple[str, str, str]:
+    return "", "", f"{_plural(d.get('items', 0), 'item')} from {d.get('source', '')} (seed {d.get('seed', '')})"
+
+
+def _judged(d: dict[str, Any]) -> tuple[str, str, str]:
+    after = f"{d.get('graded', 0)} of {_plural(d.get('pairs', 0), 'pair')} graded by {d.get('model', '')}"
+    after += f", {d.get('requests', 0)} requests, ${d.get('cost_usd', 0)}"
+    return "", "", after + (f"; stopped: {d['failure']}" if d.get("failure") else "")
+
+
+def _vector_index(d: dict[str, Any]) -> tuple[str, str, str]:
+    return "facts' vector index", "no index", f"{d.get('index', '')} ({d.get('dimension', '')}-d)"
+
+
 def _journal(d: dict[str, Any]) -> tuple[str, str, str]:
     steps = ", ".join(d.get("steps_done", [])) or "none"
     return f"{action_label(d.get('kind', ''))} by {d.get('requested_by', '')}", f"steps done: {steps}", ""
@@ -114,6 +147,10 @@ DESCRIBERS: dict[str, Callable[[dict[str, Any]], tuple[str, str, str]]] = {
     "admin.unlock_failed": _unlock_failed,
     "journal.rollback": _journal,
     "journal.complete": _journal,
+    "spotcheck.adjudicated": _adjudicated,
+    "spotcheck.queue_created": _queue_created,
+    "judge.graded": _judged,
+    "vector_index.create": _vector_index,
 }
 
 
@@ -124,6 +161,7 @@ def describe(entry: AuditEntry) -> Described:
     how = DESCRIBERS.get(entry.action)
     try:
         what, before, after = how(d) if how else (entry.target, "", _compact(d))
+        what = what or entry.target
     except (AttributeError, TypeError):  # an entry written by an older version with other details
         what, before, after = entry.target, "", _compact(d)
     undo: tuple[UndoKind, str] | None = None

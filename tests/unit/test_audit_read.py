@@ -4,6 +4,7 @@ entry described as a person reads it, with the record an undo starts from."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pipeline.audit import AuditFilter, audit_facets, describe, filtered_audit_log, record_audit
@@ -54,3 +55,38 @@ def test_entries_are_described_with_their_undo(tmp_path: Path) -> None:
     assert (describe(merge).what, describe(merge).undo) == ("X → Y", ("merge", "m1"))
     assert (describe(undo).label, describe(undo).what, describe(undo).undo) == ("Merge undone", "P → Q", None)
     assert describe(failed).label == "Wrong admin secret" and describe(failed).undo is None
+
+
+def test_every_action_the_code_records_reads_as_words() -> None:
+    """Each action the code records has a label on the Audit log: the literal ones passed to `record_audit`, and the
+    named ones (journal kinds are audit actions)."""
+    from pipeline.admin import unlock
+    from pipeline.audit import ACTION_LABELS
+    from pipeline.corrections import records as corrections
+    from pipeline.deals import replace as deals
+    from pipeline.ingest.demo import seed
+    from pipeline.merges import actions as merges
+    from pipeline.vector_index import build as vector_index
+
+    root = Path(__file__).resolve().parents[2] / "pipeline"
+    source = "\n".join(p.read_text() for p in root.rglob("*.py"))
+    recorded = set(re.findall(r'record_audit\([^)]*?"([a-z_]+\.[a-z_.]+)"', source, re.S))
+    assert {"spotcheck.adjudicated", "spotcheck.queue_created", "judge.graded"} <= recorded
+    named = {unlock.AUDIT_ACTION, corrections.ACTION_CORRECT, corrections.ACTION_UNDO, deals.ACTION_REPLACE}
+    named |= {seed.KIND_RESET, merges.KIND_MERGE, merges.KIND_UNDO, merges.KIND_REJECT, vector_index.ACTION}
+    assert recorded | named <= set(ACTION_LABELS)
+
+
+def test_a_correction_is_named_by_its_words_not_its_uuid(tmp_path: Path) -> None:
+    store = open_store(tmp_path)
+    old = "Halcyon's FY2025 subscription revenue was $4.2 million, per the CIM's page 12 summary table."
+    details = {"correction_id": "c1", "old_uuid": "9f1c2d3e-uuid", "old_fact": old, "new_fact": "new"}
+    record_audit(store, "Ana", "fact.correct", "a", "9f1c2d3e-uuid", details)
+    record_audit(store, "Ana", "fact.undo_correct", "a", "c1", details)
+    undo, fix = filtered_audit_log(store, AuditFilter())
+    assert describe(fix).what.startswith("“Halcyon's FY2025 subscription revenue") and "uuid" not in describe(fix).what
+    assert describe(undo).what.startswith("correction of “Halcyon's") and "c1" not in describe(undo).what
+    adjudicated = {"queue_id": 4, "position": 2, "question": "relevance", "answer": 3, "previous": None, "note": ""}
+    record_audit(store, "Cy", "spotcheck.adjudicated", "a", "item 2 of queue #4", adjudicated)
+    entry = filtered_audit_log(store, AuditFilter())[0]
+    assert (describe(entry).label, describe(entry).after) == ("Disagreement adjudicated", "final relevance answer 3")
