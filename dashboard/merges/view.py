@@ -342,9 +342,14 @@ def _pick_pair(options: dict[str, tuple[str, str]]) -> None:
         st.session_state[f"{NS}.canonical"], st.session_state[f"{NS}.alias"] = options[picked]
 
 
+PICK_PAIR = "Pick a candidate, or choose the two entities below…"
+
+
 def _keep_valid(key: str, options: list[Any]) -> None:
+    """A pick that is no longer offered (a merged or rejected pair) is cleared: set to None, not deleted, since the
+    browser keeps showing a deleted widget value."""
     if key in st.session_state and st.session_state[key] not in options:
-        del st.session_state[key]
+        st.session_state[key] = None
 
 
 def render_admin(
@@ -365,7 +370,7 @@ def render_admin(
     entities: dict[str, EntityRef] = {e.uuid: e for e in data.entities(lab, group_id, state) if e.uuid not in aliases}
     uuids = list(entities)
     pairs = {
-        f"{c.canonical.name} ← {c.alias.name} ({c.score:.2f})": (c.canonical.uuid, c.alias.uuid)
+        f"{c.alias.name} → {c.canonical.name} ({c.score:.2f})": (c.canonical.uuid, c.alias.uuid)  # as undo says
         for c in report.candidates
     }
     for key, options in ((f"{NS}.canonical", uuids), (f"{NS}.alias", uuids), (f"{NS}.pair", [None, *pairs])):
@@ -382,9 +387,8 @@ def render_admin(
         key=f"{NS}.pair",
         on_change=_pick_pair,
         args=(pairs,),
-        format_func=lambda p: (
-            "Pick a candidate, or choose the two entities below…" if p is None else plain(p, OPTION_CHARS)
-        ),
+        format_func=lambda p: PICK_PAIR if p is None else plain(p, OPTION_CHARS),
+        placeholder=PICK_PAIR,  # shown once a merged or rejected pair's pick is cleared
     )
     left, right = st.columns(2)
     canonical = left.selectbox("Canonical entity (kept)", uuids, key=f"{NS}.canonical", format_func=name, index=None)

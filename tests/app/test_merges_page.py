@@ -107,7 +107,7 @@ async def test_admin_merge_reject_and_undo(app: AppTest, lab: Lab, own_deal: str
     open_page(app, PAGE, own_deal)
     unlock(app)
     pairs = app.selectbox(key="merges.pair").options
-    greyfield = next(p for p in pairs if "Greyfield Ventures ← Greyfield Venture Partners" in p)
+    greyfield = next(p for p in pairs if "Greyfield Venture Partners → Greyfield Ventures" in p)  # as undo says
     app.selectbox(key="merges.pair").set_value(greyfield).run()
     no_errors(app)
     canonical = app.selectbox(key="merges.canonical")
@@ -124,6 +124,8 @@ async def test_admin_merge_reject_and_undo(app: AppTest, lab: Lab, own_deal: str
     record = next(r for r in await read_merge_records(lab.backend, own_deal) if r.merged_by == "Ana")
     assert record.method == "manual" and len(record.moved_facts) == 2
     assert audit_log(lab.store, own_deal, "merge")[0].action == "merge"
+    assert not any(p and "Greyfield Venture Partners" in p for p in app.selectbox(key="merges.pair").options)
+    assert app.selectbox(key="merges.pair").value is None  # the merged pair is not left picked
 
     reilly = next(p for p in app.selectbox(key="merges.pair").options if p and "Reilly" in p)
     app.selectbox(key="merges.pair").set_value(reilly).run()

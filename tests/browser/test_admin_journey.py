@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Page
+from playwright.async_api import Page, expect
 
 from tests.browser.conftest import STUCK_MS, choose, screenshot, wait_for_app
 from tests.browser.test_pages import assert_no_error
@@ -105,8 +106,15 @@ async def test_the_admin_journey_unlocks_once_and_every_action_is_in_the_audit_l
     # merge a candidate pair and undo it, on another page, still unlocked
     await go(page, "Entity merges")
     await still_admin(page)
-    await pick(page, "merges.pair", "Greyfield Ventures ← Greyfield Venture Partners", "Greyfield Venture Partners")
+    await pick(page, "merges.pair", "Greyfield Venture Partners → Greyfield Ventures", "Greyfield Venture Partners")
     await confirm(page, "merges.merge", "Merge 'Greyfield Venture Partners' into 'Greyfield Ventures'", "Merged ")
+    picker = page.locator(".st-key-merges-pair input[role='combobox']")  # the merged pair: not left picked,
+    await expect(picker).not_to_have_value(re.compile("Greyfield"))  # nor offered again
+    await expect(picker).to_have_attribute("placeholder", re.compile("^Pick a candidate"))
+    await picker.click()
+    await expect(page.get_by_role("option", name=re.compile("Pick a candidate"))).to_be_visible()
+    await expect(page.get_by_role("option", name=re.compile("Greyfield Venture Partners →"))).to_have_count(0)
+    await page.keyboard.press("Escape")
     await pick(page, "merges.undo_pick", "Greyfield Venture Partners → Greyfield Ventures (manual", "Greyfield")
     await confirm(page, "merges.undo", "Undo the merge of 'Greyfield Venture Partners'", "Undid the merge")
     await screenshot(page, "admin-journey-merges")
