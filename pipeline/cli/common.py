@@ -15,6 +15,7 @@ import math
 import os
 import sqlite3
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
@@ -155,6 +156,7 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # a bad argument (one line already printed) or --help: the code, not an exit
         return exc.code if isinstance(exc.code, int) else 2
+    args.started = time.monotonic()  # the command's start, before the Lab opens: progress lines time from here
     if not args.debug:  # graphiti logs each failed query (statement and parameters); the error is our one line
         logging.getLogger("graphiti_core.driver").setLevel(logging.CRITICAL)
     try:
