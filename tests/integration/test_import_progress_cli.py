@@ -5,6 +5,7 @@ first 500 facts were embedded and written (~80 silent seconds on TAT-QA), then a
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -28,3 +29,12 @@ def test_the_command_prints_each_step_from_reading_on(capsys: pytest.CaptureFixt
     assert times == sorted(times)  # one clock, from the command's start
     assert err[-2].startswith("import progress_cli") and f"writing facts: {PASSAGES} of {PASSAGES} (100%)" in err[-2]
     assert err[-1].startswith(f"{MINI} imported as deal 'progress_cli'")
+
+
+def test_lines_are_timed_from_when_the_process_started(capsys: pytest.CaptureFixture[str], lab: Lab) -> None:
+    """`python -m pipeline` takes the time before its imports (seconds on a busy machine) and hands it on."""
+    code = main(["import-beir", str(MINI), "--group", "progress_started"], started=time.monotonic() - 100)
+    first = capsys.readouterr().err.splitlines()[0]
+    assert code == 0
+    seconds = re.match(r"import progress_started +(\d+\.\d) s  reading ", first)
+    assert seconds and float(seconds.group(1)) >= 100.0, first
