@@ -97,7 +97,7 @@ async def _measure(folder: Path, data_dir: Path, texts: list[str], repeat: int) 
             started = time.perf_counter()
             group = f"speed{attempt}"
             result = await import_beir(
-                lab.backend, lab.embedder, data_dir, folder, group, progress=lambda d, t: calls.append((d, t))
+                lab.backend, lab.embedder, data_dir, folder, group, report=lambda s: calls.append((s.done, s.total))
             )
             imports.append(time.perf_counter() - started)
             reports.append(len(calls))

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.deals import DealRecord, get_deal
-from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, Progress, stable_uuid, write_deal
+from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, stable_uuid, write_deal
+from pipeline.ingest.progress import ProgressLines, Report
 from pipeline.ingest.rebuild import Rebuild, check_rebuild, rebuild_deal
 from pipeline.lab import Lab
 from pipeline.settings import Settings, get_settings
@@ -237,16 +238,15 @@ async def ensure_deal(lab: Lab, facts: int) -> float | None:
     plan = Rebuild(record, "benchmarks scale", replace=existing is not None, actor="benchmark")
     await check_rebuild(lab.backend, store, existing, plan)
 
-    def progress(done: int, total: int) -> None:
-        print(f"\rgenerating: {done:,}/{total:,} facts", end="", file=sys.stderr, flush=True)
+    progress = ProgressLines("generating", lambda line: print(line, file=sys.stderr, flush=True))
 
-    async def write(track: Progress) -> None:
+    async def write(track: Report) -> None:
         await write_deal(lab.backend, GROUP, deal.content, lab.embedder, track)
         await lab.backend.compact()
 
-    await rebuild_deal(lab.backend, store, existing, plan, write, progress=progress)
+    await rebuild_deal(lab.backend, store, existing, plan, write, report=progress)
     seconds = time.perf_counter() - started
-    print(f"\ngenerated {facts:,} facts in {seconds:.1f} s", file=sys.stderr)
+    print(f"generated {facts:,} facts in {seconds:.1f} s", file=sys.stderr)
     return seconds
 
 

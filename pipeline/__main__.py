@@ -1,5 +1,8 @@
 import sys
+import time
 
-from pipeline.cli import main
+STARTED = time.monotonic()  # before the imports below, which take seconds on a busy machine: progress times from here
 
-sys.exit(main())
+from pipeline.cli import main  # noqa: E402
+
+sys.exit(main(started=STARTED))

@@ -56,5 +56,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    return run(build_parser(), argv)
+def main(argv: list[str] | None = None, started: float | None = None) -> int:
+    """Run one command; `started` is the `time.monotonic()` of the process's start (else now), for progress lines."""
+    return run(build_parser(), argv, started)

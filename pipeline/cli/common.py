@@ -15,6 +15,7 @@ import math
 import os
 import sqlite3
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
@@ -149,12 +150,14 @@ def _unexpected(exc: Exception) -> int:
     return 1
 
 
-def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
-    """Parse `argv`, run the chosen command, print its result as JSON under --json; the exit code."""
+def run(parser: argparse.ArgumentParser, argv: list[str] | None = None, started: float | None = None) -> int:
+    """Parse `argv`, run the chosen command, print its result as JSON under --json; the exit code. `started`: the
+    `time.monotonic()` the command started at (`python -m pipeline` takes it before its imports), else now."""
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # a bad argument (one line already printed) or --help: the code, not an exit
         return exc.code if isinstance(exc.code, int) else 2
+    args.started = time.monotonic() if started is None else started  # progress lines time from here
     if not args.debug:  # graphiti logs each failed query (statement and parameters); the error is our one line
         logging.getLogger("graphiti_core.driver").setLevel(logging.CRITICAL)
     try:

@@ -1,4 +1,5 @@
-"""`python -m pipeline import-beir DIR --group NAME`: a BEIR-style folder as its own deal, with a progress bar."""
+"""`python -m pipeline import-beir DIR --group NAME`: a BEIR-style folder as its own deal, saying what it does from
+the first second (reading, embedding, writing), with rates over the real time elapsed."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.cli.common import cli_actor, warn
+from pipeline.ingest.progress import ProgressLines
 from pipeline.journal.run import admin_section
 from pipeline.lab import Lab
 
@@ -25,38 +27,28 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return beir
 
 
-async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from tqdm import tqdm
+def _print(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
+
+async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.ingest.beir import import_beir
 
     lab.require_access(args.group, "import-beir")  # a deal this deployment may not show, --replace or not
-    lab.backend.require_writable(args.group, "import-beir")  # refused in one line, before any progress bar
-    bars: list[Any] = []  # drawn with the first progress report: a refusal stays one line
-
-    def progress(done: int, total: int) -> None:
-        if not bars:
-            bars.append(tqdm(total=total, unit="facts", desc=f"import {args.group}", disable=args.json))
-        bars[0].total = total
-        bars[0].n = done
-        bars[0].refresh()
-
-    try:
-        async with admin_section(lab):  # no admin action lands between the clobber check and the rebuild
-            result = await import_beir(
-                lab.backend,
-                lab.embedder,
-                lab.settings.resolved_data_dir,
-                Path(args.folder),
-                args.group,
-                replace=args.replace,
-                progress=progress,
-                actor=cli_actor(),
-                announce=warn,
-            )
-    finally:
-        for bar in bars:
-            bar.close()
+    lab.backend.require_writable(args.group, "import-beir")  # refused in one line, before any progress line
+    report = None if args.json else ProgressLines(f"import {args.group}", _print, since=args.started)
+    async with admin_section(lab):  # no admin action lands between the clobber check and the rebuild
+        result = await import_beir(
+            lab.backend,
+            lab.embedder,
+            lab.settings.resolved_data_dir,
+            Path(args.folder),
+            args.group,
+            replace=args.replace,
+            report=report,
+            actor=cli_actor(),
+            announce=warn,
+        )
     verb = "unchanged, nothing to do" if result.skipped else "imported"
     print(
         f"{args.folder} {verb} as deal {result.group_id!r}: {result.passages} passages, "

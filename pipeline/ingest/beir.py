@@ -19,7 +19,8 @@ from pipeline.errors import DataFileError
 from pipeline.graph.backend import GraphBackend
 from pipeline.ingest.fields import date_field, page_field
 from pipeline.ingest.jsonl import read_jsonl
-from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, Progress, write_deal
+from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, write_deal
+from pipeline.ingest.progress import Report, Step
 from pipeline.ingest.rebuild import Announce, Rebuild, check_rebuild, rebuild_deal
 from pipeline.query_sets import save_keyed_files
 from pipeline.query_sets.files import check_references, read_qrels, read_queries
@@ -117,12 +118,13 @@ async def import_beir(
     folder: Path,
     group_id: str,
     replace: bool = False,
-    progress: Progress | None = None,
+    report: Report | None = None,
     actor: str = "loader",
     announce: Announce | None = None,
 ) -> ImportResult:
     """Import `folder` as deal `group_id`. Into an existing deal of another source, or one an admin changed
-    (corrections, merges), only with `replace` (the loss is then `announce`d and audited)."""
+    (corrections, merges), only with `replace` (the loss is then `announce`d and audited). `report` hears each
+    step, from the files read and checked (a refusal stays one line) to the last batch of facts written."""
     validate_group_id(group_id)
     backend.require_writable(group_id, "import-beir")
     corpus_file, queries_file, qrels_file = _files(folder)
@@ -156,11 +158,13 @@ async def import_beir(
     )
     plan = Rebuild(record, "import-beir", replace, actor, facts=len(passages))
     await check_rebuild(backend, store, existing, plan)
+    if report is not None:  # read and checked, nothing written: from here on a failure is not bad input
+        report(Step("reading", "passages", len(passages), len(passages)))
 
-    async def write(track: Progress) -> None:
+    async def write(track: Report) -> None:
         await write_deal(backend, group_id, build_content(passages, datetime.now(UTC)), embedder, track)
         await backend.compact()
         save_keyed_files(store, group_id, queries_file, qrels_file, "beir", passage_ids)
 
-    await rebuild_deal(backend, store, existing, plan, write, announce, progress)
+    await rebuild_deal(backend, store, existing, plan, write, announce, report)
     return result

@@ -9,7 +9,7 @@ persist (document, page, chunk, channel, confidence) is set as extra properties 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -20,13 +20,12 @@ from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 
 from pipeline.embedders.base import LabEmbedder
 from pipeline.graph.backend import GraphBackend
+from pipeline.ingest.progress import Report, Step
 from pipeline.utc import parse_time as parse_time  # re-exported: the loaders read dates with it
 
 NAMESPACE = uuid.UUID("6f1c0a52-1b8e-4c1e-9a55-2f1f2e6b7d10")
 CHANNEL_CONFIDENCE = {"document": 0.85, "qa_response": 0.95, "analyst_chat": 0.90}
 WRITE_BATCH = 500
-
-Progress = Callable[[int, int], None]  # (done, total)
 
 
 def stable_uuid(group_id: str, kind: str, key: str) -> str:
@@ -128,9 +127,14 @@ async def write_deal(
     group_id: str,
     content: DealContent,
     embedder: LabEmbedder,
-    progress: Progress | None = None,
+    report: Report | None = None,
 ) -> None:
-    """Embed and save everything; `progress(done, total)` is called after each batch of facts."""
+    """Embed and save everything; `report` hears each phase as it starts and each batch as it ends."""
+
+    def say(step: Step) -> None:
+        if report is not None:
+            report(step)
+
     backend.require_writable(group_id, "writing the deal")
     driver = backend.driver(group_id)
     await driver.build_indices_and_constraints()
@@ -142,7 +146,11 @@ async def write_deal(
     def ent_uuid(key: str) -> str:
         return stable_uuid(group_id, "entity", key)
 
-    name_vectors = await embedder.embed_documents([e.name for e in content.entities])
+    names = [e.name for e in content.entities]
+    name_vectors: list[list[float]] = []
+    for batch in _batches(names, WRITE_BATCH):
+        say(Step("embedding", "entity names", len(name_vectors), len(names)))
+        name_vectors += await embedder.embed_documents(list(batch))
     entity_nodes = [
         EntityNode(
             uuid=ent_uuid(spec.key),
@@ -187,12 +195,16 @@ async def write_deal(
         )
         for ep, ent in sorted(mentions)
     ]
+    nodes = len(episode_nodes) + len(entity_nodes)
+    say(Step("writing", "episodes and entities", 0, nodes))
     await add_nodes_and_edges_bulk(driver, episode_nodes, episodic_edges, entity_nodes, [], embedder)
     for batch in _batches(content.episodes, WRITE_BATCH):
         await backend.cypher.add_episode_properties(group_id, {ep_uuid(s.key): s.citation_props for s in batch})
+    say(Step("writing", "episodes and entities", nodes, nodes))
 
     done = 0
     for batch in _batches(content.facts, WRITE_BATCH):
+        say(Step("embedding", "facts", done, len(content.facts)))
         vectors = await embedder.embed_documents([f.fact for f in batch])
         edges = [
             EntityEdge(
@@ -215,5 +227,4 @@ async def write_deal(
         ]
         await add_nodes_and_edges_bulk(driver, [], [], [], edges, embedder)
         done += len(batch)
-        if progress:
-            progress(done, len(content.facts))
+        say(Step("writing", "facts", done, len(content.facts)))

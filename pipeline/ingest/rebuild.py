@@ -15,7 +15,7 @@ from pipeline.deals import DealInfo, DealRecord, save_deal
 from pipeline.deals.replace import Loss, assess_loss, claim, refuse_without_replace, replace_deal
 from pipeline.deals.repo import record_import_progress
 from pipeline.graph.backend import GraphBackend
-from pipeline.ingest.loading import Progress
+from pipeline.ingest.progress import Report, Step, facts_written
 from pipeline.journal import failpoint
 from pipeline.processes import this_process
 from pipeline.store import Store
@@ -48,21 +48,22 @@ async def rebuild_deal(
     store: Store,
     existing: DealInfo | None,
     plan: Rebuild,
-    write: Callable[[Progress], Awaitable[None]],
+    write: Callable[[Report], Awaitable[None]],
     announce: Announce | None = None,
-    progress: Progress | None = None,
+    report: Report | None = None,
 ) -> None:
-    """Delete the deal's graph and `write` it again (it reports each batch of facts to the callback it is given),
+    """Delete the deal's graph and `write` it again (it reports its steps to the callback it is given),
     then save its row (last: its hash, and no import in progress, mark it complete). Call `check_rebuild` first;
     with `--replace` over an existing deal, the loss is announced and audited."""
     group_id = plan.record.group_id
     claimed = replace(plan.record, import_done=0, import_total=plan.facts, import_owner=this_process())
 
-    def track(done: int, total: int) -> None:
-        record_import_progress(store, group_id, done)
-        failpoint.reached(FAILPOINT_KIND, f"facts_{done}", store.path.parent)
-        if progress is not None:
-            progress(done, total)
+    def track(step: Step) -> None:
+        if facts_written(step):
+            record_import_progress(store, group_id, step.done)
+            failpoint.reached(FAILPOINT_KIND, f"facts_{step.done}", store.path.parent)
+        if report is not None:
+            report(step)
 
     async def rebuild() -> None:
         await backend.delete_graph(group_id)

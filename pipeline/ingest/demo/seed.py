@@ -23,11 +23,11 @@ from pipeline.ingest.loading import (
     EntitySpec,
     EpisodeSpec,
     FactSpec,
-    Progress,
     parse_time,
     stable_uuid,
     write_deal,
 )
+from pipeline.ingest.progress import Report
 from pipeline.ingest.rebuild import Announce, Rebuild, check_rebuild, rebuild_deal
 from pipeline.journal.kinds import Finished, register
 from pipeline.journal.records import COMPLETED, JournalEntry
@@ -210,7 +210,7 @@ async def seed_demo(
     plan = Rebuild(record, "seed-demo", replace, actor, own_merges={m.uuid for m in merges}, facts=len(content.facts))
     await check_rebuild(backend, store, existing, plan)
 
-    async def write(track: Progress) -> None:
+    async def write(track: Report) -> None:
         await write_deal(backend, group_id, content, embedder, track)
         for merge in merges:
             await write_merge_record(backend, group_id, merge)
