@@ -20,6 +20,7 @@ from pipeline.cli import main
 from pipeline.corrections.actions import correct_fact, undo_correction
 from pipeline.corrections.records import CorrectionRequest
 from pipeline.lab import Lab
+from pipeline.merges.actions import merge_entities, undo_merge
 from pipeline.query_sets.sets import delete_query_set
 from tests.support.dump import dump_deal
 from tests.support.graphiti_deal import GraphitiDeal
@@ -162,6 +163,19 @@ async def test_a_correction_and_its_undo_touch_only_their_group(lab: Lab, shared
     assert len(await facts_of(lab, ALPHA)) == 4
     assert {g: await dump_deal(lab.backend, g) for g in others} == others
     await undo_correction(lab, ALPHA, correction.id, actor="Ana")
+    assert await dump_deal(lab.backend, ALPHA) == before
+    assert {g: await dump_deal(lab.backend, g) for g in others} == others
+
+
+async def test_a_merge_and_its_undo_touch_only_their_group(lab: Lab, shared: dict[str, GraphitiDeal]) -> None:
+    await lab.deals()
+    others = {g: await dump_deal(lab.backend, g) for g in (BETA, DEFAULT_GROUP)}
+    before = await dump_deal(lab.backend, ALPHA)
+    entities = {n["props"]["name"]: n["props"]["uuid"] for n in before["nodes"] if "Entity" in n["labels"]}
+    merge = await merge_entities(lab, ALPHA, entities["Denver"], entities["Alder Robotics"], "Ana")
+    assert await dump_deal(lab.backend, ALPHA) != before
+    assert {g: await dump_deal(lab.backend, g) for g in others} == others
+    await undo_merge(lab, ALPHA, merge.uuid, "Ana")
     assert await dump_deal(lab.backend, ALPHA) == before
     assert {g: await dump_deal(lab.backend, g) for g in others} == others
 
