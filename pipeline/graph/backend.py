@@ -47,7 +47,6 @@ class GraphBackend:
     read_only: bool = False  # RETRIEVAL_LAB_READ_ONLY: no write reaches any deal
     read_only_groups: set[str] = field(default_factory=set)  # deals attached read-only one by one
     graphs: dict[str, str] = field(default_factory=dict)  # FalkorDB: group_id -> the graph holding it, if not its own
-    shared_graphs: set[str] = field(default_factory=set)  # FalkorDB graphs holding more than one group
     _drivers: dict[tuple[str, bool], GraphDriver] = field(default_factory=dict, repr=False)
     cypher: GraphQueries = field(init=False, repr=False)
 
@@ -88,10 +87,6 @@ class GraphBackend:
         """The FalkorDB graph holding the group: the one discovery found it in, else the graph of its name (where
         graphiti's `add_episode` writes a group). Neo4j has one database."""
         return self.graphs.get(group_id, group_id)
-
-    def in_shared_graph(self, group_id: str) -> bool:
-        """Whether the group shares its FalkorDB graph with other groups (as discovery last saw it)."""
-        return self.falkor is not None and self.graph_of(group_id) in self.shared_graphs
 
     def driver(self, group_id: str) -> GraphDriver:
         """The driver for one deal: it reads and writes, or, for a read-only deal, only ever reads. On FalkorDB it

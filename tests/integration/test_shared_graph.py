@@ -105,6 +105,7 @@ async def test_a_query_on_one_group_returns_only_its_facts(
             run_ = json.loads(out)
             found = {c["uuid"]: c["fact"] for c in run_["candidates"]}
             assert found.keys() <= own.keys(), (company.group_id, text, found)
+            assert found or company.name not in text  # the group's own name finds its facts
             assert all(company.name in fact for fact in found.values())
         code, out = await run(["query", f"{company.name} FY2025 revenue", "--group", company.group_id], capsys)
         assert code == 0 and company.restated_fact in out
@@ -133,6 +134,19 @@ async def test_each_group_is_evaluated_on_its_own_labelled_set(
         [row] = [r for r in result["rows"] if r["recipe"] == "bm25"]  # beside the baseline
         # each query's judged fact in its top 2: nothing of another company ranked above it
         assert (result["eval_set"]["scorable"], row["recall@k"]) == (2, pytest.approx(1.0)), row
+
+
+async def test_no_vector_index_over_a_read_only_group_sharing_the_graph(
+    lab: Lab, shared: dict[str, GraphitiDeal], capsys: pytest.CaptureFixture[str]
+) -> None:
+    await lab.set_read_only(BETA, True, "Ana")
+    try:
+        code, err = await run(["vector-index", "--group", ALPHA], capsys)
+        assert code == 2 and "'legacy-beta' is attached read-only" in err and "'default_db'" in err
+        assert len(err.strip().splitlines()) == 1
+        assert await lab.backend.cypher.fact_vector_index(ALPHA) is None
+    finally:
+        await lab.set_read_only(BETA, False, "Ana")
 
 
 async def test_the_vector_index_of_a_shared_graph_answers_for_the_group(

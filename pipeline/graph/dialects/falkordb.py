@@ -105,20 +105,14 @@ class FalkorQueries(GraphQueries):
         return found
 
     async def locate_groups(self) -> dict[str, str]:
-        """group_id -> the graph holding it, for every group in every graph; recorded on the backend with the
-        graphs that hold more than one group. A group found in several graphs is read from its own graph, else
-        graphiti's default graph, else the first by name."""
+        """group_id -> the graph holding it, for every group in every graph; recorded on the backend. A group found
+        in several graphs is read from its own graph, else graphiti's default graph, else the first by name."""
         holders: dict[str, list[str]] = {}
-        shared: set[str] = set()
         for graph in sorted(await self._backend.graph_names()):
-            groups = await self.graph_groups(graph)
-            if len(groups) > 1:
-                shared.add(graph)
-            for group in groups:
+            for group in await self.graph_groups(graph):
                 holders.setdefault(group, []).append(graph)
-        located = {group: _preferred(group, graphs) for group, graphs in holders.items()}
-        self._backend.graphs, self._backend.shared_graphs = located, shared
-        return located
+        self._backend.graphs = {group: _preferred(group, graphs) for group, graphs in holders.items()}
+        return self._backend.graphs
 
     async def group_ids(self) -> list[str]:
         return sorted(await self.locate_groups())
@@ -142,6 +136,15 @@ class FalkorQueries(GraphQueries):
     async def holds_other_nodes(self, graph: str, group_id: str) -> bool:
         """Whether an existing graph holds any node that is not the group's (another group's, or no group's)."""
         return bool(await self._backend.read_graph(graph, FalkorGraphs.OTHER_NODE, g=group_id))
+
+    async def create_fact_vector_index(self, group_id: str, dimension: int) -> None:
+        """The index is the graph's: in a graph shared with a deal attached read-only it would index that deal's
+        facts too, so it is refused there (one line) before anything is written."""
+        graph = self._backend.graph_of(group_id)
+        if graph in await self._backend.graph_names():
+            for other in sorted(await self.graph_groups(graph) - {group_id}):
+                self._backend.require_writable(other, f"a vector index on graph {graph!r}, which {group_id!r} shares")
+        await super().create_fact_vector_index(group_id, dimension)
 
     async def fact_vector_index(self, group_id: str) -> FactVectorIndex | None:
         if self._backend.graph_of(group_id) not in await self._backend.graph_names():
