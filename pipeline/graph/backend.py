@@ -46,7 +46,7 @@ class GraphBackend:
     embedded: EmbeddedFalkorDB | None = None
     read_only: bool = False  # RETRIEVAL_LAB_READ_ONLY: no write reaches any deal
     read_only_groups: set[str] = field(default_factory=set)  # deals attached read-only one by one
-    graphs: dict[str, str] = field(default_factory=dict)  # FalkorDB: group_id -> the graph holding it, if not its own
+    graphs: dict[str, str] = field(default_factory=dict)  # FalkorDB: group_id -> the graph discovery found it in
     _drivers: dict[tuple[str, bool], GraphDriver] = field(default_factory=dict, repr=False)
     cypher: GraphQueries = field(init=False, repr=False)
 
