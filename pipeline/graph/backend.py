@@ -2,8 +2,11 @@
 FALKORDB_URI is set, Neo4j when NEO4J_URI is set.
 
 All are graphiti `GraphDriver`s; everything above this module uses graphiti's drivers and models and
-does not care which database it talks to. One deal = one `group_id`: in FalkorDB that is also the
-graph's name (graphiti requires it), in Neo4j a property on every node and edge.
+does not care which database it talks to. One deal = one `group_id`, a property on every node and edge. Neo4j
+keeps every group in one database. FalkorDB keeps graphs: graphiti gives a group_id passed to `add_episode` a
+graph of that name, but its default group `_` lives in `default_db`, and older graphiti versions and some
+deployments keep several groups in one graph; discovery (the FalkorDB dialect) records which graph holds each
+group (`graphs`), and `driver(group_id)` opens that graph (docs/graph-shapes.md).
 
 Read-only: with `RETRIEVAL_LAB_READ_ONLY=1` (the whole backend) or a deal in `read_only_groups`,
 `driver(group_id)` hands out a driver whose every query runs as a read in the database (FalkorDB
@@ -43,6 +46,7 @@ class GraphBackend:
     embedded: EmbeddedFalkorDB | None = None
     read_only: bool = False  # RETRIEVAL_LAB_READ_ONLY: no write reaches any deal
     read_only_groups: set[str] = field(default_factory=set)  # deals attached read-only one by one
+    graphs: dict[str, str] = field(default_factory=dict)  # FalkorDB: group_id -> the graph discovery found it in
     _drivers: dict[tuple[str, bool], GraphDriver] = field(default_factory=dict, repr=False)
     cypher: GraphQueries = field(init=False, repr=False)
 
@@ -79,18 +83,32 @@ class GraphBackend:
                 f"Read-only: {what} is attached read-only ({reason}): {action} was refused; nothing was written."
             )
 
+    def graph_of(self, group_id: str) -> str:
+        """The FalkorDB graph holding the group: the one discovery found it in, else the graph of its name (where
+        graphiti's `add_episode` writes a group). Neo4j has one database."""
+        return self.graphs.get(group_id, group_id)
+
     def driver(self, group_id: str) -> GraphDriver:
-        """The driver for one deal: it reads and writes, or, for a read-only deal, only ever reads."""
-        read_only = self.is_read_only(group_id)
-        key = (group_id, read_only)
+        """The driver for one deal: it reads and writes, or, for a read-only deal, only ever reads. On FalkorDB it
+        opens the graph holding the group; every statement of ours still filters by group_id."""
+        return self._driver(self.graph_of(group_id), self.is_read_only(group_id))
+
+    def _driver(self, graph: str, read_only: bool) -> GraphDriver:
+        key = (graph, read_only)
         if key not in self._drivers:
             if self.neo4j is not None:
                 self._drivers[key] = ReadOnlyNeo4jDriver(self.neo4j) if read_only else self.neo4j  # type: ignore[arg-type]
             elif read_only:
-                self._drivers[key] = ReadOnlyFalkorDriver(self.falkor, group_id)
+                self._drivers[key] = ReadOnlyFalkorDriver(self.falkor, graph)
             else:
-                self._drivers[key] = skip_index_creation(FalkorDriver(falkor_db=self.falkor, database=group_id))
+                self._drivers[key] = skip_index_creation(FalkorDriver(falkor_db=self.falkor, database=graph))
         return self._drivers[key]
+
+    async def read_graph(self, graph: str, cypher: str, **params: Any) -> list[dict[str, Any]]:
+        """A read of one FalkorDB graph by its name, whatever groups it holds (discovery looks into every graph):
+        always sent as a read (`GRAPH.RO_QUERY`)."""
+        result = await self._driver(graph, True).execute_query(cypher, **params)
+        return [dict(r) for r in result[0]] if result else []
 
     async def query(self, group_id: str, cypher: str, **params: Any) -> list[dict[str, Any]]:
         """Run parameterised Cypher against one deal; user text only ever travels in `params`."""
@@ -101,20 +119,29 @@ class GraphBackend:
         return [dict(r) for r in records]
 
     async def graph_names(self) -> list[str]:
-        """FalkorDB graphs (one per deal); Neo4j keeps all deals in one database."""
+        """FalkorDB graphs (each holds one group or several); Neo4j keeps all deals in one database."""
         if self.falkor is None:
             return []
         return list(await self.falkor.list_graphs())
 
     async def delete_graph(self, group_id: str) -> None:
+        """Delete the deal: on FalkorDB its graph when the graph is its own and holds no other group, else (a
+        shared graph, Neo4j) only the nodes carrying its group_id, with their relationships."""
         self.require_writable(group_id, "deleting the deal")
-        if self.falkor is not None:
-            if group_id in await self.graph_names():
-                await self.falkor.select_graph(group_id).delete()
+        if self.falkor is None:
+            await self.cypher.delete_deal(group_id)
+            return
+        await self.cypher.holds_group(group_id)  # where it is now, whatever this process saw before
+        graph = self.graph_of(group_id)
+        if graph not in await self.graph_names():
+            pass  # nothing to delete; asking a graph that does not exist would create it
+        elif graph == group_id and not await self.cypher.holds_other_nodes(graph, group_id):
+            await self.falkor.select_graph(graph).delete()
             for read_only in (False, True):
-                self._drivers.pop((group_id, read_only), None)
+                self._drivers.pop((graph, read_only), None)
         else:
             await self.cypher.delete_deal(group_id)
+        self.graphs.pop(group_id, None)
 
     async def compact(self) -> None:
         """After a bulk write, rewrite the append-only file (RDB preamble) so a restart loads it fast."""

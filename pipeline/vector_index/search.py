@@ -24,11 +24,13 @@ async def indexed_similarity_search(
 ) -> list[EntityEdge]:
     """The `limit` facts nearest the query that pass the filter, nearest first, as graphiti `EntityEdge`s
     (built by graphiti from the index's rows, in one round trip). Asks the index for more while too few of its
-    hits pass and it has more to give."""
+    hits pass and it has more to give (in a graph or database shared with other groups, the index answers for them
+    all)."""
     k = OVERSAMPLE * limit
     while True:
-        hits = await backend.cypher.query_fact_vector_index(group_id, vector, k)
+        hits, answered = await backend.cypher.query_fact_vector_index(group_id, vector, k)
         kept = [edge for edge in edges_from(hits, driver) if passes(edge, search_filter)]
-        if len(kept) >= limit or len(hits) < k or k >= MAX_K:
+        exhausted = answered is not None and answered < k  # counted before other groups' facts were left out
+        if len(kept) >= limit or exhausted or k >= MAX_K:
             return kept[:limit]
         k = min(MAX_K, k * OVERSAMPLE)

@@ -23,6 +23,7 @@ from pipeline.settings import PROJECT_ROOT
 from tests.conftest import make_settings
 from tests.support.falkordb_server import FalkorDBServer, falkordb_server, free_port  # noqa: F401
 from tests.support.graphiti_deal import build_graphiti_deal
+from tests.support.shared_graph import COMPANIES, SHARED_GRAPH, build_shared_graph
 
 STUCK_S = 60.0  # no speed targets here (benchmarks/ has those): only a stuck connect takes a minute
 QUERY = "What was Halcyon's revenue and EBITDA?"
@@ -61,6 +62,27 @@ async def test_a_deal_written_by_graphiti_on_the_server_is_found_and_retrieved(s
         assert all(c.document_name for r in run.results for c in r.citations)
     finally:
         await server_lab.backend.delete_graph(group)
+
+
+async def test_groups_sharing_one_graph_on_the_server_are_found_and_retrieved_apart(server_lab: Lab) -> None:
+    """Three groups in graphiti's `default_db` on the server (tests/support/shared_graph.py): each is a deal with
+    its own counts, and a search of one returns only its facts."""
+    built = await build_shared_graph(server_lab.backend.falkor, server_lab.embedder)
+    try:
+        listed = {d.group_id for d in await server_lab.deals()}
+        assert {c.group_id for c in COMPANIES} <= listed and SHARED_GRAPH not in listed
+        for company in COMPANIES:
+            counts = await deal_counts(server_lab.backend, company.group_id)
+            expected = built[company.group_id].expected
+            assert (counts.episodes, counts.entities, counts.facts) == (
+                expected.episodes,
+                expected.entities,
+                expected.facts,
+            )
+            run = await retrieve(server_lab, "What was the FY2025 revenue?", company.group_id, 10, 3, "none")
+            assert run.candidates and all(company.name in c.fact for c in run.candidates)
+    finally:
+        await server_lab.backend.falkor.select_graph(SHARED_GRAPH).delete()  # type: ignore[union-attr]
 
 
 # --- the address ------------------------------------------------------------------------------------------------

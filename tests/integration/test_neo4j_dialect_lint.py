@@ -57,9 +57,10 @@ def test_every_statement_class_in_the_dialects_is_linted_or_falkordb_only() -> N
 
     import pipeline.graph.dialects as package
     from pipeline.graph.dialects.falkordb_counts import FalkorCounts
+    from pipeline.graph.dialects.falkordb_graphs import FalkorGraphs
     from pipeline.graph.dialects.falkordb_walk import FalkorWalk
 
-    falkordb_only = {FalkorQueries, FalkorWalk, FalkorCounts}
+    falkordb_only = {FalkorQueries, FalkorWalk, FalkorCounts, FalkorGraphs}
     found = set()
     for module in pkgutil.iter_modules(package.__path__):
         for _name, cls in inspect.getmembers(

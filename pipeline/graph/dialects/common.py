@@ -15,6 +15,7 @@ from graphiti_core.search.search_filters import SearchFilters
 from graphiti_core.search.search_utils import edge_bfs_search, fulltext_query
 
 from pipeline.graph.dialects.reads import edges_from, filter_condition, rows
+from pipeline.graph.group_id import GROUP_ID_PATTERN
 
 if TYPE_CHECKING:
     from pipeline.graph.backend import GraphBackend
@@ -55,7 +56,8 @@ class GraphQueries:
 
     # --- deals ---------------------------------------------------------------------------------------
     # A deal is a group_id that holds graphiti `Entity` or `Episodic` nodes, whoever wrote them. Neo4j keeps
-    # every group in one database; FalkorDB has one graph per group (its dialect lists the graphs instead).
+    # every group in one database; FalkorDB keeps a graph per group or several groups in one graph (its dialect
+    # looks into every graph: docs/graph-shapes.md).
 
     GROUP_IDS = "MATCH (n) WHERE n:Entity OR n:Episodic RETURN DISTINCT n.group_id AS g"
     ANY_ENTITY = "MATCH (n:Entity {group_id: $g}) RETURN n.uuid AS u LIMIT 1"
@@ -87,7 +89,7 @@ class GraphQueries:
     async def group_ids(self) -> list[str]:
         """Every group_id holding graphiti nodes, sorted."""
         rows = await self._rows("", self.GROUP_IDS)
-        return sorted({r["g"] for r in rows if isinstance(r["g"], str)})
+        return sorted({r["g"] for r in rows if isinstance(r["g"], str) and GROUP_ID_PATTERN.fullmatch(r["g"])})
 
     async def holds_group(self, group_id: str) -> bool:
         """Whether the group has graphiti nodes (asking never creates anything)."""
@@ -141,12 +143,17 @@ class GraphQueries:
         cls, driver: GraphDriver, query: str, search_filter: SearchFilters, group_ids: list[str] | None, limit: int
     ) -> list[EntityEdge]:
         """graphiti's `edge_fulltext_search(driver, query, search_filter, group_ids, limit)`."""
-        text = fulltext_query(query, group_ids, driver)
+        text = fulltext_query(query, cls.fulltext_groups(group_ids), driver)
         if text == "":
             return []
         condition, params = filter_condition(driver, search_filter, group_ids)
         statement = with_filter(cls.FACTS_BY_TEXT, condition)
         return edges_from(await rows(driver, statement, query=text, limit=limit, **params), driver)
+
+    @classmethod
+    def fulltext_groups(cls, group_ids: list[str] | None) -> list[str] | None:
+        """The groups graphiti's full-text query itself filters on (the statement filters them too)."""
+        return group_ids
 
     @classmethod
     async def edge_similarity_search(
@@ -224,12 +231,12 @@ class GraphQueries:
 
     # --- loading -------------------------------------------------------------------------------------
 
-    ADD_EPISODE_PROPERTIES = "UNWIND $rows AS r MATCH (n:Episodic {uuid: r.uuid}) SET n += r.props"
+    ADD_EPISODE_PROPERTIES = "UNWIND $rows AS r MATCH (n:Episodic {uuid: r.uuid, group_id: $g}) SET n += r.props"
 
     async def add_episode_properties(self, group_id: str, props_by_uuid: dict[str, dict[str, Any]]) -> None:
         """Citation fields graphiti's `EpisodicNode` does not persist, added to episodes already saved."""
         rows = [{"uuid": uuid, "props": props} for uuid, props in props_by_uuid.items()]
-        await self._write(group_id, self.ADD_EPISODE_PROPERTIES, rows=rows)
+        await self._write(group_id, self.ADD_EPISODE_PROPERTIES, rows=rows, g=group_id)
 
     # --- temporal ------------------------------------------------------------------------------------
 
@@ -272,7 +279,7 @@ class GraphQueries:
                a.uuid AS source_uuid, b.uuid AS target_uuid
         """
     SET_SUPERSESSION = """
-        MATCH (:Entity)-[e:RELATES_TO {uuid: $u}]->(:Entity)
+        MATCH (:Entity)-[e:RELATES_TO {uuid: $u}]->(:Entity) WHERE e.group_id = $g
         SET e.invalid_at = $invalid_at, e.expired_at = $expired_at, e.superseded_by = $superseded_by
         RETURN e.uuid AS uuid
         """
@@ -291,6 +298,7 @@ class GraphQueries:
             group_id,
             self.SET_SUPERSESSION,
             u=uuid,
+            g=group_id,
             invalid_at=invalid_at,
             expired_at=expired_at,
             superseded_by=superseded_by,
@@ -319,21 +327,21 @@ class GraphQueries:
         RETURN n.rl_key AS key, n.name AS name, n.name_embedding AS vector
         """
     BROUGHT_FACTS = """
-        MATCH (s:Entity)-[e:RELATES_TO]->(t:Entity) WHERE e.uuid IN $uuids
+        MATCH (s:Entity)-[e:RELATES_TO]->(t:Entity) WHERE e.uuid IN $uuids AND e.group_id = $g
         RETURN e.uuid AS uuid, e.name AS relation, e.fact AS fact, s.uuid AS s, s.name AS s_name,
                t.name AS t_name, e.invalid_at IS NULL AND e.expired_at IS NULL AS current
         """
     ENTITY_FACT_ENDPOINTS = """
-        MATCH (s:Entity)-[e:RELATES_TO]->(t:Entity) WHERE s.uuid = $a OR t.uuid = $a
+        MATCH (s:Entity)-[e:RELATES_TO]->(t:Entity) WHERE (s.uuid = $a OR t.uuid = $a) AND e.group_id = $g
         RETURN e.uuid AS fact, s.uuid AS source, t.uuid AS target ORDER BY e.uuid
         """
     FACT_ENDPOINTS = """
-        MATCH (s:Entity)-[e:RELATES_TO]->(t:Entity) WHERE e.uuid IN $uuids
+        MATCH (s:Entity)-[e:RELATES_TO]->(t:Entity) WHERE e.uuid IN $uuids AND e.group_id = $g
         RETURN e.uuid AS fact, s.uuid AS source, t.uuid AS target ORDER BY e.uuid
         """
     WRITE_MERGE_RECORD = f"""
-        MATCH (a:Entity {{uuid: $alias}})
-        MATCH (c:Entity {{uuid: $canonical}})
+        MATCH (a:Entity {{uuid: $alias, group_id: $g}})
+        MATCH (c:Entity {{uuid: $canonical, group_id: $g}})
         MERGE (a)-[m:{MERGE_RELATION} {{uuid: $uuid}}]->(c)
         SET m += $props
         """
@@ -342,7 +350,9 @@ class GraphQueries:
         RETURN properties(m) AS m, a.uuid AS alias_uuid, c.uuid AS canonical_uuid
         ORDER BY m.merged_at
         """
-    COUNT_MERGE_RECORD = f"MATCH ()-[m:{MERGE_RELATION} {{uuid: $uuid}}]->() RETURN count(m) AS n"
+    COUNT_MERGE_RECORD = f"""
+        MATCH (:Entity {{group_id: $g}})-[m:{MERGE_RELATION} {{uuid: $uuid}}]->() RETURN count(m) AS n
+        """
     # Cypher cannot change a relationship's endpoint, so a moved fact is recreated on the new endpoints with
     # identical properties (`SET e = properties(old)` keeps every property, vectors included, with their
     # types) and the old relationship is deleted. The denormalised `source_node_uuid` / `target_node_uuid`,
@@ -351,9 +361,9 @@ class GraphQueries:
     # puts back exactly what was there.
     MOVE_FACTS = """
         UNWIND $moves AS mv
-        MATCH (s:Entity {uuid: mv.source})-[old:RELATES_TO {uuid: mv.fact}]->(t:Entity {uuid: mv.target})
-        MATCH (ns:Entity {uuid: mv.new_source})
-        MATCH (nt:Entity {uuid: mv.new_target})
+        MATCH (s:Entity {uuid: mv.source})-[old:RELATES_TO {uuid: mv.fact, group_id: $g}]->(t:Entity {uuid: mv.target})
+        MATCH (ns:Entity {uuid: mv.new_source, group_id: $g})
+        MATCH (nt:Entity {uuid: mv.new_target, group_id: $g})
         CREATE (ns)-[e:RELATES_TO]->(nt)
         SET e = properties(old)
         SET e.source_node_uuid = CASE WHEN old.source_node_uuid IS NULL THEN NULL ELSE mv.new_source END,
@@ -363,8 +373,8 @@ class GraphQueries:
     # The merge record and the moved facts in one query, which the database runs atomically; the guards
     # (alias not merged yet nor a canonical entity, canonical not an alias) are checked inside it.
     APPLY_MERGE = f"""
-        MATCH (a:Entity {{uuid: $alias}})
-        MATCH (c:Entity {{uuid: $canonical}})
+        MATCH (a:Entity {{uuid: $alias, group_id: $g}})
+        MATCH (c:Entity {{uuid: $canonical, group_id: $g}})
         WHERE NOT (a)-[:{MERGE_RELATION}]->() AND NOT ()-[:{MERGE_RELATION}]->(a)
           AND NOT (c)-[:{MERGE_RELATION}]->()
         CREATE (a)-[m:{MERGE_RELATION}]->(c)
@@ -374,7 +384,7 @@ class GraphQueries:
         """
     # The facts move back only if the record was there.
     REVERT_MERGE = f"""
-        MATCH (:Entity)-[m:{MERGE_RELATION} {{uuid: $uuid}}]->(:Entity)
+        MATCH (:Entity {{group_id: $g}})-[m:{MERGE_RELATION} {{uuid: $uuid}}]->(:Entity)
         DELETE m
         WITH count(*) AS found
         WHERE found > 0
@@ -398,27 +408,33 @@ class GraphQueries:
 
     async def brought_facts(self, group_id: str, fact_uuids: list[str]) -> list[dict[str, Any]]:
         """The facts merges moved, with the names at both ends and whether each is current."""
-        return await self._rows(group_id, self.BROUGHT_FACTS, uuids=fact_uuids)
+        return await self._rows(group_id, self.BROUGHT_FACTS, uuids=fact_uuids, g=group_id)
 
     async def entity_fact_endpoints(self, group_id: str, entity_uuid: str) -> list[dict[str, Any]]:
-        return await self._rows(group_id, self.ENTITY_FACT_ENDPOINTS, a=entity_uuid)
+        return await self._rows(group_id, self.ENTITY_FACT_ENDPOINTS, a=entity_uuid, g=group_id)
 
     async def fact_endpoints(self, group_id: str, fact_uuids: list[str]) -> list[dict[str, Any]]:
-        return await self._rows(group_id, self.FACT_ENDPOINTS, uuids=fact_uuids)
+        return await self._rows(group_id, self.FACT_ENDPOINTS, uuids=fact_uuids, g=group_id)
 
     async def write_merge_record(
         self, group_id: str, alias_uuid: str, canonical_uuid: str, merge_uuid: str, props: dict[str, Any]
     ) -> None:
         """A merge record alone (no facts move): for data whose facts already sit on the canonical entity."""
         await self._write(
-            group_id, self.WRITE_MERGE_RECORD, alias=alias_uuid, canonical=canonical_uuid, uuid=merge_uuid, props=props
+            group_id,
+            self.WRITE_MERGE_RECORD,
+            alias=alias_uuid,
+            canonical=canonical_uuid,
+            uuid=merge_uuid,
+            props=props,
+            g=group_id,
         )
 
     async def merge_records(self, group_id: str) -> list[dict[str, Any]]:
         return await self._rows(group_id, self.MERGE_RECORDS, g=group_id)
 
     async def merge_record_exists(self, group_id: str, merge_uuid: str) -> bool:
-        rows = await self._rows(group_id, self.COUNT_MERGE_RECORD, uuid=merge_uuid)
+        rows = await self._rows(group_id, self.COUNT_MERGE_RECORD, uuid=merge_uuid, g=group_id)
         return bool(rows and rows[0]["n"])
 
     async def apply_merge(
@@ -426,13 +442,13 @@ class GraphQueries:
     ) -> bool:
         """Write the record `props` and move the facts; True when the record is there afterwards."""
         await self._write(
-            group_id, self.APPLY_MERGE, alias=alias_uuid, canonical=canonical_uuid, props=props, moves=moves
+            group_id, self.APPLY_MERGE, alias=alias_uuid, canonical=canonical_uuid, props=props, moves=moves, g=group_id
         )
         return await self.merge_record_exists(group_id, props["uuid"])
 
     async def revert_merge(self, group_id: str, merge_uuid: str, moves: list[dict[str, str]]) -> bool:
         """Delete the record and move the facts back; True when the record is gone afterwards."""
-        await self._write(group_id, self.REVERT_MERGE, uuid=merge_uuid, moves=moves)
+        await self._write(group_id, self.REVERT_MERGE, uuid=merge_uuid, moves=moves, g=group_id)
         return not await self.merge_record_exists(group_id, merge_uuid)
 
     # --- evaluation ----------------------------------------------------------------------------------
@@ -524,11 +540,17 @@ class GraphQueries:
         """The facts' vector index as the database reports it, None when there is none."""
         raise NotImplementedError
 
-    async def query_fact_vector_index(self, group_id: str, vector: list[float], k: int) -> list[dict[str, Any]]:
-        """The index's k nearest facts of the deal, nearest first: graphiti's edge fields (without the stored
-        vector and attributes, which no search needs) and `score`, graphiti's cosine score for the same pair."""
+    async def query_fact_vector_index(
+        self, group_id: str, vector: list[float], k: int
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        """The deal's facts among the index's k nearest, nearest first: graphiti's edge fields (without the stored
+        vector and attributes, which no search needs) and `score`, graphiti's cosine score for the same pair; and
+        how many facts the index gave before the other groups' were left out (None when none was the deal's: the
+        index may hold more of them further out)."""
         rows = await self._rows(group_id, self.QUERY_FACT_VECTOR_INDEX, g=group_id, v=vector, k=k)
-        return sorted(rows, key=lambda r: -float(r["score"]))
+        answered = int(rows[0]["answered"]) if rows else None
+        hits = [{key: value for key, value in row.items() if key != "answered"} for row in rows]
+        return sorted(hits, key=lambda r: -float(r["score"])), answered
 
 
 @dataclass(frozen=True)

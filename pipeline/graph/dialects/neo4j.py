@@ -20,8 +20,11 @@ class Neo4jQueries(GraphQueries):
     QUERY_FACT_VECTOR_INDEX = f"""
         CALL db.index.vector.queryRelationships('retrieval_lab_fact_embedding', $k, $v)
         YIELD relationship, score
-        WITH relationship AS e, score WHERE e.group_id = $g
-        RETURN {EDGE_FIELDS}, score
+        WITH collect({{e: relationship, score: score}}) AS hits
+        UNWIND hits AS hit
+        WITH hit.e AS e, hit.score AS score, size(hits) AS answered
+        WHERE e.group_id = $g
+        RETURN {EDGE_FIELDS}, score, answered
         """
 
     async def create_fact_vector_index(self, group_id: str, dimension: int) -> None:
