@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from dashboard.common.text import HOVER_CHARS, chart
 from pipeline.temporal.records import AsOfAnswer, FactRow, Supersession, Timeline
 from pipeline.temporal.supersession import chains
+from pipeline.text import one_line
 
 CHANNEL_LABELS = {"document": "document", "qa_response": "Q&A response", "analyst_chat": "analyst chat"}
 CHANNEL_COLOURS = {"document": "#2f6fde", "Q&A response": "#2e9e5b", "analyst chat": "#e8a33d"}
@@ -102,7 +103,7 @@ def timeline_frame(facts: Sequence[FactRow], now: datetime | None = None) -> pd.
         rows.append(
             {
                 "uuid": f.uuid,
-                "label": chart(f.fact, LABEL_CHARS),
+                "label": chart(clip_middle(one_line(f.fact), LABEL_CHARS)),
                 "start": start,
                 "end": end,
                 "channel": chart(CHANNEL_LABELS.get(f.channel, f.channel), LABEL_CHARS),
@@ -124,6 +125,7 @@ def timeline_figure(
     now: datetime | None = None,
     window: tuple[date | None, date | None] | None = None,
     as_of: date | None = None,
+    title: str = "",
 ) -> go.Figure:
     """Bars from valid_at to invalid_at (open-ended ones run to today), coloured by source channel,
     hatched when superseded, with an arrow from each superseded fact to the fact that replaced it, and the
@@ -188,15 +190,45 @@ def timeline_figure(
         ticktext=list(frame["label"]),
         title=None,
     )
-    fig.update_xaxes(title=None)
+    # the dates above the bars as well as below them: a chain of 60 bars is taller than a screen
+    fig.update_xaxes(title=None, showticklabels=True, ticks="outside")
+    fig.update_layout(xaxis2={"overlaying": "x", "matches": "x", "side": "top", "showgrid": False, "ticks": "outside"})
+    fig.add_trace(
+        go.Scatter(
+            x=list(frame["start"]), y=list(frame["uuid"]), xaxis="x2", mode="markers", opacity=0, hoverinfo="skip",
+            showlegend=False,
+        )
+    )  # fmt: skip
     if window and window[0] and window[1]:  # bars that began earlier are clipped at the left edge
         fig.update_xaxes(range=[window[0].isoformat(), (window[1] + timedelta(days=1)).isoformat()])
     fig.update_layout(
-        height=max(320, 26 * len(frame) + 140),
-        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        title={"text": chart(title, LABEL_CHARS), "x": 0, "xanchor": "left", "y": 1, "yanchor": "top", "pad": {"t": 8}},
+        height=max(360, 26 * len(frame) + 200),
+        legend={"orientation": "h", "y": 1, "yanchor": "bottom", "x": 0, "yref": "container"},
+        margin={"l": 10, "r": 10, "t": 110, "b": 10},
     )
     return fig
+
+
+def chart_title(tl: Timeline) -> str:
+    """What the chart shows, in words: the entity by its name, the relation, or the topic query."""
+    value = tl.selection.value
+    if tl.selection.kind == "relation":
+        return f"Facts of relation {value} over time"
+    if tl.selection.kind == "query":
+        return f"Facts about “{value}” over time"
+    names = [f.source_name for f in tl.facts if f.source_uuid == value]
+    names += [f.target_name for f in tl.facts if f.target_uuid == value]
+    return f"Facts of {names[0] if names else 'the entity'} over time"
+
+
+def clip_middle(text: str, limit: int) -> str:
+    """`text` in `limit` characters, cut in the middle: a chain's facts share their start ("Halcyon's cash balance
+    was") and differ at the end (the value, the date), so both ends stay."""
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) * 2 // 5
+    return text[:head].rstrip() + "…" + text[len(text) - (limit - 1 - head) :].lstrip()
 
 
 AS_OF_COLOUR = "#444444"

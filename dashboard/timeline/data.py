@@ -91,11 +91,13 @@ def as_of_tables(
 
 
 @shared_cache(max_entries=16)
-def figure(drawn: Hashable, _part: Timeline, window: tuple[date | None, date | None], as_of: date | None) -> go.Figure:
+def figure(
+    drawn: Hashable, _part: Timeline, window: tuple[date | None, date | None], as_of: date | None, title: str
+) -> go.Figure:
     """The chart of `_part`, built once per `drawn` (deal state, selection, filters, page, today, as-of date:
     all that decides `_part` and the drawing). Kept as the object itself, not a pickled copy: a Plotly figure is
     rebuilt and validated on unpickling, which costs as much as building it. `st.plotly_chart` only reads it."""
-    return timeline_figure(_part, window=window, as_of=as_of)
+    return timeline_figure(_part, window=window, as_of=as_of, title=title)
 
 
 def clear() -> None:

@@ -19,6 +19,7 @@ from dashboard.timeline.charts import (
     CHANNEL_LABELS,
     PAGE_BARS,
     chart_pages,
+    chart_title,
     default_as_of,
     filter_timeline,
 )
@@ -128,7 +129,12 @@ def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Select
         format_func=CHANNEL_LABELS.__getitem__,
         wrap=True,  # the chips wrap: none is cut off at a laptop's width
     )
-    only_chains = cols[3].toggle("Only chains with supersession", value=True, key=f"{NS}.only_chains")
+    only_chains = cols[3].toggle(
+        "Chains only",
+        value=True,
+        key=f"{NS}.only_chains",
+        help="Only facts that superseded or were superseded by another (a chain); off: every fact of the selection.",
+    )
     start, end = (window[0], window[1]) if isinstance(window, tuple) and len(window) == 2 else (None, None)
     if start and end and start > end:  # only a hand-edited link can say so: read it the right way round
         st.warning(f"The date range ends before it starts: showing {end} to {start}.")
@@ -158,7 +164,7 @@ def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Select
             today,
             when,
         )
-        figure = data.figure(drawn, part, (start, end), when)
+        figure = data.figure(drawn, part, (start, end), when, chart_title(tl))
         st.plotly_chart(figure, key=f"{NS}.chart", width="stretch")
     else:
         st.info("The filters hide every fact: widen the date range or pick more channels.")
