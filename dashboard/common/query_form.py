@@ -98,6 +98,7 @@ def query_box(ns: str, lab: Lab, group_id: str, sides: tuple[str, ...] = ("",)) 
             [None, *notes],
             key=f"{ns}.example",
             format_func=lambda q: "Pick one for a one-click demo…" if q is None else plain(q, OPTION_CHARS),
+            placeholder="Pick one for a one-click demo…",  # what the browser shows for None (not format_func's)
             on_change=_use_example,
             args=(ns, notes, sides),
             help=listed[0].note.split(" on this query")[0] + ", per query." if swept else None,

@@ -37,7 +37,7 @@ async def test_cards_of_a_and_b_are_row_aligned(app_url: str, window: Page) -> N
     await window.goto(f"{app_url}/compare?compare.q={quote(QUERY)}")
     await window.get_by_role("heading", name="B: with local").wait_for(timeout=STUCK_MS)
     await wait_for_app(window)
-    await screenshot(window, f"compare-rows-{window.viewport_size['width']}")
+    width = window.viewport_size["width"] if window.viewport_size else 0
     cards = await window.evaluate(CARD_BOXES)
     a = [c for c in cards if c["side"] == "a"]
     b = [c for c in cards if c["side"] == "b"]
@@ -48,3 +48,6 @@ async def test_cards_of_a_and_b_are_row_aligned(app_url: str, window: Page) -> N
         assert left["left"] < right["left"], (left, right)  # A on the left, B on the right
         assert abs(left["top"] - right["top"]) <= 1, (left, right)
         assert abs(left["height"] - right["height"]) <= 1, (left, right)
+    await window.set_viewport_size({"width": width, "height": 4000})  # the page scrolls inside: show it whole
+    await wait_for_app(window)
+    await screenshot(window, f"compare-rows-{width}")
