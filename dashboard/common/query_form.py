@@ -61,8 +61,7 @@ def _use_example(ns: str, notes: dict[str, Example], sides: tuple[str, ...]) -> 
     picked = st.session_state.get(f"{ns}.example")
     if not picked:
         return
-    st.session_state[f"{ns}.q"] = picked
-    st.session_state[f"{ns}.example"] = None
+    st.session_state[f"{ns}.q"] = picked  # the picker keeps showing it until the query is edited (`_typed`)
     example = notes.get(picked)
     if example is None or example.delta is None:
         return
@@ -76,13 +75,20 @@ def _use_example(ns: str, notes: dict[str, Example], sides: tuple[str, ...]) -> 
         st.session_state[f"{ns}.{side}reranker"] = reranker
         st.session_state[f"{ns}.{side}n"] = example.candidates
         st.session_state[f"{ns}.{side}k"] = example.top_k
-    st.session_state[f"{ns}.example_note"] = example.note
+
+
+def _typed(ns: str) -> None:
+    """A query edited away from the picked example: the picker no longer shows that example."""
+    if st.session_state.get(f"{ns}.example") != st.session_state.get(f"{ns}.q"):
+        st.session_state[f"{ns}.example"] = None
 
 
 def query_box(ns: str, lab: Lab, group_id: str, sides: tuple[str, ...] = ("",)) -> str:
     """The example picker and the query box; the query typed (maybe empty)."""
     listed = example_list(lab, group_id)
     notes = {e.text: e for e in listed}
+    if st.session_state.get(f"{ns}.example") not in notes:  # picked on another deal, or before a newer sweep
+        st.session_state[f"{ns}.example"] = None
     if listed:
         swept = listed[0].delta is not None
         st.selectbox(
@@ -92,6 +98,7 @@ def query_box(ns: str, lab: Lab, group_id: str, sides: tuple[str, ...] = ("",)) 
             [None, *notes],
             key=f"{ns}.example",
             format_func=lambda q: "Pick one for a one-click demo…" if q is None else plain(q, OPTION_CHARS),
+            placeholder="Pick one for a one-click demo…",  # what the browser shows for None (not format_func's)
             on_change=_use_example,
             args=(ns, notes, sides),
             help=listed[0].note.split(" on this query")[0] + ", per query." if swept else None,
@@ -102,6 +109,8 @@ def query_box(ns: str, lab: Lab, group_id: str, sides: tuple[str, ...] = ("",)) 
         bind="query-params",
         max_chars=2000,
         placeholder="e.g. What was FY2025 revenue after the audit?",
+        on_change=_typed,
+        args=(ns,),
     )
     shown = notes.get(query)
     if shown is not None and shown.note:

@@ -65,11 +65,13 @@ def result_card(
     grades: dict[str, int] | None = None,
     low_confidence: bool = False,
     below: Callable[[], None] | None = None,
+    in_row: bool = False,
 ) -> None:
     """One result; with `grades` (the query is judged) its judged grade is shown beside its movement; `below`
-    draws more in the card, under its citations (Compare's grade buttons)."""
+    draws more in the card, under its citations (Compare's grade buttons); `in_row`: the card is as tall as the
+    row of columns it sits in (Compare's rank i of A beside rank i of B)."""
     ranked = result.ranked
-    with st.container(border=True, key=key):
+    with st.container(border=True, key=key, height="stretch" if in_row else "content"):
         head = st.columns([1, 9])
         head[0].markdown(f"**#{ranked.rank}**")
         with head[1]:

@@ -15,15 +15,24 @@ from dashboard.common.text import md
 from dashboard.compare.form import NS, CompareRequest
 from dashboard.compare.grading import grade_row, grading_header
 from pipeline.comparison.confidence import Confidence, assess
-from pipeline.comparison.judged import QueryJudgments, query_judgments, side_score, verdict_line
+from pipeline.comparison.judged import QueryJudgments, query_judgments, side_score
 from pipeline.comparison.overlap import overlap
+from pipeline.comparison.verdict import side_names, verdict
 from pipeline.lab import Lab
 from pipeline.retrieval.citations import fetch_episodes
 from pipeline.retrieval.recipes import describe
 from pipeline.retrieval.records import RetrievalRun
+from pipeline.retrieval.setting import Setting
 from pipeline.spotcheck.inplace import compare_grades
 
 MEMO = f"{NS}.memo"
+# B's outcome against A: a colour and an icon each, and the line starts with the word (colour is not the only signal).
+# Worse is orange, not red: a red box means the page failed (the browser tests and the load test count them).
+OUTCOME_BOX = {
+    "better": (st.success, ":material/trending_up:"),
+    "worse": (st.warning, ":material/trending_down:"),
+    "no change": (st.info, ":material/balance:"),
+}
 
 
 def _kept(key: tuple, compute):
@@ -71,7 +80,7 @@ def render_comparison(lab: Lab, request: CompareRequest, reviewer: str) -> None:
     judged: QueryJudgments | None = _kept(
         ("judged", a.query, a.group_id), lambda: run(query_judgments(lab, a.group_id, a.query))
     )
-    _judged_summary(judged, a, b)
+    _judged_summary(judged, a, b, side_names(request.a, request.b))
     _stats(a, b)
     grading_header(reviewer)
     _cards(lab, request, a, b, judged, low, reviewer)
@@ -88,14 +97,16 @@ def _confidence_basis(a: RetrievalRun, b: RetrievalRun) -> RetrievalRun:
     return b if signals(b) > signals(a) else a
 
 
-def _judged_summary(judged: QueryJudgments | None, a: RetrievalRun, b: RetrievalRun) -> None:
+def _judged_summary(judged: QueryJudgments | None, a: RetrievalRun, b: RetrievalRun, names: tuple[str, str]) -> None:
     if judged is None or not judged.scorable:
         st.caption("Not judged: this query is not in the deal's labelled set and has no relevance verdicts.")
         return
     grades = judged.grades
     score_a = side_score(grades, [r.uuid for r in a.results], a.top_k)
     score_b = side_score(grades, [r.uuid for r in b.results], b.top_k)
-    st.info(f"**{md(verdict_line(score_a, score_b))}**", icon=":material/balance:")
+    said = verdict(score_a, score_b, names)
+    box, icon = OUTCOME_BOX[said.outcome]
+    box(f"**{md(said.line)}**", icon=icon)
     st.caption(md(f"Judged by: {', '.join(judged.sources)} ({len(grades)} facts graded; 1 or more is relevant)."))
     cols = st.columns(6)
     for i, (name, score) in enumerate((("A", score_a), ("B", score_b))):
@@ -125,10 +136,6 @@ def _stats(a: RetrievalRun, b: RetrievalRun) -> None:
     stats[5].metric("Rerank cost (A / B)", " / ".join("free" if c is None else f"${c:.5f}" for c in costs))
 
 
-def _title(run: RetrievalRun) -> str:
-    return "without reranking" if run.reranker == "none" else f"with {run.reranker}"
-
-
 def _cards(
     lab: Lab,
     request: CompareRequest,
@@ -138,6 +145,8 @@ def _cards(
     low: bool,
     reviewer: str,
 ) -> None:
+    """Each side's heading, then its cards a row at a time: rank i of A beside rank i of B, as tall as each
+    other (a column per side would let a long card push every card below it out of line)."""
     rank_on = {name: {r.candidate.uuid: r.rank for r in side.reranked} for name, side in (("A", a), ("B", b))}
     episodes = run(
         fetch_episodes(
@@ -149,30 +158,21 @@ def _cards(
     grades = judged.grades if judged is not None and judged.scorable else None
     graded = judged.grades if judged is not None else {}  # any source, grade 0 included
     mine = compare_grades(lab.store, request.group_id, a.query, reviewer)
-    left, right = st.columns(2)
-    for column, name, setting, side, other, other_run, kind in (
-        (left, "A", request.a, a, "B", b, "baseline"),
-        (right, "B", request.b, b, "A", a, "reranked"),
-    ):
+    sides = (
+        ("A", request.a, a, "B", b, "baseline"),
+        ("B", request.b, b, "A", a, "reranked"),
+    )
+    names = side_names(request.a, request.b)
+    for column, (name, setting, side, _, _, _), title in zip(st.columns(2), sides, names, strict=True):
         with column:
-            st.subheader(f"{name}: {_title(side)}")
-            how = (
-                f"First-stage order: {describe(setting.recipe)}"
-                if side.reranker == "none"
-                else side.reranker_model or side.reranker
-            )
-            st.caption(md(how))
-            st.caption(md(f"{name}: {setting.label}"))
-            if (note := pool_note(setting, len(side.candidates))) is not None:
-                st.caption(md(note))
-            st.page_link(
-                "app_pages/scores.py",
-                label=f"Every candidate of {name} on Scores",
-                icon=":material/table:",
-                query_params=scores_params(request.group_id, request.query, setting),
-            )
-            for result in side.results:
-                key = f"compare.{name.lower()}.{result.uuid}"
+            _side_heading(request, name, title, setting, side)
+    for i in range(max(len(a.results), len(b.results))):
+        for column, (name, _, side, other, other_run, kind) in zip(st.columns(2), sides, strict=True):
+            if i >= len(side.results):
+                continue
+            result = side.results[i]
+            key = f"compare.{name.lower()}.{result.uuid}"
+            with column:
                 result_card(
                     result,
                     rank_on[other].get(result.uuid),
@@ -183,6 +183,7 @@ def _cards(
                     where=f"on {other}",
                     grades=grades,
                     low_confidence=low,
+                    in_row=True,
                     below=lambda r=result, k=key: grade_row(
                         lab,
                         request.group_id,
@@ -195,3 +196,21 @@ def _cards(
                         _forget_judgments,
                     ),
                 )
+
+
+def _side_heading(request: CompareRequest, name: str, title: str, setting: Setting, side: RetrievalRun) -> None:
+    """A side's name (what sets it apart), how it orders, its whole setting and its link to Scores."""
+    st.subheader(f"{name}: {title}")
+    if side.reranker == "none":
+        st.caption(md(f"First-stage order: {describe(setting.recipe)}"))
+    else:
+        st.caption(md(side.reranker_model or side.reranker))
+    st.caption(md(f"{name}: {setting.label}"))
+    if (note := pool_note(setting, len(side.candidates))) is not None:
+        st.caption(md(note))
+    st.page_link(
+        "app_pages/scores.py",
+        label=f"Every candidate of {name} on Scores",
+        icon=":material/table:",
+        query_params=scores_params(request.group_id, request.query, setting),
+    )

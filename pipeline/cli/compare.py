@@ -33,7 +33,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     if result.scores is None:
         lines.append("not judged: the query is not in the deal's labelled set and has no relevance verdicts")
     else:
-        lines.append(result.verdict or "")
+        lines.append(result.verdict.line if result.verdict else "")
         for name, score in zip(("A", "B"), result.scores, strict=True):
             k = score.top_k
             lines.append(
@@ -50,7 +50,8 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         "group": args.group,
         "a": a.to_dict(),
         "b": b.to_dict(),
-        "verdict": result.verdict,
+        "verdict": result.verdict.line if result.verdict else None,
+        "outcome": result.verdict.outcome if result.verdict else None,
         "scores": [s.__dict__ for s in result.scores] if result.scores else None,
         "overlap": o.__dict__,
         "low_confidence": result.confidence.low,

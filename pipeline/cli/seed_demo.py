@@ -1,4 +1,5 @@
-"""`python -m pipeline seed-demo`: load the bundled demo deal (idempotent)."""
+"""`python -m pipeline seed-demo`: load the bundled demo deal (idempotent), then measure its one-click examples
+(`pipeline/ingest/demo/examples.py`) unless the deal already has an experiment."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import sys
 from typing import Any
 
 from pipeline.cli.common import cli_actor, warn
+from pipeline.errors import RetrievalLabError
 from pipeline.journal.run import admin_section
 from pipeline.lab import Lab
 
@@ -45,4 +47,19 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         f"{result.episodes} episodes, {result.merges} merges",
         file=sys.stderr,
     )
-    return result.__dict__
+    experiment = await _examples(lab, args.group)
+    return {**result.__dict__, "examples_experiment": experiment}
+
+
+async def _examples(lab: Lab, group_id: str) -> int | None:
+    """Measure the demo's examples (once per deal); a failure is a warning: the deal itself is seeded."""
+    from pipeline.ingest.demo.examples import measure_examples
+
+    try:
+        experiment = await measure_examples(lab, group_id)
+    except RetrievalLabError as exc:
+        warn(f"the demo's examples were not measured ({exc}); Compare lists the labelled queries instead")
+        return None
+    if experiment is not None:
+        print(f"demo examples measured: experiment #{experiment} (without vs with local reranking)", file=sys.stderr)
+    return experiment

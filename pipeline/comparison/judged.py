@@ -75,27 +75,3 @@ def side_score(grades: Mapping[str, int], ranking: Sequence[str], top_k: int) ->
     values = per_query({"q": dict(grades)}, {"q": top}, names).get("q", dict.fromkeys(names, 0.0))
     relevant = sum(1 for uuid in top if grades.get(uuid, 0) >= 1)
     return SideScore(top_k, values[names[0]], values[names[1]], values[names[2]], relevant)
-
-
-def _facts(n: int) -> str:
-    return f"{n} relevant fact{'s' if n != 1 else ''}"
-
-
-def verdict_line(a: SideScore, b: SideScore) -> str:
-    """One line saying whether B did better than A on this query, and by how much."""
-    same_k = a.top_k == b.top_k
-    cut = f"@{a.top_k}" if same_k else "@k"
-    ndcg = f"nDCG{cut} {a.ndcg:.2f} -> {b.ndcg:.2f}"
-    tops = f"top {b.top_k}" if same_k else f"top {b.top_k} (A: top {a.top_k})"
-    more = b.relevant - a.relevant
-    if more > 0:
-        return f"B finds {more} more {_facts(more).split(' ', 1)[1]} in its {tops} ({ndcg})."
-    if more < 0:
-        return f"B finds {-more} fewer {_facts(-more).split(' ', 1)[1]} than A in its {tops} ({ndcg})."
-    if a.relevant == 0:
-        return f"Neither side finds a judged-relevant fact in its top k ({ndcg}): a tie at nothing."
-    diff = b.ndcg - a.ndcg
-    if abs(diff) < 0.005:
-        return f"A tie: both find {_facts(a.relevant)} in their {tops}, in the same places ({ndcg})."
-    better = "higher" if diff > 0 else "lower"
-    return f"Both find {_facts(a.relevant)} in their {tops}; B ranks them {better} ({ndcg})."

@@ -6,6 +6,7 @@ import json
 import re
 from urllib.parse import parse_qs
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline.lab import Lab
@@ -31,11 +32,11 @@ def test_compare_shows_k_cards_on_each_side(app: AppTest) -> None:
     no_errors(app)
     ranks = card_ranks(app)
     assert len(ranks) == 20  # k = 10 on each side
-    assert ranks[:10] == [f"**#{i}**" for i in range(1, 11)] == ranks[10:]
+    assert ranks == [f"**#{i}**" for i in range(1, 11) for _side in "AB"]  # a row per rank: A's #i beside B's #i
     assert [s.value for s in app.subheader] == ["A: without reranking", "B: with local"]
     overlap = next(m for m in app.metric if m.label == "Overlap of the two top-k")
     assert re.fullmatch(r"\d+ / 10", overlap.value)
-    assert not app.warning
+    assert not [w.value for w in app.warning if "nDCG@" not in w.value]  # only a "worse" verdict is orange
 
 
 def test_changing_n_and_k_changes_what_is_shown(app: AppTest) -> None:
@@ -74,6 +75,22 @@ def test_example_query_fills_the_box(app: AppTest) -> None:
     # a swept example also sets the sides to the setting its sweep measured
     shown = app.slider(key="compare.a.k").value + app.slider(key="compare.b.k").value
     assert len(card_ranks(app)) == shown
+
+
+@pytest.mark.parametrize("ns", ["compare", "scores"])
+def test_the_example_picker_keeps_showing_the_pick_until_the_query_is_edited(app: AppTest, ns: str) -> None:
+    open_page(app, f"app_pages/{ns}.py")
+    picked = app.selectbox(key=f"{ns}.example").options[2]
+    app.selectbox(key=f"{ns}.example").set_value(picked).run()
+    no_errors(app)
+    assert app.selectbox(key=f"{ns}.example").value == picked  # not back to the empty "Pick one…"
+    app.run()  # any later rerun (a slider moved, a grade recorded) leaves it as picked
+    assert app.selectbox(key=f"{ns}.example").value == picked
+    app.text_input(key=f"{ns}.q").input(QUERY).run()
+    no_errors(app)
+    assert app.selectbox(key=f"{ns}.example").value is None  # the query is no longer that example
+    app.selectbox(key=f"{ns}.example").set_value(picked).run()  # and it can be picked again
+    assert app.text_input(key=f"{ns}.q").value == picked
 
 
 def test_scores_table_lists_every_candidate(app: AppTest) -> None:

@@ -12,8 +12,9 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.common.links import compare_url
 from pipeline.comparison.examples import swept_examples
-from pipeline.comparison.judged import query_judgments, side_score, verdict_line
+from pipeline.comparison.judged import query_judgments, side_score
 from pipeline.comparison.overlap import overlap
+from pipeline.comparison.verdict import Verdict, side_names, verdict
 from pipeline.evaluation.experiments import save_experiment
 from pipeline.evaluation.records import SweepSpec
 from pipeline.evaluation.sweep import run_sweep
@@ -34,18 +35,25 @@ def metric(app: AppTest, label: str) -> str:
     return next(m.value for m in app.metric if m.label == label)
 
 
-def verdict(app: AppTest) -> str:
-    lines = [shown(i.value).strip("*") for i in app.info]
-    return next(line for line in lines if re.search(r"nDCG@\S+ \d\.\d\d -> \d\.\d\d", line))
+BOXES = {"better": "success", "worse": "warning", "no change": "info"}  # B's outcome: its own colour of box
 
 
-async def expected(lab: Lab, group: str, a: str, b: str, n: int = 50, k: int = 10) -> tuple[str, list, list]:
+def shown_verdict(app: AppTest) -> tuple[str, str]:
+    """(the kind of box, its line) of the page's verdict."""
+    boxes = [(kind, shown(box.value).strip("*")) for kind in BOXES.values() for box in getattr(app, kind)]
+    found = [(kind, line) for kind, line in boxes if re.search(r"nDCG@\S+ \d\.\d\d -> \d\.\d\d", line)]
+    assert len(found) == 1, found
+    return found[0]
+
+
+async def expected(lab: Lab, group: str, a: str, b: str, n: int = 50) -> tuple[Verdict, list, list]:
     """The verdict and both sides' scores, computed straight from the pipeline (not from the page)."""
     judged = await query_judgments(lab, group, QUERY)
     assert judged is not None and judged.scorable
-    runs = [await retrieve(lab, QUERY, group, n, k, r) for r in (a, b)]
-    scores = [side_score(judged.grades, [r.uuid for r in run.results], k) for run in runs]
-    return verdict_line(*scores), scores, runs
+    runs = [await retrieve(lab, QUERY, group, n, 10, r) for r in (a, b)]
+    scores = [side_score(judged.grades, [r.uuid for r in run.results], 10) for run in runs]
+    said = verdict(*scores, side_names(setting(candidates=n, reranker=a), setting(candidates=n, reranker=b)))
+    return said, scores, runs
 
 
 async def test_a_judged_compare_of_local_against_none(app: AppTest, lab: Lab, demo: str) -> None:
@@ -54,8 +62,8 @@ async def test_a_judged_compare_of_local_against_none(app: AppTest, lab: Lab, de
     assert app.selectbox(key="compare.b.reranker").value == "local"
     app.text_input(key="compare.q").input(QUERY).run()
     no_errors(app)
-    line, (a, b), runs = await expected(lab, demo, "none", "local")
-    assert verdict(app) == line
+    said, (a, b), runs = await expected(lab, demo, "none", "local")
+    assert shown_verdict(app) == (BOXES[said.outcome], said.line)
     assert a.ndcg > 0 and b.ndcg > 0  # issue 17: this example scored nDCG@10 = 0 on both sides
     for side, score in (("A", a), ("B", b)):
         assert metric(app, f"{side}: nDCG@10") == f"{score.ndcg:.2f}"
@@ -80,13 +88,15 @@ async def test_any_two_settings_each_side_its_own_n_and_k(app: AppTest, lab: Lab
     app.slider(key="compare.b.k").set_value(5)
     app.text_input(key="compare.q").input(QUERY).run()
     no_errors(app)
-    assert [s.value for s in app.subheader] == ["A: with local", "B: without reranking"]
+    # each side named by what sets it apart from the other
+    assert [s.value for s in app.subheader] == ["A: N=50 · k=10 · local", "B: N=25 · k=5 · none"]
     judged = await query_judgments(lab, demo, QUERY)
     assert judged is not None
     b_run = await retrieve(lab, QUERY, demo, 25, 5, "none")
     b = side_score(judged.grades, [r.uuid for r in b_run.results], 5)
     assert metric(app, "B: nDCG@5") == f"{b.ndcg:.2f}" and metric(app, "A: nDCG@10") is not None
-    assert "top 5 (A: top 10)" in verdict(app)
+    said = shown_verdict(app)[1]  # each side named by what differs; nDCG at two cuts is nDCG@k
+    assert "N=25 · k=5 · none" in said and "N=50 · k=10 · local" in said and "nDCG@k" in said
     assert metric(app, "Overlap of the two top-k").endswith("/ 5")
 
 
@@ -111,7 +121,8 @@ async def test_a_judged_compare_of_voyage_against_local(
     local = await retrieve(lab, QUERY, demo, 50, 10, "local")
     a = side_score(judged.grades, [r.uuid for r in local.results], 10)
     b = side_score(judged.grades, [c.uuid for c in by_voyage], 10)
-    assert verdict(app) == verdict_line(a, b)
+    said = verdict(a, b, ("with local", "with voyage"))
+    assert shown_verdict(app) == (BOXES[said.outcome], said.line)
     assert metric(app, "B: nDCG@10") == f"{b.ndcg:.2f}" and metric(app, "A: nDCG@10") == f"{a.ndcg:.2f}"
 
 

@@ -92,10 +92,11 @@ def run_query(app: AppTest) -> float:
 
 
 def cards(app: AppTest) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
-    """(rank, fact) of the cards in the left column, then in the right one (the fact follows its rank)."""
+    """(rank, fact) of the cards on the left, then on the right (the fact follows its rank; the cards come a row at
+    a time, A's then B's)."""
     values = [m.value for m in app.markdown]
     found = [(int(m.group(1)), values[i + 1]) for i, v in enumerate(values) if (m := RANK.match(v))]
-    return found[: len(found) // 2], found[len(found) // 2 :]
+    return found[0::2], found[1::2]
 
 
 def banner(app: AppTest) -> str:

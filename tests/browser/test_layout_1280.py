@@ -171,7 +171,8 @@ async def test_a_long_deal_name_fits_the_sidebar_with_the_full_name_under_it(
 @pytest.mark.browser
 async def test_compare_results_are_not_cut_off(app_url: str, laptop: Page) -> None:
     await laptop.goto(f"{app_url}/compare?compare.q={quote(QUERY)}&compare.a.n=200&compare.b.k=25")
-    await laptop.get_by_role("heading", name="B: with local").wait_for(timeout=STUCK_MS)
+    # the sides differ in N, k and reranker: each heading names all three (the longest name a side gets here)
+    await laptop.get_by_role("heading", name="B: N=50 · k=25 · local").wait_for(timeout=STUCK_MS)
     await wait_for_app(laptop)
     await screenshot(laptop, "layout-1280-compare")
     assert await laptop.locator(".stMarkdownBadge").count() >= 2 * 10  # the cards' badges were checked

@@ -118,7 +118,8 @@ async def test_a_compare_link_carries_each_sides_recipe(app_url: str, page: Page
     b = setting("vector", 50, "local", 10)
     await page.goto(f"{app_url}/{compare_url(demo, JUDGED, setting(), b)}")
     await wait_for_app(page)
-    await page.get_by_role("heading", name="B: with local").wait_for(timeout=STUCK_MS)
+    # the sides differ in recipe and reranker: each heading names both
+    await page.get_by_role("heading", name="B: vector · local").wait_for(timeout=STUCK_MS)
     await expect(page.locator(f"{key('compare.b.recipe')} input")).to_have_value("vector")
     await choose(page, "compare.a.recipe", page.get_by_role("option", name="bm25", exact=True))
     await page.get_by_text("A: bm25 + none, N=50, k=10").wait_for(timeout=STUCK_MS)

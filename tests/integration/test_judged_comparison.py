@@ -8,7 +8,8 @@ import json
 import pytest
 
 from pipeline.comparison.confidence import assess
-from pipeline.comparison.judged import query_judgments, side_score, verdict_line
+from pipeline.comparison.judged import query_judgments, side_score
+from pipeline.comparison.verdict import verdict
 from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
 from pipeline.retrieval.retrieve import rank, retrieve
@@ -90,7 +91,9 @@ def test_the_compare_command_prints_the_verdict(demo: str, capsys: pytest.Captur
     grades = query_set.judged_uuids(labelled.id)
     a, b = side_score(grades, out["top_a"], 10), side_score(grades, out["top_b"], 5)
     assert len(out["top_a"]) == 10 and len(out["top_b"]) == 5
-    assert out["verdict"] == verdict_line(a, b) and out["scores"][1]["relevant"] == b.relevant
+    said = verdict(a, b, ("N=50 · k=10 · none", "N=25 · k=5 · local"))
+    assert out["verdict"] == said.line and out["outcome"] == said.outcome
+    assert out["scores"][1]["relevant"] == b.relevant
     assert out["low_confidence"] is False
 
     assert main(["compare", "purple elephant trampoline", "--group", demo]) == 0

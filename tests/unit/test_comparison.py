@@ -7,11 +7,13 @@ import math
 import pytest
 
 from pipeline.comparison.confidence import agreement, judge
-from pipeline.comparison.judged import SideScore, judgments_in, side_score, verdict_line
+from pipeline.comparison.judged import SideScore, judgments_in, side_score
 from pipeline.comparison.overlap import overlap
 from pipeline.comparison.rbo import rbo_ext
+from pipeline.comparison.verdict import Verdict, side_names, verdict
 from pipeline.evaluation.judgments import EvalQuery, EvalSet
 from pipeline.retrieval.records import Candidate
+from pipeline.retrieval.setting import setting
 
 
 def test_rbo_of_identical_and_disjoint_lists() -> None:
@@ -69,19 +71,62 @@ def test_side_score_of_nothing_relevant_is_zero() -> None:
     assert (score.ndcg, score.recall, score.mrr, score.relevant) == (0.0, 0.0, 0.0, 0)
 
 
+RERANKING = ("without reranking", "with local")
+
+
+def test_verdict_follows_ndcg_when_the_count_points_the_other_way() -> None:
+    # issue 26, both sides N=200: "B finds 1 more relevant fact in its top 10 (nDCG@10 0.22 -> 0.21)"
+    a, b = SideScore(10, 0.2213, 0.5, 0.25, 2), SideScore(10, 0.2138, 0.75, 0.2, 3)
+    said = verdict(a, b, RERANKING)
+    assert said.outcome == "worse"
+    assert said.line == (
+        "Worse with local than without reranking: nDCG@10 0.22 -> 0.21, although it finds 1 more relevant fact "
+        "in its top 10 (lower down or of lower grade)."
+    )
+    back = verdict(b, a, RERANKING)  # fewer relevant facts, higher nDCG: better, and said so
+    assert back.outcome == "better" and back.line.startswith("Better with local than without reranking: nDCG@10 0.21")
+    assert "although it finds 1 fewer relevant fact in its top 10 (higher up or of higher grade)" in back.line
+
+
 def test_verdict_lines() -> None:
     a, b = SideScore(10, 0.41, 0.3, 0.5, 1), SideScore(10, 0.63, 0.9, 1.0, 3)
-    assert verdict_line(a, b) == "B finds 2 more relevant facts in its top 10 (nDCG@10 0.41 -> 0.63)."
-    assert verdict_line(b, a) == "B finds 2 fewer relevant facts than A in its top 10 (nDCG@10 0.63 -> 0.41)."
-    same = SideScore(10, 0.41, 0.3, 0.5, 1)
-    assert verdict_line(a, same).startswith("A tie: both find 1 relevant fact in their top 10")
-    higher = SideScore(10, 0.55, 0.3, 1.0, 1)
-    assert verdict_line(a, higher) == (
-        "Both find 1 relevant fact in their top 10; B ranks them higher (nDCG@10 0.41 -> 0.55)."
+    assert verdict(a, b, RERANKING) == Verdict(
+        "better",
+        "Better with local than without reranking: nDCG@10 0.41 -> 0.63, and 2 more relevant facts in its top 10.",
     )
+    assert verdict(b, a, RERANKING).outcome == "worse"
+    same = SideScore(10, 0.41, 0.3, 0.5, 1)
+    assert verdict(a, same, RERANKING) == Verdict(
+        "no change",
+        "No change: nDCG@10 0.41 -> 0.41 (without reranking -> with local); both find 1 relevant fact in their top 10.",
+    )
+    higher = SideScore(10, 0.55, 0.3, 1.0, 1)
+    assert verdict(a, higher, RERANKING).line == (
+        "Better with local than without reranking: nDCG@10 0.41 -> 0.55; both find 1 relevant fact in their top 10, "
+        "ranked higher or of higher grade with local."
+    )
+    # the outcome follows nDCG as shown: 0.414 and 0.409 both read 0.41, so no change
+    shown_alike = SideScore(10, 0.414, 0.3, 0.5, 1), SideScore(10, 0.409, 0.3, 0.5, 1)
+    assert verdict(*shown_alike, RERANKING).outcome == "no change"
     none = SideScore(5, 0.0, 0.0, 0.0, 0)
-    assert "Neither side" in verdict_line(none, SideScore(10, 0.0, 0.0, 0.0, 0))
-    assert "top 10 (A: top 5)" in verdict_line(none, b) and "nDCG@k" in verdict_line(none, b)
+    nothing = verdict(none, SideScore(10, 0.0, 0.0, 0.0, 0), RERANKING)
+    assert nothing.outcome == "no change" and "neither side finds" in nothing.line
+    assert "nDCG@k 0.00 -> 0.63" in verdict(none, b, RERANKING).line
+
+
+def test_sides_are_named_by_what_differs() -> None:
+    none, local = setting(reranker="none"), setting(reranker="local")
+    assert side_names(none, local) == ("without reranking", "with local")
+    assert side_names(setting(reranker="local"), setting(reranker="voyage")) == ("with local", "with voyage")
+    assert side_names(setting(candidates=50, reranker="none"), setting(candidates=100, reranker="voyage")) == (
+        "N=50 · none",
+        "N=100 · voyage",
+    )
+    assert side_names(setting(candidates=25, top_k=5), setting()) == ("N=25 · k=5", "N=50 · k=10")
+    assert side_names(local, local) == ("side A", "side B")
+    assert verdict(SideScore(10, 0.1, 0, 0, 1), SideScore(10, 0.3, 0, 0, 1), ("N=25", "N=50")).line.startswith(
+        "Better with N=50 than with N=25: nDCG@10 0.10 -> 0.30"
+    )
 
 
 def test_judgments_match_the_query_text_trimmed_and_case_insensitive() -> None:

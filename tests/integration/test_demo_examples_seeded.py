@@ -1,0 +1,69 @@
+"""A freshly seeded demo offers, as its first one-click examples, queries where reranking wins: measured when the
+demo is seeded (a sweep of its labelled set, without and with the local re-scorer) and checked here by running
+each of them through the one retrieval path and the verdict Compare shows."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from pipeline.cli import main
+from pipeline.comparison.compare import compare
+from pipeline.comparison.examples import examples
+from pipeline.evaluation.experiments import list_experiments
+from pipeline.ingest.demo.examples import NAME, measure_examples
+from pipeline.ingest.demo.seed import seed_demo
+from pipeline.lab import Lab
+from pipeline.retrieval.setting import setting
+
+GROUP = "demo_seeded_examples"
+CLI_GROUP = "demo_seeded_examples_cli"
+
+
+async def _drop(lab: Lab, group_id: str) -> None:
+    await lab.backend.delete_graph(group_id)
+    with lab.store.transaction() as conn:
+        conn.execute("DELETE FROM experiments WHERE group_id = ?", (group_id,))
+
+
+@pytest.fixture
+async def fresh(lab: Lab) -> AsyncIterator[str]:
+    """The demo data seeded as a deal of its own, with no experiment yet (dropped afterwards)."""
+    await _drop(lab, GROUP)
+    await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, GROUP, force=True)
+    yield GROUP
+    await _drop(lab, GROUP)
+
+
+async def test_a_freshly_seeded_demo_offers_first_the_queries_reranking_wins(lab: Lab, fresh: str) -> None:
+    assert all(e.delta is None for e in examples(lab.store, fresh))  # unmeasured: just the labelled queries
+    experiment = await measure_examples(lab, fresh)
+    assert experiment is not None
+    assert [e.name for e in list_experiments(lab.store, fresh)] == [NAME]
+    offered = examples(lab.store, fresh)
+    wins = [e for e in offered if e.delta is not None and e.delta > 0]
+    assert len(wins) >= 3 and offered[: len(wins)] == wins  # every win comes before any loss
+    without, with_local = setting(reranker="none"), setting(reranker="local")
+    for example in offered[:3]:  # what the examples box offers first, run as Compare runs it
+        assert (example.reranker, example.candidates, example.top_k) == ("local", 50, 10)
+        result = await compare(lab, example.text, fresh, without, with_local)
+        assert result.scores is not None and result.verdict is not None
+        before, after = result.scores
+        assert after.ndcg - before.ndcg == pytest.approx(example.delta, abs=1e-9)
+        assert result.verdict.outcome == "better", result.verdict.line
+    assert await measure_examples(lab, fresh) is None  # measured once: a deal with an experiment is left as it is
+
+
+def test_seed_demo_measures_the_examples_once(lab: Lab, capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        assert main(["seed-demo", "--group", CLI_GROUP, "--json"]) == 0
+        said = capsys.readouterr()
+        assert "demo examples measured: experiment #" in said.err
+        assert [e.name for e in list_experiments(lab.store, CLI_GROUP)] == [NAME]
+        assert main(["seed-demo", "--group", CLI_GROUP, "--json"]) == 0  # already seeded and measured
+        assert "demo examples measured" not in capsys.readouterr().err
+        assert len(list_experiments(lab.store, CLI_GROUP)) == 1
+    finally:
+        with lab.store.transaction() as conn:
+            conn.execute("DELETE FROM experiments WHERE group_id = ?", (CLI_GROUP,))
