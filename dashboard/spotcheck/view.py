@@ -28,7 +28,7 @@ from pipeline.pools.records import Pool
 from pipeline.pools.repo import list_pools, pool_of
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.citations import fetch_episodes
-from pipeline.spotcheck.highlight import find_span, to_html
+from pipeline.spotcheck.highlight import SpanMatch, find_span, to_html
 from pipeline.spotcheck.labels import queue_label
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import Queue, QueueItem, QueueSpec
@@ -130,6 +130,23 @@ def _record_grade(lab: Lab, queue: Queue, item: QueueItem, reviewer: str, grade:
     return f"Recorded relevance **{grade_label(grade)}** for item {item.position}{again}. {done}"
 
 
+def highlight_caption(match: SpanMatch) -> str:
+    """How the highlighted sentence was found, in words; the figures read under another spelling, only when
+    this card's match used one."""
+    held = f"it holds {match.found} of the fact's {match.wanted} names and figures"
+    how = {
+        "exact": f"Highlighted: the sentence holding the fact's figures / names in bold ({held}).",
+        "weak": f"A weak match: the best sentence, but {held}. Read the whole source.",
+        "overlap": "No sentence matches well (none holds the fact's figures or names): a weak match, the sentence "
+        "sharing most words.",
+        "none": "No sentence matches well: none of the episode shares a word with the fact, nothing highlighted.",
+    }[match.method]
+    if match.respelled:
+        pairs = ", ".join(f"{md(fact)} = {md(source)}" for fact, source in match.respelled)
+        how += f" Figures read by value: {pairs}."
+    return how
+
+
 def _episode_html(lab: Lab, queue: Queue, item: QueueItem) -> tuple[str, str]:
     """(escaped HTML with the supporting span marked, how it was found)."""
     episodes = run(fetch_episodes(lab.backend, queue.group_id, [item.citation.episode_uuid]))
@@ -142,12 +159,7 @@ def _episode_html(lab: Lab, queue: Queue, item: QueueItem) -> tuple[str, str]:
         )
     content = plain(content, EPISODE_CHARS)  # a huge episode is cut before it is searched and sent
     match = find_span(item.fact, content)
-    how = {
-        "exact": "Highlighted: the sentence holding the fact's figures / names (in bold; $4.9M = $4.9 million).",
-        "overlap": "No sentence matches well (none holds the fact's figures or names): a weak match, the sentence "
-        "sharing most words.",
-        "none": "No sentence matches well: none of the episode shares a word with the fact, nothing highlighted.",
-    }[match.method]
+    how = highlight_caption(match)
     body = to_html(content, match)
     style = (
         "white-space:pre-wrap;overflow-wrap:anywhere;line-height:1.6;padding:0.75rem 1rem;"

@@ -160,7 +160,7 @@ def test_a_link_opens_the_same_queue_at_the_same_card(app: AppTest, half_done: Q
     assert metric(bad, "Item") == "1 / 4"
 
 
-HOW = ("Highlighted: the sentence holding", "No sentence matches well")
+HOW = ("Highlighted: the sentence holding", "A weak match", "No sentence matches well")
 
 
 def build(app: AppTest, name: str, source: str, size: int) -> None:
