@@ -257,3 +257,23 @@ def test_a_fact_sample_card_asks_only_the_support_question(app: AppTest, lab: La
     assert any("Card 1 answered (a key changes its answer) · **Enter**: card 2" in c.value for c in app.caption)
     answer(app, item, "next")
     assert metric(app, "Item") == "2 / 2"
+
+
+def test_a_key_pressed_on_a_card_no_longer_shown_is_refused(app: AppTest, lab: Lab, half_done: Queue) -> None:
+    """Issue 26: an answer meant for card 2 was saved on card 3. A press that reaches the server after the page
+    moved on (the browser still drew the old card) acts on the card it was pressed on, or on none: here, none."""
+    items = queue_items(lab.store, half_done.id)
+    open_page(app, PAGE)
+    app.text_input(key="spotcheck.reviewer").input("Ray Race").run()
+    app.selectbox(key="spotcheck.queue").set_value(half_done.id).run()
+    assert metric(app, "Item") == "1 / 4"
+    positions = app.session_state["spotcheck.positions"]
+    positions[(half_done.id, "ray race")] = 2  # the page moved on to card 2 meanwhile (another press, another tab)
+    app.session_state["spotcheck.positions"] = positions
+    answer(app, items[0], "v.supported")  # card 1's key, pressed while card 1 was still drawn
+    no_errors_but = [e.value for e in app.error]
+    assert any(
+        "Not saved: that key was pressed on card 1, which is no longer shown (card 2 is)" in e for e in no_errors_but
+    )
+    assert reviewer_verdicts(lab.store, half_done.id, "Ray Race") == {}  # on neither card
+    assert metric(app, "Item") == "2 / 4"
