@@ -1,5 +1,7 @@
 """Session keys of the spot-check page and how its buttons act: in `on_click` callbacks (before the script
-reruns), which write to the store at once; a message, or a failure in one line, is shown on the next run."""
+reruns), which write to the store at once; a message, or a failure in one line, is shown on the next run beside
+the action that gave it (`place`: the review card's answers by the card, the Adjudicate form's under it), not at
+the top of the page, out of sight."""
 
 from __future__ import annotations
 
@@ -12,23 +14,30 @@ from pipeline.errors import RetrievalLabError
 
 log = logging.getLogger("retrieval_lab")
 NS = "spotcheck"
-FLASH = f"{NS}.flash"
-ERROR = f"{NS}.error"
+PAGE = "page"  # actions that change the whole page (a queue or pool built, the judge run): shown above the tabs
+CARD = "card"
+ADJUDICATE = "adjudicate"
 
 
-def safely(action: Callable[[], str | None]) -> None:
-    """Run a callback action; its message (or its error, one line) is shown on the next run."""
+def _keys(place: str) -> tuple[str, str]:
+    return f"{NS}.{place}.flash", f"{NS}.{place}.error"
+
+
+def safely(action: Callable[[], str | None], place: str = PAGE) -> None:
+    """Run a callback action; its message (or its error, one line) is shown at `place` on the next run."""
+    done, failed = _keys(place)
     try:
         message = action()
         if message:
-            flash(FLASH, message)
+            flash(done, message)
     except RetrievalLabError as exc:
-        flash(ERROR, md(exc), "error")
+        flash(failed, md(exc), "error")
     except Exception as exc:  # the trace goes to the server log, the page shows one line
         log.exception("spot-check action failed")
-        flash(ERROR, f"Something went wrong: {type(exc).__name__}: {md(exc)}", "error")
+        flash(failed, f"Something went wrong: {type(exc).__name__}: {md(exc)}", "error")
 
 
-def show_messages() -> None:
-    show_flash(ERROR)
-    show_flash(FLASH)
+def show_messages(place: str = PAGE) -> None:
+    done, failed = _keys(place)
+    show_flash(failed)
+    show_flash(done)

@@ -16,13 +16,15 @@ from dashboard.common.admin import admin_actor
 from dashboard.common.grading import grade_label
 from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, md, plain
-from dashboard.spotcheck.actions import NS, safely
+from dashboard.spotcheck.actions import ADJUDICATE, NS, safely, show_messages
+from dashboard.spotcheck.source import render_source
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
-from pipeline.spotcheck.repo import verdict_rows
+from pipeline.spotcheck.repo import get_item, verdict_rows
 from pipeline.spotcheck.verdicts import RELEVANCE, VERDICTS, Disagreement, adjudicate, disagreements, may_adjudicate
 
 ITEM = f"{NS}.adj.item"
+SHOWN = f"{NS}.adj.shown"  # the label the picker last showed for its pick
 
 
 def support_label(verdict: str | None) -> str:
@@ -120,18 +122,21 @@ def render_adjudication(lab: Lab, group_id: str, reviewer: str) -> None:
     show_table(_table(split), f"{NS}.disagreements")
 
     by_id = {d.item_id: d for d in split}
-    if st.session_state.get(ITEM) not in by_id:
-        st.session_state.pop(ITEM, None)
-    picked = st.selectbox(
-        "Item to adjudicate",
-        list(by_id),
-        key=ITEM,
-        format_func=lambda i: plain(
-            f"{'adjudicated' if by_id[i].settled else 'open'} · {by_id[i].queue_name} #{by_id[i].position} · "
-            f"{by_id[i].fact}",
-            OPTION_CHARS,
-        ),
-    )
+    labels = {
+        d.item_id: plain(
+            f"{'adjudicated' if d.settled else 'open'} · {d.queue_name} #{d.position} · {d.fact}", OPTION_CHARS
+        )
+        for d in split
+    }
+    state = st.session_state
+    if state.get(ITEM) not in by_id:
+        state.pop(ITEM, None)
+    elif state.get(SHOWN) != labels[state[ITEM]]:
+        # the pick's label changed (it was just settled): set the pick again, so the box shows the new label
+        # (the browser keeps drawing a label it was given until the value is set from here)
+        state[ITEM] = state[ITEM]
+    picked = st.selectbox("Item to adjudicate", list(by_id), key=ITEM, format_func=labels.__getitem__)
+    state[SHOWN] = labels[picked]
     item = by_id[picked]
     with st.container(border=True, key=f"{NS}.adj.card"):
         st.markdown(f"**Query** · {md(item.query) if item.query else '_fact sample (no query)_'}")
@@ -141,6 +146,8 @@ def render_adjudication(lab: Lab, group_id: str, reviewer: str) -> None:
                 f"- **{md(answered_by)}**: relevance {grade_label(grade)} · support {support_label(verdict)}"
                 + (f" · _{md(note)}_" if note else "")
             )
+        if item.support_split:  # who is right about the source: the source itself, its passage highlighted
+            render_source(lab, group_id, get_item(lab.store, item.item_id))
     who = adjudicator_of(lab, reviewer)
     if who is None:
         st.info(
@@ -179,5 +186,6 @@ def render_adjudication(lab: Lab, group_id: str, reviewer: str) -> None:
             key=f"{NS}.adj.save",
             type="primary",
             on_click=safely,
-            args=(lambda: _record(lab, item, who),),
+            args=(lambda: _record(lab, item, who), ADJUDICATE),
         )
+    show_messages(ADJUDICATE)  # under the form, where the click was

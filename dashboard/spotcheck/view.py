@@ -2,39 +2,39 @@
 
 Everything is computed in `pipeline/spotcheck`; this module lays out the review card and the page (the
 Summary and Adjudicate tabs have modules of their own). Answer and build buttons act in `on_click`
-callbacks (`actions.safely`), which record to the store at once and move the card on once each of its
-questions is answered.
+callbacks (`actions.safely`), which record to the store at once. On the review card an answer key saves on the
+card it was pressed on and the card stays (its confirmation shows by the keys); only Enter (Next) and ← change
+the card, so "answer, answer, Enter" reviews every card in turn.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 import streamlit as st
 
 from dashboard.common.grading import REVIEWER, button_label, grade_help, grade_label, reviewer_input, rubric_line
 from dashboard.common.runtime import run
-from dashboard.common.tables import day, stamp
+from dashboard.common.tables import stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.common.url_state import linked_id, publish_id, restore_id
-from dashboard.spotcheck.actions import NS, safely, show_messages
+from dashboard.spotcheck.actions import CARD, NS, safely, show_messages
 from dashboard.spotcheck.adjudication import render_adjudication
 from dashboard.spotcheck.pools import render_new_pool, render_pool_panel
+from dashboard.spotcheck.source import render_source
 from dashboard.spotcheck.summary import render_summary
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.pools.records import Pool
 from pipeline.pools.repo import list_pools, pool_of
 from pipeline.rerankers import reranker_choices
-from pipeline.retrieval.citations import fetch_episodes
-from pipeline.spotcheck.highlight import find_span, to_html
 from pipeline.spotcheck.labels import queue_label
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import Queue, QueueItem, QueueSpec
 from pipeline.spotcheck.repo import (
     list_queues,
-    next_open_position,
     progress,
     queue_items,
     resume_position,
@@ -55,7 +55,6 @@ ITEM = f"{NS}.item"  # the card's position, in the URL only (a link opens that q
 NOTE = f"{NS}.note"
 NOTE_FOR = f"{NS}.note_for"
 POSITIONS = f"{NS}.positions"
-EPISODE_CHARS = 20_000
 SHORTCUTS = {"supported": "1", "partially_supported": "2", "not_supported": "3", "wrong_source": "4"}
 GRADE_SHORTCUTS = {0: "a", 1: "s", 2: "d", 3: "f"}  # the digits are the support verdicts'; Streamlit keeps C and R
 
@@ -100,60 +99,54 @@ def _move(queue: Queue, reviewer: str, position: int) -> None:
     st.session_state.setdefault(POSITIONS, {})[_position_key(queue, reviewer)] = position
 
 
-def _advance(lab: Lab, queue: Queue, item: QueueItem, reviewer: str) -> str:
-    """Move on once every question of the card is answered (in a judging pool, the relevance question is the
-    one asked); else stay for the other one."""
-    in_pool = pool_of(lab.store, queue.id) is not None
-    answered_support = in_pool or item.id in reviewer_verdicts(lab.store, queue.id, reviewer)
-    answered_relevance = not item.query or item.id in reviewer_relevance(lab.store, queue.id, reviewer)
-    if not (answered_support and answered_relevance):
-        return "Now the other question, or **Next**."
-    following = next_open_position(lab.store, queue.id, reviewer, after=item.position)
-    if following is None:
-        _move(queue, reviewer, min(item.position + 1, queue.item_count))
-        return "All items reviewed: see the summary."
-    _move(queue, reviewer, following)
-    return f"Next: item {following}."
+def _shown(queue: Queue, reviewer: str) -> int | None:
+    return st.session_state.get(POSITIONS, {}).get(_position_key(queue, reviewer))
+
+
+def _on_card(queue: Queue, reviewer: str, position: int) -> None:
+    """Refuse a key pressed on a card that is no longer the one shown (pressed while the page was changing
+    cards): it acts on the card it was pressed on, or on none, never on another."""
+    shown = _shown(queue, reviewer)
+    if shown is not None and shown != position:
+        raise RetrievalLabError(
+            f"Not saved: that key was pressed on card {position}, which is no longer shown (card {shown} is). "
+            "Press it again if it was meant for this card."
+        )
+
+
+def _go(queue: Queue, reviewer: str, position: int, to: int) -> str | None:
+    """Previous / Next, pressed on card `position`: to card `to`, the only way the card changes."""
+    _on_card(queue, reviewer, position)
+    _move(queue, reviewer, to)
+    return None
 
 
 def _record(lab: Lab, queue: Queue, item: QueueItem, reviewer: str, verdict: str) -> str:
+    _on_card(queue, reviewer, item.position)
     saved = record_verdict(lab.store, item.id, reviewer, verdict, st.session_state.get(NOTE, ""))
     again = f" (revision {saved.revision})" if saved.revision > 1 else ""
-    done = _advance(lab, queue, item, reviewer)
-    return f"Recorded **{VERDICTS[verdict].lower()}** for item {item.position}{again}. {done}"
+    return f"Saved on card {item.position}: support **{VERDICTS[verdict].lower()}**{again}."
 
 
 def _record_grade(lab: Lab, queue: Queue, item: QueueItem, reviewer: str, grade: int) -> str:
+    _on_card(queue, reviewer, item.position)
     saved = record_relevance(lab.store, item.id, reviewer, grade, st.session_state.get(NOTE, ""))
     again = f" (revision {saved.revision})" if saved.revision > 1 else ""
-    done = _advance(lab, queue, item, reviewer)
-    return f"Recorded relevance **{grade_label(grade)}** for item {item.position}{again}. {done}"
+    return f"Saved on card {item.position}: relevance **{grade_label(grade)}**{again}."
 
 
-def _episode_html(lab: Lab, queue: Queue, item: QueueItem) -> tuple[str, str]:
-    """(escaped HTML with the supporting span marked, how it was found)."""
-    episodes = run(fetch_episodes(lab.backend, queue.group_id, [item.citation.episode_uuid]))
-    content = (episodes.get(item.citation.episode_uuid) or {}).get("content")
-    note = ""
-    if not content:
-        content, note = (
-            item.citation.snippet,
-            "The source episode is no longer in the graph: showing the stored snippet.",
-        )
-    content = plain(content, EPISODE_CHARS)  # a huge episode is cut before it is searched and sent
-    match = find_span(item.fact, content)
-    how = {
-        "exact": "Highlighted: the sentence holding the fact's figures / names (in bold; $4.9M = $4.9 million).",
-        "overlap": "No sentence matches well (none holds the fact's figures or names): a weak match, the sentence "
-        "sharing most words.",
-        "none": "No sentence matches well: none of the episode shares a word with the fact, nothing highlighted.",
-    }[match.method]
-    body = to_html(content, match)
-    style = (
-        "white-space:pre-wrap;overflow-wrap:anywhere;line-height:1.6;padding:0.75rem 1rem;"
-        "border-radius:0.5rem;background:#f6f7f9"
-    )
-    return f'<div class="spotcheck-episode" style="{style}">{body}</div>', " ".join(p for p in (note, how) if p)
+def key_hint(item: QueueItem, count: int, asks_support: bool, graded: bool, verdict: bool) -> str:
+    """What the next key does on this card: the questions still open, then Enter for the next card."""
+    still = [
+        "relevance **A S D F** (0-3)" if item.query and not graded else "",
+        "support **1-4**" if asks_support and not verdict else "",
+    ]
+    following = f"**Enter**: card {item.position + 1}" if item.position < count else "last card: see **Summary**"
+    back = " · **←** previous" if item.position > 1 else ""
+    if any(still):
+        todo = " and ".join(p for p in still if p)
+        return f"Card {item.position}: {todo} (saved on this card, which stays) · {following}{back}."
+    return f"Card {item.position} answered (a key changes its answer) · {following}{back}."
 
 
 def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
@@ -192,19 +185,7 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
             badges.badge("superseded", color="orange", icon=":material/history:")
         for signal in item.signals:
             badges.badge(md(SIGNALS.get(signal, signal)), color="violet")
-        c = item.citation
-        parts = [
-            c.document_name or "(no document)",
-            c.location,
-            c.channel.replace("_", " "),
-            f"confidence {c.confidence:.2f}",
-            c.author,
-            day(c.episode_valid_at) if c.episode_valid_at else "",
-        ]
-        st.markdown(f":material/description: **Citation** · {md(' · '.join(p for p in parts if p))}")
-        html, how = _episode_html(lab, queue, item)
-        st.html(html)
-        st.caption(how)
+        render_source(lab, queue.group_id, item)
 
     current = mine.get(item.id)
     grade = my_grades.get(item.id)
@@ -221,20 +202,23 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
         st.session_state[NOTE_FOR] = note_for
     st.text_input("Note (optional)", key=NOTE, max_chars=2000, placeholder="Why? e.g. the page says 2024, not 2025")
 
+    # every key is the card's own (its item id in the widget key), so a key pressed on a card acts on that card
+    # or, once the page has moved to another card, on none (`_on_card`); answers never change the card
+    card = f"{NS}.{item.id}"
     if item.query:
         st.markdown(f"**1 · {QUESTIONS['relevance']}**")
         st.caption(rubric_line())
         for column, value in zip(st.columns(4), RELEVANCE, strict=True):
             column.button(
                 button_label(value),
-                key=f"{NS}.r.{value}",
+                key=f"{card}.r.{value}",
                 shortcut=GRADE_SHORTCUTS[value],
                 help=grade_help(value),
                 disabled=not reviewer,
                 width="stretch",
                 type="primary" if grade is not None and grade.grade == value else "secondary",
                 on_click=safely,
-                args=(lambda g=value: _record_grade(lab, queue, item, reviewer, g),),
+                args=(partial(_record_grade, lab, queue, item, reviewer, value), CARD),
             )
     else:
         st.caption("A fact sample has no query: only the support question applies.")
@@ -242,38 +226,38 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
     for column, (verdict, label) in zip(st.columns(4), VERDICTS.items(), strict=True):
         column.button(
             label,
-            key=f"{NS}.v.{verdict}",
+            key=f"{card}.v.{verdict}",
             shortcut=SHORTCUTS[verdict],
             disabled=not reviewer,
             width="stretch",
             type="primary" if current is not None and current.verdict == verdict else "secondary",
             on_click=safely,
-            args=(lambda v=verdict: _record(lab, queue, item, reviewer, v),),
+            args=(partial(_record, lab, queue, item, reviewer, verdict), CARD),
         )
-    nav = st.columns([1, 1, 4])
+    nav = st.columns([1, 1, 4], vertical_alignment="center")
     nav[0].button(
         "Previous",
-        key=f"{NS}.prev",
+        key=f"{card}.prev",
         shortcut="Left",
         icon=":material/arrow_back:",
         disabled=position <= 1,
-        on_click=_move,
-        args=(queue, reviewer, position - 1),
+        on_click=safely,
+        args=(partial(_go, queue, reviewer, position, position - 1), CARD),
     )
     nav[1].button(
         "Next",
-        key=f"{NS}.next",
+        key=f"{card}.next",
         shortcut="Enter",
         icon=":material/arrow_forward:",
         disabled=position >= len(items),
-        on_click=_move,
-        args=(queue, reviewer, position + 1),
+        on_click=safely,
+        args=(partial(_go, queue, reviewer, position, position + 1), CARD),
     )
-    nav[2].caption(
-        ("Relevance keys: **A** 0 · **S** 1 · **D** 2 · **F** 3. " if item.query else "")
-        + "Support keys: **1** supported · **2** partially · **3** not supported · **4** wrong source · "
-        "**Enter** next · **←** previous (not while typing in a field)."
-    )
+    asks_support = pool_of(lab.store, queue.id) is None  # a judging pool asks the relevance question only
+    hint = key_hint(item, len(items), asks_support, grade is not None, current is not None) if reviewer else ""
+    nav[2].caption((hint or "Enter your name above to answer.") + " Keys do not act while typing in a field.")
+    with st.container(key=f"{NS}.card.messages"):  # the confirmation, by the card's keys
+        show_messages(CARD)
 
 
 # --- building a queue ---------------------------------------------------------------------------------
@@ -361,7 +345,10 @@ def render_spotcheck_page(lab: Lab, group_id: str) -> None:
     queues = list_queues(lab.store, group_id)
     pools = {p.queue_id: p for p in list_pools(lab.store, group_id)}
     queue = queue_picker(queues, pools)
-    review, summary, adjudicate, new = st.tabs(["Review", "Summary", "Adjudicate", "New queue"])
+    # keyed, the tabs keep their selection through a rerun (an action on Adjudicate stays on Adjudicate)
+    review, summary, adjudicate, new = st.tabs(
+        ["Review", "Summary", "Adjudicate", "New queue"], key=f"{NS}.tab", on_change="rerun"
+    )
     with review:
         if queue is None:
             st.info("No review queue on this deal yet: build one in **New queue**.")

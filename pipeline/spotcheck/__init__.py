@@ -1,7 +1,8 @@
 """Citation spot-check: review queues of (query, fact, citation) items and analysts' answers to two questions.
 
 - `sampling`: candidate items, disagreement signals, seeded reproducible sampling (pure).
-- `highlight`: the supporting span of a fact in its source episode, escaped HTML (pure).
+- `highlight`: the supporting span of a fact in its source episode, escaped HTML (pure); `sentences`: its
+  sentence boundaries (pySBD).
 - `queue`: sources (labelled query set, past runs, fact sample), building and storing queues.
 - `verdicts`: recording relevance grades and support verdicts, adjudication, summaries, CSV export,
   relevance grades as judgments.

@@ -185,6 +185,11 @@ def queue_items(store: Store, queue_id: int) -> list[QueueItem]:
     return [QueueItem.from_row(r) for r in rows]
 
 
+def get_item(store: Store, item_id: int) -> QueueItem:
+    """One item (its fact and citation), refused like a missing one when the deployment may not show it."""
+    return QueueItem.from_row(_require_item(store, store.connection(), item_id))
+
+
 # --- verdicts -------------------------------------------------------------------------------------
 
 
@@ -407,18 +412,6 @@ def resume_position(store: Store, queue_id: int, reviewer: str) -> int | None:
         {"q": queue_id, "r": reviewer.strip()},
     )[0]
     return None if row[0] is None else int(row[0])
-
-
-def next_open_position(store: Store, queue_id: int, reviewer: str, after: int) -> int | None:
-    """The first position after `after` without the reviewer's answer, wrapping round; None when all are done."""
-    _require_queue(store, queue_id)
-    rows = store.query(
-        f"SELECT i.position FROM spotcheck_items i WHERE i.queue_id = :q AND NOT {ANSWERED} ORDER BY i.position",
-        {"q": queue_id, "r": reviewer.strip()},
-    )
-    open_positions = [int(r[0]) for r in rows]
-    later = [p for p in open_positions if p > after]
-    return (later or open_positions or [None])[0]
 
 
 def verdict_history(store: Store, verdict_id: int) -> list[tuple[int, str, str, str]]:

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from pipeline.lab import Lab
 from pipeline.spotcheck.queue import build_queue
-from pipeline.spotcheck.records import Queue, QueueSpec
+from pipeline.spotcheck.records import Queue, QueueItem, QueueSpec
 from pipeline.spotcheck.repo import (
     list_queues,
     queue_items,
@@ -33,6 +33,11 @@ async def half_done(lab: Lab, demo: str) -> Queue:
     record_verdict(lab.store, first.id, "Ana Resume", "supported")
     record_verdict(lab.store, second.id, "Ana Resume", "wrong_source")
     return queue
+
+
+def answer(app: AppTest, item: QueueItem, key: str) -> None:
+    """Press a button of the card of `item`: "r.3", "v.supported", "next", "prev" (each card's keys are its own)."""
+    app.button(key=f"spotcheck.{item.id}.{key}").click().run()
 
 
 def metric(app: AppTest, label: str) -> str:
@@ -71,15 +76,20 @@ def test_build_a_queue_review_and_see_progress(app: AppTest, lab: Lab, demo: str
     captions = " ".join(c.value for c in app.caption)
     assert "**3** answers it: answers the query on its own" in captions  # each grade said in words
     app.text_input(key="spotcheck.note").input("checked page 2")
-    app.button(key="spotcheck.r.3").click().run()  # relevance first: the card stays for the support question
+    assert any("Card 1: relevance **A S D F** (0-3) and support **1-4**" in c.value for c in app.caption)
+    answer(app, items[0], "r.3")  # an answer is saved on its card, which stays
     no_errors(app)
     assert metric(app, "Your progress") == "1 / 4"
     assert metric(app, "Item") == "1 / 4"
-    assert any("Now the other question" in s.value for s in app.success)
-    app.button(key="spotcheck.v.supported").click().run()
+    assert any("Saved on card 1: relevance **3 · answers it**" in s.value for s in app.success)
+    assert any("Card 1: support **1-4** (saved on this card" in c.value for c in app.caption)  # the next key
+    answer(app, items[0], "v.supported")
     no_errors(app)
     assert metric(app, "Your progress") == "1 / 4"
-    assert metric(app, "Item") == "2 / 4"  # both answered: on to the next
+    assert metric(app, "Item") == "1 / 4"  # both answered: still this card until Enter
+    assert any("Card 1 answered (a key changes its answer) · **Enter**: card 2" in c.value for c in app.caption)
+    answer(app, items[0], "next")
+    assert metric(app, "Item") == "2 / 4"
     assert app.text_input(key="spotcheck.note").value == ""  # the note belongs to the previous card
     mine = reviewer_verdicts(lab.store, queue.id, "Ana AppTest")
     assert [(v.verdict, v.note) for v in mine.values()] == [("supported", "checked page 2")]
@@ -87,19 +97,19 @@ def test_build_a_queue_review_and_see_progress(app: AppTest, lab: Lab, demo: str
     grades = reviewer_relevance(lab.store, queue.id, "Ana AppTest")
     assert [(g.item_id, g.grade, g.note) for g in grades.values()] == [(items[0].id, 3, "checked page 2")]
 
-    app.button(key="spotcheck.v.wrong_source").click().run()  # one question is enough to count as reviewed
+    answer(app, items[1], "v.wrong_source")  # one question is enough to count as reviewed
     assert metric(app, "Your progress") == "2 / 4"
     assert metric(app, "Item") == "2 / 4"
     # back to the first card: its answers and note are shown, a re-verdict updates it
-    app.button(key="spotcheck.prev").click().run()
+    answer(app, items[1], "prev")
     assert metric(app, "Item") == "1 / 4"
     assert app.text_input(key="spotcheck.note").value == "checked page 2"
     assert any("Your answers: relevance **3 · answers it**" in c.value for c in app.caption)
     assert any("support **Supported**" in c.value for c in app.caption)
-    app.button(key="spotcheck.v.not_supported").click().run()
+    answer(app, items[0], "v.not_supported")
     no_errors(app)
     assert metric(app, "Your progress") == "2 / 4"
-    assert metric(app, "Item") == "3 / 4"  # the first open item after it
+    assert metric(app, "Item") == "1 / 4"
     updated = reviewer_verdicts(lab.store, queue.id, "Ana AppTest")[items[0].id]
     assert (updated.verdict, updated.revision) == ("not_supported", 2)
     assert len(verdict_history(lab.store, updated.id)) == 2
@@ -160,7 +170,7 @@ def test_a_link_opens_the_same_queue_at_the_same_card(app: AppTest, half_done: Q
     assert metric(bad, "Item") == "1 / 4"
 
 
-HOW = ("Highlighted: the sentence holding", "No sentence matches well")
+HOW = ("Highlighted: the sentence holding", "A weak match", "No sentence matches well")
 
 
 def build(app: AppTest, name: str, source: str, size: int) -> None:
@@ -187,11 +197,13 @@ def test_two_reviewers_answer_both_questions_see_kappa_and_adjudicate(app: AppTe
 
     for position, grade in enumerate([3, 2, 2], start=1):  # Ana: both questions on every card, in the page
         assert metric(app, "Item") == f"{position} / 3"
-        [episode] = app.get("html")  # the highlighted source on a card with both questions
+        episode = app.get("html")[0]  # the highlighted source on a card with both questions
         assert '<div class="spotcheck-episode"' in episode.proto.body
         assert any(c.value.startswith(HOW) for c in app.caption)
-        app.button(key=f"spotcheck.r.{grade}").click().run()
-        app.button(key="spotcheck.v.supported").click().run()
+        answer(app, items[position - 1], f"r.{grade}")
+        answer(app, items[position - 1], "v.supported")
+        if position < 3:
+            answer(app, items[position - 1], "next")
         no_errors(app)
     assert metric(app, "Your progress") == "3 / 3"
 
@@ -233,12 +245,35 @@ def test_a_fact_sample_card_asks_only_the_support_question(app: AppTest, lab: La
     open_page(app, PAGE)
     app.text_input(key="spotcheck.reviewer").input("Fay Facts").run()
     build(app, "fact sample card", "fact_sample", 2)
-    assert not [b for b in app.button if str(b.key).startswith("spotcheck.r.")]
+    assert not [b for b in app.button if ".r." in str(b.key)]
     captions = " ".join(c.value for c in app.caption)
     assert "A fact sample has no query: only the support question applies." in captions
-    [episode] = app.get("html")
+    episode = app.get("html")[0]  # the card's (the Adjudicate tab may show a source of its own)
     assert '<div class="spotcheck-episode"' in episode.proto.body
     assert any(c.value.startswith(HOW) for c in app.caption)
-    app.button(key="spotcheck.v.supported").click().run()  # the only question: on to the next card
+    [item, _] = queue_items(lab.store, app.selectbox(key="spotcheck.queue").value)
+    answer(app, item, "v.supported")  # the only question: saved, and Enter goes on
     no_errors(app)
+    assert any("Card 1 answered (a key changes its answer) · **Enter**: card 2" in c.value for c in app.caption)
+    answer(app, item, "next")
     assert metric(app, "Item") == "2 / 2"
+
+
+def test_a_key_pressed_on_a_card_no_longer_shown_is_refused(app: AppTest, lab: Lab, half_done: Queue) -> None:
+    """Issue 26: an answer meant for card 2 was saved on card 3. A press that reaches the server after the page
+    moved on (the browser still drew the old card) acts on the card it was pressed on, or on none: here, none."""
+    items = queue_items(lab.store, half_done.id)
+    open_page(app, PAGE)
+    app.text_input(key="spotcheck.reviewer").input("Ray Race").run()
+    app.selectbox(key="spotcheck.queue").set_value(half_done.id).run()
+    assert metric(app, "Item") == "1 / 4"
+    positions = app.session_state["spotcheck.positions"]
+    positions[(half_done.id, "ray race")] = 2  # the page moved on to card 2 meanwhile (another press, another tab)
+    app.session_state["spotcheck.positions"] = positions
+    answer(app, items[0], "v.supported")  # card 1's key, pressed while card 1 was still drawn
+    no_errors_but = [e.value for e in app.error]
+    assert any(
+        "Not saved: that key was pressed on card 1, which is no longer shown (card 2 is)" in e for e in no_errors_but
+    )
+    assert reviewer_verdicts(lab.store, half_done.id, "Ray Race") == {}  # on neither card
+    assert metric(app, "Item") == "2 / 4"

@@ -1,5 +1,5 @@
 """Judging pools on the Spot-check page through AppTest: build a pool from the form, grade its cards (the relevance
-question moves the card on), run the LLM judge from its button against a loopback stand-in of OpenAI's
+question, then Enter, moves the card on), run the LLM judge from its button against a loopback stand-in of OpenAI's
 chat-completions API (no LLM can be reached here; the real SDK through graphiti's client talks to it), see its
 agreement with the analyst, and draw a calibration sample. On a demo deal of its own: nothing here changes the
 queues or verdicts other tests count on the session's demo deal."""
@@ -78,11 +78,13 @@ def test_a_pool_is_built_graded_judged_and_calibrated_from_the_page(
     assert f"0 of {pool.pairs} pairs judged by analysts, 0%" in progress_texts(app)
     assert 3 < pool.pairs <= 2 * 3 * len(QUESTIONS)
 
-    # a pool asks the relevance question: answering it moves the card on
+    # a pool asks the relevance question only: once it is answered, Enter moves the card on
     items = queue_items(lab.store, pool.queue_id)
-    app.button(key="spotcheck.r.2").click().run()
+    app.button(key=f"spotcheck.{items[0].id}.r.2").click().run()
     no_errors(app)
     assert reviewer_relevance(lab.store, pool.queue_id, "Ana")[items[0].id].grade == 2
+    assert any("Card 1 answered (a key changes its answer) · **Enter**: card 2" in c.value for c in app.caption)
+    app.button(key=f"spotcheck.{items[0].id}.next").click().run()
     assert next(m.value for m in app.metric if m.label == "Item") == f"2 / {pool.pairs}"
     assert pool_progress(lab.store, pool).humans == 1
     assert f"1 of {pool.pairs} pairs judged by analysts" in progress_texts(app)

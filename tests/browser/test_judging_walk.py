@@ -69,8 +69,8 @@ async def cli(*argv: str) -> int:
 async def grade_cards(
     browser: Browser, app_url: str, pool_id: int, pairs: int, reviewer: str, grades: list[int]
 ) -> None:
-    """One analyst, in a browser page of their own, grades the pool's first cards with the relevance keys: each
-    answer moves the card on."""
+    """One analyst, in a browser page of their own, grades the pool's first cards with the relevance keys, each
+    followed by Enter for the next card."""
     page: Page = await browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
         query = f"sidebar.deal={GROUP}&spotcheck.queue={pool_id}&spotcheck.reviewer={reviewer.replace(' ', '+')}"
@@ -80,8 +80,11 @@ async def grade_cards(
         for position, grade in enumerate(grades, start=1):
             await page.locator("h1").first.click()  # focus off the text fields: shortcuts do not fire in them
             await page.keyboard.press(KEYS[grade])
-            await page.get_by_text(re.compile(rf"for item {position}\b")).first.wait_for(timeout=STUCK_MS)
+            await page.get_by_text(re.compile(rf"Saved on card {position}\b")).first.wait_for(timeout=STUCK_MS)
             await page.get_by_text(f"{position} / {pairs} reviewed by {reviewer}").wait_for(timeout=STUCK_MS)
+            await wait_for_app(page)
+            await page.keyboard.press("Enter")
+            await page.get_by_text(f"Card {position + 1}: relevance").wait_for(timeout=STUCK_MS)
             await wait_for_app(page)
         await assert_no_error(page)
     finally:

@@ -35,17 +35,20 @@ async def test_a_verdict_given_in_the_browser_is_recorded(app_url: str, page: Pa
     assert name in await page.locator(".st-key-spotcheck-queue input").input_value()  # the newest queue is open
     assert await page.locator(".spotcheck-episode mark").count() == 1  # the supporting span is highlighted
 
-    await page.locator(".st-key-spotcheck-v-supported button").click()
-    await page.get_by_text("Recorded supported for item 1").wait_for(timeout=STUCK_MS)
+    await page.locator(f".st-key-spotcheck-{items[0].id}-v-supported button").click()
+    await page.get_by_text("Saved on card 1: support supported").wait_for(timeout=STUCK_MS)
     await wait_for_app(page)
     await page.locator("h1").first.click()  # focus off the text fields: shortcuts do not fire while typing
+    await page.keyboard.press("Enter")  # answers keep the card: Enter moves on
+    await page.get_by_text("Card 2: support 1-4").wait_for(timeout=STUCK_MS)
+    await wait_for_app(page)
     await page.keyboard.press("3")
-    await page.get_by_text("Recorded not supported for item 2").wait_for(timeout=STUCK_MS)
+    await page.get_by_text("Saved on card 2: support not supported").wait_for(timeout=STUCK_MS)
     await wait_for_app(page)
     await screenshot(page, "spotcheck-verdict")
     await assert_no_error(page)
     await page.get_by_text(f"2 / 3 reviewed by {REVIEWER}").wait_for(timeout=STUCK_MS)
-    await page.locator(".st-key-spotcheck-next").scroll_into_view_if_needed()
+    await page.locator(f".st-key-spotcheck-{items[1].id}-next").scroll_into_view_if_needed()
     await screenshot(page, "spotcheck-buttons")
 
     await page.get_by_role("tab", name="Summary").click()
@@ -84,19 +87,23 @@ async def test_two_reviewers_answer_both_questions_and_the_kappa_is_shown(
     await page.get_by_text("2 · Does the cited source support the fact?").wait_for(timeout=STUCK_MS)
     assert await page.locator(".spotcheck-episode").count() == 1  # the source, highlighted, under both questions
 
-    for position, grade in enumerate([3, 2, 2], start=1):
+    for position, (item, grade) in enumerate(zip(items, [3, 2, 2], strict=True), start=1):
         if position == 1:  # a key for the relevance grade (F = 3), then a click for the support verdict
             await page.locator("h1").first.click()
             await page.keyboard.press("f")
         else:
-            await page.locator(f".st-key-spotcheck-r-{grade} button").first.click()
-        await page.get_by_text(f"for item {position}. Now the other question").wait_for(timeout=STUCK_MS)
+            await page.locator(f".st-key-spotcheck-{item.id}-r-{grade} button").first.click()
+        await page.get_by_text(f"Saved on card {position}: relevance").wait_for(timeout=STUCK_MS)
         await wait_for_app(page)
-        await page.locator(".st-key-spotcheck-v-supported button").click()
-        await page.get_by_text(f"Recorded supported for item {position}").wait_for(timeout=STUCK_MS)
+        await page.locator(f".st-key-spotcheck-{item.id}-v-supported button").click()
+        await page.get_by_text(f"Saved on card {position}: support supported").wait_for(timeout=STUCK_MS)
         await wait_for_app(page)
         if position == 1:
             await screenshot(page, "spotcheck-two-questions")
+        if position < len(items):
+            await page.locator(f".st-key-spotcheck-{item.id}-next button").click()
+            await page.get_by_text(f"Card {position + 1}: relevance").wait_for(timeout=STUCK_MS)
+            await wait_for_app(page)
     await page.get_by_text("3 / 3 reviewed by Cy Browser").wait_for(timeout=STUCK_MS)
 
     await page.get_by_role("tab", name="Summary").click()
