@@ -97,7 +97,9 @@ async def test_sweep_matches_the_live_pipeline_and_reuses_its_cache(lab: Lab, de
         assert w.metrics == s.metrics and w.p50_ms == pytest.approx(s.p50_ms)
 
 
-async def test_cancel_between_queries_saves_nothing(lab: Lab, demo: str) -> None:
+async def test_a_cancel_between_queries_keeps_the_finished_ones_marked_partial(lab: Lab, demo: str) -> None:
+    """A cancel keeps what finished: the sweep over those queries (the same numbers as a sweep of just them),
+    marked partial, its recommendation saying it rests on a partial run. `run_sweep` itself saves nothing."""
     cancel = threading.Event()
     before = len(list_experiments(lab.store))
 
@@ -105,9 +107,30 @@ async def test_cancel_between_queries_saves_nothing(lab: Lab, demo: str) -> None
         if done == 2:
             cancel.set()  # what the page's Cancel button does
 
-    with pytest.raises(SweepCancelled, match="after 2 of 6 queries; nothing was saved"):
+    with pytest.raises(SweepCancelled, match="after 2 of 6 queries") as caught:
         await run_sweep(lab, SweepSpec(demo, **SMALL), progress=progress, cancel=cancel)  # type: ignore[arg-type]
     assert len(list_experiments(lab.store)) == before
+    partial = caught.value.partial
+    assert partial is not None
+    assert partial.partial == {"reason": "cancelled", "queries": 2, "of": 6}
+    assert partial.partial_text == "cancelled after 2 of 6 queries"
+    assert partial.stats.queries == 2 and len(partial.queries) == 2 and set(partial.qrels) == set(partial.queries)
+    assert {r.query_id for r in partial.rows} == set(partial.queries)
+    whole = await run_sweep(lab, SweepSpec(demo, **{**SMALL, "limit_queries": 2}))  # type: ignore[arg-type]
+    assert set(whole.queries) == set(partial.queries) and not whole.partial
+    assert [s.metrics for s in partial.settings] == [s.metrics for s in whole.settings]
+    rec = partial.recommendation()
+    assert rec.sentence.startswith("On a partial run (cancelled after 2 of 6 queries): ")
+    assert rec.key == whole.recommendation().key
+    assert partial.to_dict()["partial"] == partial.partial  # the JSON export says so too
+
+
+async def test_a_cancel_before_any_query_finished_has_nothing_to_keep(lab: Lab, demo: str) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(SweepCancelled, match="after 0 of 6 queries; nothing to save") as caught:
+        await run_sweep(lab, SweepSpec(demo, **SMALL), cancel=cancel)  # type: ignore[arg-type]
+    assert caught.value.partial is None
 
 
 async def test_experiment_round_trip_compare_export_and_wins(lab: Lab, demo: str) -> None:
