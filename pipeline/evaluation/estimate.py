@@ -32,14 +32,14 @@ class SweepEstimate:
         size = f"~{self.queries} queries{of} x {self.settings} settings"
         if self.seconds is None:
             return f"{size}; no time estimate yet: {self.basis}."
-        return f"{size}, about {duration(self.seconds)} (an estimate: {self.basis})."
+        return f"{size}, {duration(self.seconds)} (an estimate: {self.basis})."
 
 
 def duration(seconds: float) -> str:
     if seconds < 60:
         return "under a minute"
     minutes = round(seconds / 60)
-    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+    return f"about {minutes} min" if minutes < 60 else f"about {minutes // 60} h {minutes % 60:02d} min"
 
 
 def work_per_query(spec: SweepSpec) -> int:
