@@ -1,5 +1,6 @@
 """The Evaluate page's sweep jobs: the deal's jobs with progress and ETA (read from SQLite, so every session sees
-them), refreshing while one runs; cancel from any session; a session's own finished sweep opened for it.
+them), refreshing while one runs; cancel from any session (the page's one Cancel, beside the job's progress); a
+session's own finished sweep opened for it, and a cancelled one's partial experiment likewise.
 """
 
 from __future__ import annotations
@@ -70,8 +71,10 @@ def follow_jobs(lab: Lab, group_id: str) -> None:
         job = sweep_job.get_job(lab.store, mine)
         if job is None or not job.active:
             st.session_state.pop(MINE, None)
-            if job is not None and job.state == "done" and job.experiment_id is not None:
+            if job is not None and job.experiment_id is not None:  # done, or cancelled with what it finished
                 show_experiment(job.experiment_id)
+                if job.state != "done":
+                    st.session_state[NOTICE] = ("info", job.error or f"Sweep job #{job.id} ended: {job.state}.")
             elif job is not None:
                 kind = "info" if job.state == "cancelled" else "error"
                 st.session_state[NOTICE] = (kind, job.error or f"Sweep job #{job.id} ended: {job.state}.")
@@ -113,8 +116,8 @@ def _active(lab: Lab, job: SweepJob) -> None:
     text = f"Job #{job.id} · {job.done} of {job.total or '?'} queries · ETA {eta_text(job.eta_s())} · {state}"
     cols[0].progress(job.fraction, text=text)
     cols[0].caption(f"{md(_settings(job))} · started by {md(job.created_by)} at {stamp(job.created_at)} UTC")
-    cols[1].button(
-        "Cancel job",
+    cols[1].button(  # the page's one Cancel: beside the progress of what it stops
+        "Cancel",
         key=f"{NS}.cancel_job_{job.id}",
         icon=":material/stop:",
         disabled=job.state == "cancelling",
@@ -128,7 +131,8 @@ def _settings(job: SweepJob) -> str:
         spec = spec_from_json(job.spec)
     except (ValueError, TypeError, KeyError):
         return "?"
-    queries = f", first {spec.limit_queries} queries" if spec.limit_queries else ""
+    queries = f", sample {spec.sample} seed {spec.seed}" if spec.sample else ""
+    queries += f", first {spec.limit_queries} queries" if spec.limit_queries else ""
     return (
         f"{','.join(spec.recipes)} · N {','.join(map(str, spec.candidates))} · k {','.join(map(str, spec.top_ks))} · "
         f"{','.join(spec.rerankers)} · {spec.judgments}{queries}"

@@ -2,7 +2,8 @@
 
 A sweep runs as a server-side job (`dashboard/evaluate/sweep_job.py`, listed by `jobs_view.py` for every session);
 a finished one is saved as an experiment on its own, and the result shown is always a saved experiment, named in
-the URL (`evaluate.experiment`), so a reload shows the same numbers. A cancelled sweep keeps nothing.
+the URL (`evaluate.experiment`), so a reload shows the same numbers. A cancelled sweep keeps the queries it
+finished, as a partial experiment, marked partial wherever it is named or shown.
 """
 
 from __future__ import annotations
@@ -19,20 +20,28 @@ from dashboard.common.tables import show_table
 from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, file_slug, label, md, plain
 from dashboard.common.url_state import link_id
 from dashboard.evaluate.charts import heatmaps, pareto
-from dashboard.evaluate.jobs_view import OPEN, PARAM, SYNCED, active_job, on_cancel, on_run, show_experiment
+from dashboard.evaluate.jobs_view import OPEN, PARAM, SYNCED, active_job, on_run, show_experiment
 from pipeline.errors import InvalidInput
-from pipeline.evaluation.compare import compare_experiments, data_warnings, wins_and_losses
+from pipeline.evaluation.compare import (
+    compare_experiments,
+    data_warnings,
+    recommended_side,
+    setup_differences,
+    wins_and_losses,
+)
+from pipeline.evaluation.estimate import estimate_sweep
 from pipeline.evaluation.experiments import list_experiments, load_experiment, rename_experiment, with_rankings
 from pipeline.evaluation.export import per_query_csv, settings_table, to_csv, to_json
 from pipeline.evaluation.fingerprint import describe_graph, describe_judgments
 from pipeline.evaluation.judgments import EvalSet, available_eval_sets
 from pipeline.evaluation.labels import experiment_label
-from pipeline.evaluation.recommend import MIN_JUDGED, rests_on_unjudged
+from pipeline.evaluation.recommend import MIN_JUDGED, metric_label, rests_on_unjudged
 from pipeline.evaluation.records import (
     BASELINE,
     CONDENSED,
     CONDENSED_NAMES,
     DEFAULT_METRIC,
+    DEFAULT_SAMPLE,
     JUDGED,
     METRIC_NAMES,
     STALE,
@@ -86,10 +95,10 @@ def render_query_sets(sets: list[EvalSet]) -> None:
 
 
 def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
-    """The sweep form; Run starts a sweep job (callback), Cancel asks the deal's running job to stop (callback)."""
+    """The sweep form, with what Run would start and about how long; Run starts a sweep job (callback). The running
+    job's one Cancel is beside its progress (`jobs_view.py`)."""
     st.subheader("Sweep")
-    job = active_job(lab, group_id)
-    running = job is not None
+    running = active_job(lab, group_id) is not None
     usable = {c.name: c for c in reranker_choices(lab.settings) if c.available}
     recipes = st.multiselect(
         "First-stage recipes",
@@ -121,16 +130,32 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
     )
     chosen = next((s for s in sets if s.source == source), None)
     trust_judge = _judge_gate(lab, chosen)
-    cols = st.columns([2, 2, 4])
+    cols = st.columns([2, 2, 1.5, 2.5])
     splits = list(chosen.splits) if chosen else []
     split = cols[0].selectbox("Split", ["all", *splits], key=f"{NS}.split", disabled=not splits)
-    limit = cols[1].number_input(
-        "Queries (0 = all)", min_value=0, max_value=100_000, value=0, step=10, key=f"{NS}.limit"
+    sample = cols[1].number_input(
+        "Sample of queries (0 = all)",
+        min_value=0,
+        max_value=100_000,
+        value=DEFAULT_SAMPLE,
+        step=10,
+        key=f"{NS}.sample",
+        help="A seeded random sample of the set's scorable queries (all of them when the set is smaller): start "
+        "small, then sweep more. The sample and its seed are saved with the experiment, so it can be run again.",
+    )
+    seed = cols[2].number_input(
+        "Seed",
+        min_value=0,
+        max_value=2**31 - 1,
+        value=0,
+        step=1,
+        key=f"{NS}.seed",
+        help="The same seed picks the same queries of the same set.",
     )
     cache_note = "Cached first-stage candidates and reranker scores are reused (keyed by the graph's fingerprint)."
     job_note = "A sweep runs on the server as a job: it goes on if this tab closes and is saved as an experiment."
     recipe, _none, n, k = BASELINE
-    cols[2].caption(f"Baseline: {recipe}, no reranking, N={n}, k={k} (always computed). {cache_note} {job_note}")
+    cols[3].caption(f"Baseline: {recipe}, no reranking, N={n}, k={k} (always computed). {cache_note} {job_note}")
     as_of, include_superseded, stale_rate = _time_controls()
 
     spec = SweepSpec.with_recipes(
@@ -141,14 +166,16 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         rerankers=tuple(rerankers),
         judgments=source or "labelled",
         split=None if split == "all" else split,
-        limit_queries=int(limit) or None,
+        sample=int(sample) or None,
+        seed=int(seed),
         include_superseded=include_superseded,
         as_of=as_of,
         stale_rate=stale_rate,
         trust_judge=bool(trust_judge),
     )
-    buttons = st.columns([1.4, 1.1, 5])
-    buttons[0].button(
+    if chosen is not None:
+        _estimate_line(lab, spec, chosen)
+    st.button(
         "Run sweep",
         key=f"{NS}.run",
         type="primary",
@@ -157,14 +184,16 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         on_click=on_run,
         args=(lab, spec),
     )
-    buttons[1].button(
-        "Cancel",
-        key=f"{NS}.cancel",
-        icon=":material/stop:",
-        disabled=not running,
-        on_click=on_cancel,
-        args=(lab, job.id if job else 0),
-    )
+
+
+def _estimate_line(lab: Lab, spec: SweepSpec, chosen: EvalSet) -> None:
+    """What Run would start, before it starts: queries x settings and about how long. Options the sweep would
+    refuse get their one line when Run is clicked, not here."""
+    try:
+        estimate = estimate_sweep(lab.store, spec, chosen)
+    except InvalidInput:
+        return
+    st.caption(md(f"Run sweep: {estimate.text()}"))
 
 
 def _judge_gate(lab: Lab, chosen: EvalSet | None) -> bool | None:
@@ -262,8 +291,16 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
         "relevant." + ("" if measured else " This experiment was saved before coverage was measured."),
     ):
         metric += CONDENSED
+    if result.partial:
+        st.warning(
+            md(
+                f"Partial experiment: {result.partial_text}. Every number here rests on the queries it finished; "
+                "run the sweep again for the whole sample."
+            ),
+            icon=":material/warning:",
+        )
     rec = result.recommendation(metric)
-    (st.success if rec.beats_baseline else st.info)(
+    (st.success if rec.beats_baseline and not result.partial else st.info)(
         f"**Recommended: {md(rec.key)}** — {md(rec.sentence)}", icon=":material/recommend:"
     )
     st.caption(f"Rule: {md(rec.rule)}.")
@@ -287,8 +324,9 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
         f"tokenizer; **judged@k**: the share of it that has a judgment, under {MIN_JUDGED:.0%} flagged and never "
         "recommended). **@10**: top 10 of the reranked list of N, the same for every k (k only cuts the list). "
         "Latency: embedding + first stage at N + reranking, as measured when first computed. p: paired test of "
-        f"{metric} per query against the baseline ({result.baseline}); in_grid false: the baseline, computed beside "
-        "the grid. The recommended row comes first."
+        f"{metric} per query against the baseline ({result.baseline}), which is computed beside the grid when the "
+        "grid lacks it. The recommended row comes first; the Table CSV has every column (recipe, reranker, N, k, "
+        "cost, fallbacks, in_grid)."
     )
     st.plotly_chart(heatmaps(result, metric), key=f"{NS}.heatmap")
     st.plotly_chart(pareto(result, metric, rec.key, result.pareto(metric)), key=f"{NS}.pareto")
@@ -309,33 +347,41 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     render_exports(lab, result, saved_as, metric, exp_id, picked)
 
 
-RESULT_NAMES = {"p50_ms": "p50 (ms)", "p95_ms": "p95 (ms)", "cost_usd": "Cost ($)", "in_grid": "In grid"}
+RESULT_NAMES = {"p50_ms": "p50 (ms)", "p95_ms": "p95 (ms)", "cost_usd": "Cost ($)"}
+# what decides first: the setting, whether it is recommended, the picked metric (inserted after these two), its
+# p-value against the baseline, how far it rests on judged facts, and what it hands on and costs in time
 FIRST_COLUMNS = (
     "setting",
     "recommended",
     "p_value",
-    "p_ttest",
     JUDGED,
     "coverage",
     "tokens@k",
-    "stale@k",
     "p50_ms",
     "cost_usd",
+    "stale@k",
 )
+# in the Table CSV, not on the page: the setting's parts are its name ("graphiti-default local N=25 k=5"), in_grid
+# only marks the baseline computed beside the grid
+HIDDEN_COLUMNS = ("recipe", "reranker", "N", "k", "in_grid", "p_metric")
 
 
 def results_frame(result: SweepResult, metric: str, recommended: str) -> pd.DataFrame:
-    """The metric table with what decides first: the recommended row on top, the picked metric and its p-values
-    beside the setting, how much of its top k is judged, then the size of what it hands on and its latency. The
-    plain or the condensed metrics, as `metric` is."""
+    """The metric table as the page shows it: the recommended row on top, the most useful columns first, and none
+    that says nothing on this sweep (a cost of $0 everywhere, no reranker fallback, no stale-rate or coverage
+    measured); the Table CSV keeps every column. The plain or the condensed metrics, as `metric` is."""
     table = pd.DataFrame(settings_table(result, metric))
     table["recommended"] = table["setting"] == recommended
     table["coverage"] = ["rests on unjudged facts" if rests_on_unjudged(s) else "" for s in result.settings]
     condensed = metric.endswith(CONDENSED)
-    table = table.drop(columns=["p_metric", *(METRIC_NAMES if condensed else CONDENSED_NAMES)])
+    table = table.drop(columns=[*HIDDEN_COLUMNS, *(METRIC_NAMES if condensed else CONDENSED_NAMES)])
     for column in ("stale@k", JUDGED, "coverage"):
         if table[column].isna().all() or (table[column] == "").all():
             table = table.drop(columns=[column])
+    if not (table["cost_usd"].fillna(0) > 0).any() and all(s.cost_usd is not None for s in result.settings):
+        table = table.drop(columns=["cost_usd"])  # every setting free: a column of $0.0000
+    if not table["fallbacks"].any():
+        table = table.drop(columns=["fallbacks"])
     first = [c for c in (*FIRST_COLUMNS[:2], metric, *FIRST_COLUMNS[2:]) if c in table.columns]
     table = table[[*first, *(c for c in table.columns if c not in first)]]
     return table.sort_values("recommended", ascending=False, kind="stable").reset_index(drop=True)
@@ -528,12 +574,14 @@ def render_comparison(lab: Lab, group_id: str) -> None:
         st.caption("Pick two different experiments.")
         return
     result_a, result_b = (load_experiment(lab.store, e, rankings=False)[1] for e in (a, b))
+    _recommendations(result_a, result_b, metric)
     for line in data_warnings(result_a, result_b):
         st.warning(md(line), icon=":material/warning:")
     rows = compare_experiments(result_a, result_b, metric)
     if not rows:
         st.info("The two experiments share no setting.")
         return
+    st.markdown(f"**The settings both ran** ({metric})")
     show_table(
         pd.DataFrame(
             [
@@ -552,6 +600,27 @@ def render_comparison(lab: Lab, group_id: str) -> None:
         ),
         f"{NS}.cmp_table",
     )
+
+
+def _recommendations(a: SweepResult, b: SweepResult, metric: str) -> None:
+    """What each experiment recommends, side by side (setting, metric with its confidence interval, why), then
+    how their setups differ, which is what makes two recommendations differ on the same data."""
+    sides = {"A": recommended_side(a, metric), "B": recommended_side(b, metric)}
+    cols = st.columns(2)
+    for col, (which, side) in zip(cols, sides.items(), strict=True):
+        with col.container(border=True, key=f"{NS}.cmp_rec_{which}"):
+            rec = side.recommendation
+            st.markdown(f"**{which} recommends {md(rec.key)}**" + (" (partial run)" if side.partial else ""))
+            st.markdown(md(f"{metric_label(metric)} {side.interval.text()}"))
+            st.caption(md(rec.sentence))
+    same = sides["A"].recommendation.key == sides["B"].recommendation.key
+    differences = setup_differences(a, b)
+    verdict = "Both recommend the same setting." if same else "They recommend different settings."
+    if differences:
+        st.markdown(f"{verdict} How the two sweeps differ:")
+        st.markdown("\n".join(f"- {md(line)}" for line in differences))
+    else:
+        st.caption(f"{verdict} Same grid, queries, judgment source and time options.")
 
 
 def eval_sets(lab: Lab, group_id: str) -> list[EvalSet]:

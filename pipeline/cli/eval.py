@@ -7,6 +7,9 @@ save the experiment.
     python -m pipeline eval --group demo --timing      # a cold sweep (caches bypassed), then a repeated one
     python -m pipeline eval --group tatqa --split test --candidates 50 --top-k 10 --reranker none,local
     python -m pipeline eval --group demo --as-of 2025-06-30 --stale-rate   # as of a date; what the filter keeps out
+    python -m pipeline eval --group tatqa --sample 300 --seed 7   # a larger sample (default 150, seed 0; 0: all)
+
+Before it starts, one line says the sweep's size and about how long it takes (from the deal's last sweep's pace).
 
 The last line printed is the recommendation in words, on --metric (default ndcg@k).
 """
@@ -21,6 +24,7 @@ from typing import Any
 
 from pipeline.cli.common import check_writable, integer, parse_int_list
 from pipeline.errors import InvalidInput
+from pipeline.evaluation.records import DEFAULT_SAMPLE
 from pipeline.lab import Lab
 from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, parse_recipe
 from pipeline.utc import utc_now
@@ -53,6 +57,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="use the LLM judge's grades even when it agrees with the analysts below RETRIEVAL_LAB_JUDGE_MIN_KAPPA",
     )
     ev.add_argument("--split", default=None, help="only the queries of this split (e.g. test)")
+    ev.add_argument(
+        "--sample",
+        type=integer,
+        default=DEFAULT_SAMPLE,
+        help=f"a seeded random sample of this many judged queries, every query of a smaller set (default "
+        f"{DEFAULT_SAMPLE}; 0: every query); saved with the experiment",
+    )
+    ev.add_argument("--seed", type=integer, default=0, help="the sample's seed (default 0): same seed, same queries")
     ev.add_argument("--limit-queries", type=integer, default=None, help="only the first N judged queries")
     ev.add_argument("--include-superseded", action="store_true")
     ev.add_argument("--as-of", default=None, help="retrieve the facts valid on this date (YYYY-MM-DD)")
@@ -81,9 +93,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from tqdm import tqdm
 
+    from pipeline.evaluation.estimate import estimate_sweep
     from pipeline.evaluation.experiments import clean_experiment_name
     from pipeline.evaluation.export import render_table, settings_table, to_csv, to_json
     from pipeline.evaluation.jobs import create_job, recover_jobs, run_job
+    from pipeline.evaluation.judgments import load_eval_set
     from pipeline.evaluation.records import SweepSpec, check_metric
     from pipeline.evaluation.repo import experiment_names
     from pipeline.evaluation.sweep import run_sweep
@@ -101,6 +115,8 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         trust_judge=args.trust_judge,
         split=args.split,
         limit_queries=args.limit_queries,
+        sample=args.sample or None,
+        seed=args.seed,
         include_superseded=args.include_superseded,
         use_cache=not (args.no_cache or args.timing),
         as_of=args.as_of,
@@ -130,6 +146,9 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
             f"An experiment called {args.name!r} already exists on deal {args.group!r}; pick another name."
         )
     name = args.name or f"{args.group} {utc_now().strftime('%Y-%m-%d %H:%M:%S')}"
+    eval_set = await load_eval_set(lab, spec.group_id, spec.judgments, spec.trust_judge)
+    estimate = estimate_sweep(lab.store, spec, eval_set)
+    print(f"sweep: {estimate.text()}", file=sys.stderr)
     # the sweep is a job as on the Evaluate page: listed there with its progress, cancellable from the page
     job_id = create_job(lab, spec, "cli")
     started = time.perf_counter()

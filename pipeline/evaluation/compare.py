@@ -1,4 +1,5 @@
-"""Two saved experiments side by side, and the queries a setting helped or hurt against the baseline."""
+"""Two saved experiments side by side (their recommendations first, and why those can differ: their grids, query
+samples and judgments), and the queries a setting helped or hurt against the baseline."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ from dataclasses import dataclass
 
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.fingerprint import fingerprint_warnings
-from pipeline.evaluation.records import DEFAULT_METRIC, SweepResult, check_metric
-from pipeline.evaluation.significance import paired_test
+from pipeline.evaluation.recommend import Recommendation
+from pipeline.evaluation.records import DEFAULT_METRIC, SweepResult, SweepSpec, check_metric
+from pipeline.evaluation.significance import MeanInterval, mean_interval, paired_test
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,71 @@ class ComparedSetting:
     @property
     def delta(self) -> float:
         return self.metric_b - self.metric_a
+
+
+@dataclass(frozen=True)
+class RecommendedSide:
+    """One experiment's recommendation as Compare shows it: the setting, its metric with a confidence interval,
+    and the sentence saying why (which, on a partial run, starts by saying so)."""
+
+    recommendation: Recommendation
+    interval: MeanInterval  # of the recommended setting's metric over the experiment's queries
+    partial: str  # "" for a complete run
+
+
+def recommended_side(result: SweepResult, metric: str = DEFAULT_METRIC) -> RecommendedSide:
+    rec = result.recommendation(check_metric(metric))
+    return RecommendedSide(rec, mean_interval(list(result.per_query(rec.key, metric).values())), result.partial_text)
+
+
+def _values(values: tuple[object, ...]) -> str:
+    return ", ".join(map(str, values)) or "none"
+
+
+def _sample(spec: SweepSpec) -> str:
+    parts = [f"split {spec.split}"] if spec.split else []
+    parts.append(f"sample {spec.sample}, seed {spec.seed}" if spec.sample else "every query")
+    if spec.limit_queries:
+        parts.append(f"first {spec.limit_queries}")
+    return "; ".join(parts)
+
+
+def _when(spec: SweepSpec) -> str:
+    return "superseded facts included" if spec.include_superseded else f"as of {spec.as_of or 'today'}"
+
+
+def setup_differences(a: SweepResult, b: SweepResult) -> list[str]:
+    """One line per way the two sweeps were set up or ran differently that can change what each recommends: the
+    grid (a setting only one grid holds can only be recommended by that one), the queries, the judgment source,
+    the time options, a partial run. A changed graph or changed judgments are `data_warnings`'."""
+    sa, sb = a.spec, b.spec
+    out = []
+    grid = [
+        f"{what} A {_values(va)} vs B {_values(vb)}"
+        for what, va, vb in (
+            ("recipes", sa.recipes, sb.recipes),
+            ("N", sa.candidates, sb.candidates),
+            ("k", sa.top_ks, sb.top_ks),
+            ("rerankers", sa.rerankers, sb.rerankers),
+        )
+        if va != vb
+    ]
+    if grid:
+        out.append(f"Different grids ({'; '.join(grid)}): each can only recommend a setting its own grid holds.")
+    qa, qb = set(a.queries), set(b.queries)
+    if qa != qb:
+        out.append(
+            f"Different queries: A ran {len(qa)} ({_sample(sa)}), B {len(qb)} ({_sample(sb)}), {len(qa & qb)} "
+            "shared; the same setting scores differently on other queries."
+        )
+    if (sa.judgments, sa.trust_judge) != (sb.judgments, sb.trust_judge):
+        out.append(f"Different judgment sources: A {sa.judgments}, B {sb.judgments}.")
+    if (sa.as_of, sa.include_superseded) != (sb.as_of, sb.include_superseded):
+        out.append(f"Different time options: A {_when(sa)}, B {_when(sb)}.")
+    for which, result in (("A", a), ("B", b)):
+        if result.partial:
+            out.append(f"{which} is a partial run ({result.partial_text}): its recommendation rests on those only.")
+    return out
 
 
 def data_warnings(a: SweepResult, b: SweepResult) -> list[str]:

@@ -40,10 +40,12 @@ class ExperimentInfo:
     judgments: str
     queries: int
     duration_s: float
+    partial: dict[str, Any]  # empty: a complete run (SweepResult.partial)
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> ExperimentInfo:
-        return cls(**{name: row[name] for name in cls.__dataclass_fields__})
+        fields = {name: row[name] for name in cls.__dataclass_fields__ if name != "partial"}
+        return cls(**fields, partial=json.loads(row["partial"] or "{}"))
 
 
 def clean_experiment_name(name: str) -> str:
@@ -69,6 +71,7 @@ def experiment_columns(result: SweepResult, name: str) -> dict[str, Any]:
         "baseline": result.baseline,
         "created_at": result.created_at,
         "fingerprint": result.fingerprint,
+        "partial": result.partial,
     }
     return {
         "name": name,
@@ -189,6 +192,7 @@ def result_from_rows(head: sqlite3.Row, settings: Iterable[sqlite3.Row], queries
         stats=SweepStats(**payload["stats"]),
         baseline=payload["baseline"],
         fingerprint=payload.get("fingerprint", {}),  # none on experiments saved before fingerprints
+        partial=payload.get("partial") or {},
     )
 
 

@@ -61,8 +61,8 @@ def run_fingerprint(
 
 
 def describe_graph(graph: dict[str, Any]) -> str:
-    change = graph.get("latest_change") or "no admin change"
-    return f"{graph.get('facts')} facts, last change {change}, content {str(graph.get('content', ''))[:8]}"
+    change = f", last admin change {graph['latest_change']}" if graph.get("latest_change") else ""  # none: unsaid
+    return f"{graph.get('facts')} facts{change}, content {str(graph.get('content', ''))[:8]}"
 
 
 def describe_judgments(judgments: dict[str, Any]) -> str:

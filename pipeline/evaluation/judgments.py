@@ -22,6 +22,7 @@ Any other source registers with `register_judgment_source(name, label, fn)`; the
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -70,14 +71,22 @@ class EvalSet:
     def judgments(self) -> int:
         return sum(len(j) for j in self.qrels.values())
 
-    def select(self, split: str | None = None, limit: int | None = None) -> EvalSet:
-        """The scorable queries, optionally of one split, optionally the first `limit` of them."""
+    def select(
+        self, split: str | None = None, limit: int | None = None, sample: int | None = None, seed: int = 0
+    ) -> EvalSet:
+        """The scorable queries, optionally of one split, optionally a seeded random `sample` of them (all when
+        fewer; the same seed picks the same queries, kept in the set's order), optionally the first `limit`."""
         queries = self.scorable
         if split:
             if split not in self.splits:
                 known = ", ".join(self.splits) or "none"
                 raise InvalidInput(f"The query set has no split {split!r} (splits: {known}).")
             queries = tuple(q for q in queries if q.split == split)
+        if sample is not None and sample < len(queries):
+            if sample < 1:
+                raise InvalidInput(f"--sample must be at least 1 (0: every query); got {sample}.")
+            picked = sorted(random.Random(seed).sample(range(len(queries)), sample))
+            queries = tuple(queries[i] for i in picked)
         if limit is not None:
             if limit < 1:
                 raise InvalidInput(f"--limit-queries must be at least 1; got {limit}.")

@@ -40,11 +40,18 @@ BASELINE = (DEFAULT_RECIPE, "none", 50, 10)  # recipe, reranker, N, k: what ever
 # tested and stored per query, and an experiment's per-query rows grow with it (uncapped, N 1..200 x k 1..100 on 3
 # queries stored 90,300 rows, 322 MB)
 MAX_GRID_SETTINGS = 200
+# the queries a sweep runs on unless told otherwise (page and CLI): a seeded random sample, every query of a smaller
+# set; a sweep over every query of TAT-QA took 110 minutes
+DEFAULT_SAMPLE = 150
 SIGNIFICANCE_METRIC = DEFAULT_METRIC  # the p-value stored with each setting (the page tests the metric picked)
 
 
 class SweepCancelled(RetrievalLabError):
-    """The sweep was cancelled; nothing was saved."""
+    """The sweep was cancelled; `partial`: the sweep over the queries it finished (None when none did)."""
+
+    def __init__(self, message: str, partial: SweepResult | None = None) -> None:
+        super().__init__(message)
+        self.partial = partial
 
 
 class CancelFlag(Protocol):
@@ -63,6 +70,8 @@ class SweepSpec:
     judgments: str = "labelled"
     split: str | None = None
     limit_queries: int | None = None
+    sample: int | None = None  # a seeded random sample of this many queries (None: every query)
+    seed: int = 0  # the sample's seed: the same seed and set pick the same queries
     include_superseded: bool = False
     use_cache: bool = True
     as_of: str | None = None  # ISO date: retrieve the facts valid then (graphiti's date filters)
@@ -121,6 +130,10 @@ class SweepSpec:
                 f"A sweep grid may hold at most {MAX_GRID_SETTINGS} settings; this one has {settings:,} "
                 "(recipes x rerankers x N x k, k at most N): pick fewer values."
             )
+        if self.sample is not None and self.sample < 1:
+            raise InvalidInput(f"The sample must be at least 1 query (0: every query); got {self.sample}.")
+        if self.seed < 0:
+            raise InvalidInput(f"The seed must be 0 or more; got {self.seed}.")
         as_of = self.as_of_datetime().date().isoformat() if self.as_of else None
         if as_of and self.include_superseded:
             raise InvalidInput("As of a date and including superseded facts do not go together: pick one.")
@@ -225,6 +238,14 @@ class SweepResult:
     stats: SweepStats
     baseline: str = field(default=setting_key(*BASELINE))
     fingerprint: dict[str, Any] = field(default_factory=dict)  # the run's graph, judgments and settings (issue 17)
+    # empty: the sweep ran to its end. Else why it stopped ("reason": "cancelled"), the queries it finished of how
+    # many ("queries", "of"), and what was not measured ("missing", e.g. "stale@k"): its numbers rest on those only
+    partial: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def partial_text(self) -> str:
+        """One line saying the run is partial and on what it rests ("" for a complete run)."""
+        return partial_words(self.partial)
 
     def setting(self, key: str) -> SettingResult:
         for s in self.settings:
@@ -255,8 +276,12 @@ class SweepResult:
         return {key: paired_test_cached(base, values) for key, values in scores.items() if key != self.baseline}
 
     def recommendation(self, metric: str = DEFAULT_METRIC) -> Recommendation:
+        """The recommendation; on a partial run its sentence starts by saying so."""
         check_metric(metric)
-        return recommend(self.grid, self.setting(self.baseline), self.scores(metric), metric, self.stats.queries)
+        rec = recommend(self.grid, self.setting(self.baseline), self.scores(metric), metric, self.stats.queries)
+        if not self.partial:
+            return rec
+        return replace(rec, sentence=f"On a partial run ({self.partial_text}): {rec.sentence}")
 
     def pareto(self, metric: str = DEFAULT_METRIC) -> set[str]:
         return pareto_front(self.grid, metric)
@@ -269,6 +294,16 @@ class SweepResult:
         data["settings"] = [{"key": s.key, **asdict(s)} for s in self.settings]
         data["recommendation"] = asdict(self.recommendation())
         return data
+
+
+def partial_words(partial: dict[str, Any]) -> str:
+    """'cancelled after 12 of 150 queries' (and what was not measured); "" for a complete run."""
+    if not partial:
+        return ""
+    line = f"{partial.get('reason', 'stopped')} after {partial.get('queries', '?')} of {partial.get('of', '?')} queries"
+    if partial.get("missing"):
+        line += f", {partial['missing']} not measured"
+    return line
 
 
 def check_metric(metric: str) -> str:

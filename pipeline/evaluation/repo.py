@@ -79,7 +79,9 @@ def experiment_heads(store: Store, group_id: str | None = None) -> list[sqlite3.
     """The experiments of one deal (or all the store's deployment may show), newest first, without payloads."""
     allowed, params = access_of(store).sql("group_id")
     return store.query(
-        "SELECT id, name, group_id, created_at, judgments, queries, duration_s FROM experiments "
+        # the partial mark lives in the payload (no schema change); a head reads only that key of it
+        "SELECT id, name, group_id, created_at, judgments, queries, duration_s, "
+        "json_extract(payload, '$.partial') AS partial FROM experiments "
         f"WHERE (:g IS NULL OR group_id = :g) AND {allowed} ORDER BY id DESC",
         {**params, "g": group_id},
     )
@@ -91,7 +93,10 @@ def experiment_rows(
     """(experiment row, its settings' rows, its queries' rows); another deployment's experiment is "no experiment".
     Without `rankings`, each query row's ranking (most of an experiment's bytes) is read as an empty list."""
     allowed, params = access_of(store).sql("group_id")
-    head = store.query(f"SELECT * FROM experiments WHERE id = :id AND {allowed}", {**params, "id": exp_id})
+    head = store.query(
+        f"SELECT *, json_extract(payload, '$.partial') AS partial FROM experiments WHERE id = :id AND {allowed}",
+        {**params, "id": exp_id},
+    )
     if not head:
         raise InvalidInput(f"No experiment #{exp_id}.")
     settings = store.query("SELECT * FROM experiment_settings WHERE experiment_id = ?", (exp_id,))

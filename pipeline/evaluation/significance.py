@@ -79,3 +79,29 @@ def paired_test_cached(a: Sequence[float], b: Sequence[float]) -> PairedTest:
     """`paired_test`, remembered by its scores: the page asks for the same tests on every rerun, and a sweep's
     settings often share a score list (an @10 metric is the same for every k)."""
     return _paired_cached(tuple(float(x) for x in a), tuple(float(x) for x in b))
+
+
+@dataclass(frozen=True)
+class MeanInterval:
+    n: int
+    mean: float
+    low: float
+    high: float  # the 95% bootstrap interval of the mean (percentile, fixed seed: reproducible)
+
+    def text(self) -> str:
+        return f"{self.mean:.3f} (95% CI {self.low:.3f}-{self.high:.3f}, {self.n} queries)"
+
+
+def mean_interval(values: Sequence[float], resamples: int = RESAMPLES) -> MeanInterval:
+    """The mean of per-query scores with its 95% bootstrap confidence interval (`scipy.stats.bootstrap`); one
+    query, or the same score on every query, has no spread to resample: the interval is the mean itself."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.size == 0:
+        return MeanInterval(0, 0.0, 0.0, 0.0)
+    mean = float(x.mean())
+    if x.size < 2 or np.allclose(x, x[0], rtol=0.0, atol=1e-12):
+        return MeanInterval(int(x.size), mean, mean, mean)
+    ci = stats.bootstrap(
+        (x,), np.mean, n_resamples=resamples, method="percentile", rng=np.random.default_rng(SEED), vectorized=True
+    ).confidence_interval
+    return MeanInterval(int(x.size), mean, float(ci.low), float(ci.high))

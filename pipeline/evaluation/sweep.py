@@ -38,8 +38,9 @@ per setting). With more than one in flight, latencies are measured beside the ot
 Progress goes to a callback after each query; cancellation is a flag (anything with `is_set()`,
 e.g. `threading.Event`, or a job's row in SQLite: `jobs/runner.py`) checked before a query starts, after each
 one finishes, and inside each query before every first-stage search and every reranker call, so a cancel lands
-within the query in flight (64 s at N=150/200 when it waited for the query to end). A cancelled sweep raises
-`SweepCancelled` and returns nothing: experiments are only written by `save_experiment`, whole.
+within the query in flight (64 s at N=150/200 when it waited for the query to end). A cancelled sweep keeps what
+it finished: it raises `SweepCancelled` carrying the sweep over the queries that finished (`partial`, marked so:
+`SweepResult.partial`), which the job saves as a partial experiment; nothing when no query finished.
 Cached pools and scores computed before the cancel stay cached (each is a complete, correct row).
 
 The result carries its run's fingerprint (`fingerprint.py`): the graph state it started on, the version of
@@ -184,7 +185,7 @@ class _QueryRanker:
     def check_cancel(self) -> None:
         """Called inside a query, between its searches and reranker calls: the query in flight stops there."""
         if self.cancel is not None and self.cancel.is_set():
-            raise SweepCancelled("Sweep cancelled; nothing was saved.")
+            raise SweepCancelled("Sweep cancelled.")
 
 
 async def _rank_query(r: _QueryRanker, text: str, pools_cache: FirstStageCache) -> _Ranked:
@@ -298,6 +299,19 @@ async def _rank_stable(r: _QueryRanker, tracker: _StateTracker, text: str) -> _R
     return ranked  # a graph that keeps changing: the last ranking is kept, its pools not cached
 
 
+@dataclass
+class _Pass:
+    """One pass over the queries: each query's ranking in query order (None: not finished), and the line saying
+    why the pass stopped early (a cancel), or None when every query finished."""
+
+    ranked: list[_Ranked | None]
+    stopped: str | None = None
+
+    @property
+    def finished(self) -> int:
+        return sum(r is not None for r in self.ranked)
+
+
 async def _rank_all(
     r: _QueryRanker,
     tracker: _StateTracker,
@@ -305,11 +319,12 @@ async def _rank_all(
     progress: Progress | None,
     cancel: CancelFlag | None,
     concurrency: int,
-) -> list[_Ranked]:
+) -> _Pass:
     """Every query's ranking, in query order, `concurrency` queries at a time (queries are independent: the
     graph server runs queries on a thread pool, and one query's Python work overlaps another's server time).
     Progress is reported as each query finishes; the cancel flag is checked before a query starts and after
-    each report. A cancel waits for the queries in flight (their cache rows are complete), then raises."""
+    each report. A cancel waits for the queries in flight (their cache rows are complete) and ends the pass with
+    the queries finished so far."""
     total = len(queries)
     results: list[_Ranked | None] = [None] * total
     waiting = iter(enumerate(queries))
@@ -319,14 +334,28 @@ async def _rank_all(
     async def indexed(i: int, text: str) -> tuple[int, _Ranked]:
         return i, await _rank_stable(r, tracker, text)
 
-    def check_cancel() -> None:
-        if cancel is not None and cancel.is_set():
-            raise SweepCancelled(f"Sweep cancelled after {done} of {total} queries; nothing was saved.")
+    def cancelled() -> bool:
+        return cancel is not None and cancel.is_set()
 
+    def keep(finished: set[asyncio.Task[tuple[int, _Ranked]]]) -> bool:
+        """Store the finished queries' rankings (in query order); whether one of them saw the cancel."""
+        nonlocal done
+        stopped = False
+        for task in sorted(finished, key=lambda t: t.result()[0] if t.exception() is None else total):
+            if isinstance(task.exception(), SweepCancelled):
+                stopped = True
+                continue
+            i, ranked = task.result()  # any other failure is the sweep's
+            results[i] = ranked
+            done += 1
+            if progress:
+                progress(done, total, queries[i].text)
+        return stopped
+
+    stopped = False
     try:
-        while True:
-            while len(running) < concurrency:
-                check_cancel()
+        while not stopped:
+            while len(running) < concurrency and not (stopped := cancelled()):
                 nxt = next(waiting, None)
                 if nxt is None:
                     break
@@ -334,20 +363,15 @@ async def _rank_all(
             if not running:
                 break
             finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            if any(isinstance(t.exception(), SweepCancelled) for t in finished):
-                raise SweepCancelled(f"Sweep cancelled after {done} of {total} queries; nothing was saved.")
-            for task in sorted(finished, key=lambda t: t.result()[0]):
-                i, ranked = task.result()
-                results[i] = ranked
-                done += 1
-                if progress:
-                    progress(done, total, queries[i].text)
-                check_cancel()
+            stopped = keep(finished) or cancelled()
     finally:
-        if running:  # the queries in flight see the cancel at their next step; their outcome is not wanted
-            await asyncio.gather(*running, return_exceptions=True)
-    assert all(x is not None for x in results)
-    return [x for x in results if x is not None]
+        if running:  # the queries in flight see the cancel at their next step
+            await asyncio.wait(running)
+    if running:  # one that finished anyway is kept
+        stopped = keep(running) or stopped
+    if stopped and done < total:
+        return _Pass(results, f"Sweep cancelled after {done} of {total} queries")
+    return _Pass(results)
 
 
 class _QueryVectors:
@@ -392,7 +416,7 @@ async def run_sweep(
     check_available(lab, spec.rerankers)
     started = time.perf_counter()
     full = eval_set or await load_eval_set(lab, spec.group_id, spec.judgments, spec.trust_judge)
-    chosen = full.select(spec.split, spec.limit_queries)
+    chosen = full.select(spec.split, spec.limit_queries, spec.sample, spec.seed)
     if not chosen.queries:
         raise InvalidInput("No judged query to evaluate with these options.")
     needed = {(recipe, r, n) for recipe, r, n, _ in (*spec.grid(), BASELINE)}  # (recipe, reranker, N) to rank
@@ -442,7 +466,21 @@ async def run_sweep(
     first_pass = _share(progress, 0, 2 if unfiltered_pass else 1)
     if first_pass:
         first_pass(0, total, f"{total} queries x {len(pool_keys)} pools x {len(rerankers)} rerankers")
-    ranked_by_query = await _rank_all(ranker, tracker, chosen.queries, first_pass, cancel, max(1, concurrency))
+    first = await _rank_all(ranker, tracker, chosen.queries, first_pass, cancel, max(1, concurrency))
+    partial: dict[str, Any] = {}
+    if first.stopped:
+        if not first.finished:
+            raise SweepCancelled(f"{first.stopped}; nothing to save.")
+        # what finished is kept: the result is the sweep over those queries, marked partial
+        partial = {"reason": "cancelled", "queries": first.finished, "of": total}
+        kept = [(q, r) for q, r in zip(chosen.queries, first.ranked, strict=True) if r is not None]
+        ids = {q.id for q, _ in kept}
+        chosen = replace(
+            chosen, queries=tuple(q for q, _ in kept), qrels={q: j for q, j in chosen.qrels.items() if q in ids}
+        )
+        ranked_by_query = [r for _, r in kept]
+    else:
+        ranked_by_query = [r for r in first.ranked if r is not None]
 
     # folded in query order, so the result is the same whatever order the queries finished in
     acc = {(recipe, r, n): _Acc(model=models[r]) for recipe, r, n in needed}
@@ -462,12 +500,17 @@ async def run_sweep(
                 facts[pool.uuids[i]] = pool.facts[i]
 
     stale: dict[tuple[str, str, int], dict[str, tuple[bool, ...]]] | None = None
-    if spec.stale_rate:
-        unfiltered = {key: slot.rankings for key, slot in acc.items()}
+    if spec.stale_rate and not partial:
+        unfiltered: dict[tuple[str, str, int], dict[str, list[str]]] | None = {
+            key: slot.rankings for key, slot in acc.items()
+        }
         if unfiltered_pass:
             two = _share(progress, 1, 2)
             unfiltered = await _unfiltered_rankings(ranker, tracker.state, chosen.queries, two, cancel, concurrency)
-        stale = _stale_flags(superseded, unfiltered, keep)
+        if unfiltered is None:  # the stale-fact pass was cancelled: every query's metrics, no stale@k
+            partial = {"reason": "cancelled", "queries": total, "of": total, "missing": "stale@k"}
+        else:
+            stale = _stale_flags(superseded, unfiltered, keep)
     with phases.time("metrics"):
         settings, rows = _score(lab, spec, chosen, acc, facts, stale)
     judged = {u for j in chosen.qrels.values() for u in j}
@@ -475,7 +518,7 @@ async def run_sweep(
     if missing:
         with phases.time("fact_texts"):
             facts.update(await _fact_texts(lab, spec.group_id, sorted(missing)))
-    return SweepResult(
+    result = SweepResult(
         spec=spec,
         eval_set=chosen.summary(),
         created_at=now_iso(),
@@ -485,7 +528,7 @@ async def run_sweep(
         qrels={q: dict(j) for q, j in chosen.qrels.items()},
         facts=facts,
         stats=SweepStats(
-            total,
+            len(chosen.queries),
             stats.retrieved,
             stats.cached_pools,
             stats.calls,
@@ -494,7 +537,11 @@ async def run_sweep(
             phases.rounded(),
         ),
         fingerprint=fingerprint,
+        partial=partial,
     )
+    if partial:
+        raise SweepCancelled(result.partial_text, partial=result)
+    return result
 
 
 async def _scores(
@@ -661,15 +708,18 @@ async def _unfiltered_rankings(
     progress: Progress | None,
     cancel: CancelFlag | None,
     concurrency: int,
-) -> dict[tuple[str, str, int], dict[str, list[str]]]:
+) -> dict[tuple[str, str, int], dict[str, list[str]]] | None:
     """Every query ranked again as the sweep ranked it, but with superseded facts left in (no date filter): what
-    the superseded filter keeps out. Pools are cached as an include-superseded sweep caches them."""
+    the superseded filter keeps out (None when cancelled). Pools are cached as an include-superseded sweep caches
+    them."""
     unfiltered = replace(r, search_filter=temporal_filter(True, None), stats=_Counts())
     tracker = _StateTracker(r.lab, r.spec, "all", state)
     await tracker.start()
-    ranked = await _rank_all(unfiltered, tracker, queries, progress, cancel, max(1, concurrency))
+    second = await _rank_all(unfiltered, tracker, queries, progress, cancel, max(1, concurrency))
+    if second.stopped:
+        return None
     out: dict[tuple[str, str, int], dict[str, list[str]]] = {}
-    for query, one in zip(queries, ranked, strict=True):
+    for query, one in zip(queries, [x for x in second.ranked if x is not None], strict=True):
         for (recipe, name, depth), (order, *_rest) in one.outcomes.items():
             out.setdefault((recipe, name, depth), {})[query.id] = [one.pools[(recipe, depth)].uuids[i] for i in order]
     return out

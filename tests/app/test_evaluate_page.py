@@ -16,6 +16,7 @@ from graphiti_core.search.search_config import EdgeSearchConfig, EdgeSearchMetho
 from streamlit.testing.v1 import AppTest
 
 from pipeline.evaluation.experiments import list_experiments, load_experiment
+from pipeline.evaluation.export import to_csv
 from pipeline.evaluation.jobs.repo import claim_job, end_job, get_job, insert_job, list_jobs, record_progress
 from pipeline.evaluation.records import SweepSpec
 from pipeline.lab import Lab
@@ -30,6 +31,15 @@ def frame(app: AppTest, column: str) -> pd.DataFrame:
     return next(d.value for d in app.dataframe if column in d.value.columns)
 
 
+def captions(app: AppTest) -> str:
+    return " ".join(c.value for c in app.caption).replace("\\", "")
+
+
+def cancel_buttons(app: AppTest) -> list[str]:
+    """The keys of every button that cancels something."""
+    return [b.key for b in app.button if b.label.startswith("Cancel")]
+
+
 def test_page_shows_the_query_set_and_the_sweep_controls(app: AppTest) -> None:
     open_page(app, "app_pages/evaluate.py")
     assert app.title[0].value == "Evaluate & tune"
@@ -39,9 +49,13 @@ def test_page_shows_the_query_set_and_the_sweep_controls(app: AppTest) -> None:
     assert app.multiselect(key="evaluate.candidates").value == [10, 25, 50, 100]
     assert app.multiselect(key="evaluate.top_k").value == [3, 5, 10]
     assert app.multiselect(key="evaluate.rerankers").value == ["none", "local"]
-    cancel = app.button(key="evaluate.cancel")
-    assert cancel.label == "Cancel" and cancel.disabled  # nothing running yet
+    assert not cancel_buttons(app)  # nothing running yet: nothing to cancel
     assert not app.button(key="evaluate.run").disabled
+    # a sweep starts small: a seeded sample (the demo's 54 queries are fewer than 150: all), said before it starts
+    assert app.number_input(key="evaluate.sample").value == 150 and app.number_input(key="evaluate.seed").value == 0
+    assert "Run sweep: ~54 queries x 24 settings" in captions(app)
+    app.number_input(key="evaluate.sample").set_value(10).run()
+    assert "Run sweep: ~10 queries (a sample of 54) x 24 settings" in captions(app)
 
 
 def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab: Lab) -> None:
@@ -50,7 +64,8 @@ def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab:
     open_page(app, "app_pages/evaluate.py")
     app.multiselect(key="evaluate.candidates").set_value([10, 25])
     app.multiselect(key="evaluate.top_k").set_value([5, 10])
-    app.number_input(key="evaluate.limit").set_value(4)
+    app.number_input(key="evaluate.sample").set_value(4)
+    app.number_input(key="evaluate.seed").set_value(5)
     app.run()
     before = {e.id for e in list_experiments(lab.store, "demo")}
     app.button(key="evaluate.run").click()
@@ -71,12 +86,17 @@ def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab:
         "graphiti-default none N=50 k=10",
     }
     assert table["Recommended"].sum() == 1
+    # the most useful columns first; none that says nothing here (the Table CSV keeps them all)
+    assert list(table.columns[:4]) == ["Setting", "Recommended", "ndcg@k", "p ndcg@k (randomization)"]
+    assert not {"In grid", "Cost ($)", "Fallbacks", "Recipe", "Reranker", "N", "K"} & set(table.columns)
+    assert len(table.columns) <= 16, list(table.columns)
+    assert "no admin change" not in captions(app)
     # the recommendation is said in words (a success when a setting beats the baseline, else a note)
     assert any("Recommended:" in s.value for s in [*app.success, *app.info])
-    captions = " ".join(c.value for c in app.caption)
-    assert "4 queries" in captions and "Ran on " in captions and "judgments" in captions
+    shown_captions = " ".join(c.value for c in app.caption)
+    assert "4 queries" in shown_captions and "Ran on " in shown_captions and "judgments" in shown_captions
     # once the sweep is over: Run live, Cancel off; the job is listed as done with its experiment
-    assert app.button(key="evaluate.cancel").disabled and not app.button(key="evaluate.run").disabled
+    assert not cancel_buttons(app) and not app.button(key="evaluate.run").disabled
     jobs = frame(app, "Experiment")
     assert jobs.iloc[0]["Job"] == job_id and jobs.iloc[0]["State"] == "done"
     assert jobs.iloc[0]["Experiment"] == f"#{job.experiment_id}"
@@ -109,6 +129,10 @@ def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab:
     assert len(saved) == 1 and saved[0].queries == 4 and saved[0].name.startswith("sweep 20")
     _, result = load_experiment(lab.store, saved[0].id)
     assert len(result.settings) == 9
+    # the seeded sample is recorded with the experiment (the same spec picks the same queries: test_sweep_start_small)
+    assert (result.spec.sample, result.spec.seed) == (4, 5) and len(result.queries) == 4
+    header = to_csv(result).splitlines()[0].split(",")
+    assert {"in_grid", "cost_usd", "fallbacks", "recipe", "N", "k"} <= set(header)
 
     # a reload: a new session on the same URL shows the same table
     again = AppTest.from_file(app._script_path, default_timeout=60)
@@ -144,7 +168,7 @@ def test_every_session_sees_a_running_job_and_may_cancel_it(app: AppTest, lab: L
         assert "ETA -" not in bars[0].proto.text
         assert any("started by someone else" in c.value for c in app.caption)
         assert app.button(key="evaluate.run").disabled  # one job a deal at a time
-        assert not app.button(key="evaluate.cancel").disabled
+        assert cancel_buttons(app) == [f"evaluate.cancel_job_{job_id}"]  # one Cancel, beside the job's progress
         app.button(key=f"evaluate.cancel_job_{job_id}").click()
         app.run()
         no_errors(app)
@@ -167,7 +191,7 @@ def test_a_job_whose_process_is_gone_is_shown_interrupted_and_never_blocks_the_d
     record_progress(lab.store, job_id, 20, 20, 10.0)
     open_page(app, "app_pages/evaluate.py")
     assert not [b for b in app.get("progress") if f"Job #{job_id}" in b.proto.text]
-    assert not app.button(key="evaluate.run").disabled and app.button(key="evaluate.cancel").disabled
+    assert not app.button(key="evaluate.run").disabled and not cancel_buttons(app)
     jobs = frame(app, "Experiment").set_index("Job")
     assert jobs.loc[job_id, "State"] == "interrupted"
     assert f"The process running it (pid {pid} on {socket.gethostname()}) is gone" in jobs.loc[job_id, "Note"]
@@ -191,7 +215,7 @@ def test_the_sentence_leads_the_results_and_each_win_or_loss_links_to_compare(ap
     open_page(app, "app_pages/evaluate.py")
     app.multiselect(key="evaluate.candidates").set_value([25, 50])
     app.multiselect(key="evaluate.top_k").set_value([5, 10])
-    app.number_input(key="evaluate.limit").set_value(20)
+    app.number_input(key="evaluate.sample").set_value(20)
     app.checkbox(key="evaluate.stale_rate").check()
     app.run()
     app.button(key="evaluate.run").click()
@@ -256,7 +280,7 @@ def test_a_sweep_of_two_recipes_from_the_page_shows_both_and_their_heatmaps(app:
     app.multiselect(key="evaluate.recipes").set_value(["vector", "graphiti-default"])
     app.multiselect(key="evaluate.candidates").set_value([25])
     app.multiselect(key="evaluate.top_k").set_value([10])
-    app.number_input(key="evaluate.limit").set_value(20)
+    app.number_input(key="evaluate.sample").set_value(20)
     app.run()
     _job, result = sweep_from_page(app, "demo")
     assert result.spec.recipes == ("vector", "graphiti-default")
@@ -294,7 +318,7 @@ def test_a_pasted_search_config_is_swept_beside_the_presets(app: AppTest) -> Non
     app.multiselect(key="evaluate.candidates").set_value([25])
     app.multiselect(key="evaluate.top_k").set_value([10])
     app.multiselect(key="evaluate.rerankers").set_value(["none"])
-    app.number_input(key="evaluate.limit").set_value(3)
+    app.number_input(key="evaluate.sample").set_value(3)
     app.run()
     no_errors(app)
     assert any(f"Swept as {mine.key}" in c.value.replace("\\", "") for c in app.caption)

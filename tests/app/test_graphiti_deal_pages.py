@@ -107,7 +107,7 @@ def walk_evaluate(group: str, queue: str) -> None:
     assert SET_NAME in " ".join(map(str, sets.to_numpy().ravel()))
     evaluate.multiselect(key="evaluate.candidates").set_value([10])
     evaluate.multiselect(key="evaluate.top_k").set_value([5])
-    evaluate.number_input(key="evaluate.limit").set_value(2)
+    evaluate.number_input(key="evaluate.sample").set_value(2)
     evaluate.run()
     evaluate.button(key="evaluate.run").click()
     evaluate.run()

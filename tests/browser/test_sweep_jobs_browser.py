@@ -42,6 +42,15 @@ async def job_ended(store: Store, job_id: int, within_s: float = 180.0) -> Sweep
     return job
 
 
+async def job_after(store: Store, group_id: str, job_id: int, within_s: float = 60.0) -> int:
+    """The id of the deal's first job after `job_id`, once its row is written (the click starts it)."""
+    deadline = time.monotonic() + within_s
+    while not (newer := [j.id for j in list_jobs(store, group_id, 5) if j.id > job_id]):
+        assert time.monotonic() < deadline, f"no job after #{job_id} within {within_s} s"
+        await asyncio.sleep(0.1)
+    return min(newer)
+
+
 async def result_text(page: Page) -> list[str]:
     """What the shown result says in words: the recommendation and the captions with its numbers."""
     await recommendation(page).wait_for(timeout=STUCK_MS)
@@ -80,21 +89,40 @@ async def test_a_sweep_job_seen_and_cancelled_from_another_session(
         # the sweep stops within one query (the job's state, in the store), then the first user's page says so at its
         # next refresh; both bounds are for a stuck job or page only (a loaded machine runs a N=200 query slowly)
         job = await job_ended(store, job_id)
-        assert job.state == "cancelled" and job.experiment_id is None
-        await first.get_by_text(re.compile(r"Sweep cancelled after \d+ of 54 queries")).wait_for(timeout=STUCK_MS)
+        assert job.state == "cancelled"
         assert job.cancel_at_done is not None and job.done <= job.cancel_at_done + 1
+        # what it finished is kept: the first user's page opens it as a partial experiment, saying so
+        assert job.experiment_id is not None
+        said = f"Sweep cancelled after {job.done} of 54 queries: the finished queries are saved as partial experiment"
+        await first.get_by_text(f"{said} #{job.experiment_id}.").wait_for(timeout=STUCK_MS)
+        # the page opens it for the session that started it, but a periodic refresh of the job list sent before
+        # the page took the new pick can reset the picker (a known race, see the report of issue 26): the user
+        # opens it from the picker, where it is named partial first
+        cancelled = f"PARTIAL (cancelled after {job.done} of 54 queries) #{job.experiment_id} "
+        if not await first.get_by_text(f"Partial experiment: cancelled after {job.done} of 54 queries.").count():
+            await first.locator(".st-key-evaluate-open").click()
+            await first.get_by_role("option", name=cancelled).click()
+        await first.get_by_text(f"Partial experiment: cancelled after {job.done} of 54 queries.").wait_for(
+            timeout=STUCK_MS
+        )
+        await first.wait_for_url(re.compile(rf"evaluate\.experiment={job.experiment_id}"), timeout=STUCK_MS)
+        _info, partial = load_experiment(store, job.experiment_id)
+        assert partial.partial == {"reason": "cancelled", "queries": job.done, "of": 54}
+        await screenshot(first, "evaluate-partial-experiment")
         await assert_no_error(first)
         await assert_no_error(second)
+        # one Cancel on each page while a sweep runs, none once it ended
+        assert await first.get_by_role("button", name=re.compile("^Cancel")).count() == 0
 
         # a small sweep runs to its end: saved as an experiment without a click, named in the URL
-        await first.locator(".st-key-evaluate-limit input").fill("3")
-        await first.locator(".st-key-evaluate-limit input").press("Enter")
+        await first.locator(".st-key-evaluate-sample input").fill("3")
+        await first.locator(".st-key-evaluate-sample input").press("Enter")
         await wait_for_app(first)
         await first.locator(".st-key-evaluate-run button").click()
-        shown = await result_text(first)
-        done = next(j for j in list_jobs(store, demo, 5) if j.id > job_id)
+        done = await job_ended(store, await job_after(store, demo, job_id))
         assert done.state == "done" and done.experiment_id is not None
-        assert f"evaluate.experiment={done.experiment_id}" in first.url
+        await first.wait_for_url(re.compile(rf"evaluate\.experiment={done.experiment_id}"), timeout=STUCK_MS)
+        shown = await result_text(first)
         info, saved = load_experiment(store, done.experiment_id)
         assert info.name.startswith("sweep 20") and saved.stats.queries == 3
         assert any(f"{saved.stats.seconds:.1f} s" in line for line in shown), shown

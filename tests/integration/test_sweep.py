@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -13,7 +14,7 @@ from pipeline.evaluation.cache import RerankCache, graph_fingerprint
 from pipeline.evaluation.compare import compare_experiments, wins_and_losses
 from pipeline.evaluation.experiments import list_experiments, load_experiment, save_experiment
 from pipeline.evaluation.export import settings_table, to_csv
-from pipeline.evaluation.records import METRIC_NAMES, SweepCancelled, SweepSpec, setting_key
+from pipeline.evaluation.records import METRIC_NAMES, SweepCancelled, SweepResult, SweepSpec, setting_key
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
@@ -97,7 +98,9 @@ async def test_sweep_matches_the_live_pipeline_and_reuses_its_cache(lab: Lab, de
         assert w.metrics == s.metrics and w.p50_ms == pytest.approx(s.p50_ms)
 
 
-async def test_cancel_between_queries_saves_nothing(lab: Lab, demo: str) -> None:
+async def test_a_cancel_between_queries_keeps_the_finished_ones_marked_partial(lab: Lab, demo: str) -> None:
+    """A cancel keeps what finished: the sweep over those queries (the same numbers as a sweep of just them),
+    marked partial, its recommendation saying it rests on a partial run. `run_sweep` itself saves nothing."""
     cancel = threading.Event()
     before = len(list_experiments(lab.store))
 
@@ -105,9 +108,66 @@ async def test_cancel_between_queries_saves_nothing(lab: Lab, demo: str) -> None
         if done == 2:
             cancel.set()  # what the page's Cancel button does
 
-    with pytest.raises(SweepCancelled, match="after 2 of 6 queries; nothing was saved"):
+    with pytest.raises(SweepCancelled, match="after 2 of 6 queries") as caught:
         await run_sweep(lab, SweepSpec(demo, **SMALL), progress=progress, cancel=cancel)  # type: ignore[arg-type]
     assert len(list_experiments(lab.store)) == before
+    partial = caught.value.partial
+    assert partial is not None
+    assert partial.partial == {"reason": "cancelled", "queries": 2, "of": 6}
+    assert partial.partial_text == "cancelled after 2 of 6 queries"
+    assert partial.stats.queries == 2 and len(partial.queries) == 2 and set(partial.qrels) == set(partial.queries)
+    assert {r.query_id for r in partial.rows} == set(partial.queries)
+    whole = await run_sweep(lab, SweepSpec(demo, **{**SMALL, "limit_queries": 2}))  # type: ignore[arg-type]
+    assert set(whole.queries) == set(partial.queries) and not whole.partial
+    assert [s.metrics for s in partial.settings] == [s.metrics for s in whole.settings]
+    rec = partial.recommendation()
+    assert rec.sentence.startswith("On a partial run (cancelled after 2 of 6 queries): ")
+    assert rec.key == whole.recommendation().key
+    assert partial.to_dict()["partial"] == partial.partial  # the JSON export says so too
+
+
+async def test_a_cancel_with_queries_in_flight_keeps_every_finished_one(lab: Lab, demo: str) -> None:
+    """Two queries at a time: the queries in flight when the cancel comes are waited for, and each that finished
+    is kept (with its rows), in the set's order; the partial result equals a sweep of just those queries."""
+    cancel = threading.Event()
+
+    def progress(done: int, _total: int, _message: str) -> None:
+        if done == 3:
+            cancel.set()
+
+    spec = SweepSpec(demo, **SMALL)  # type: ignore[arg-type]
+    with pytest.raises(SweepCancelled) as caught:
+        await run_sweep(lab, spec, progress=progress, cancel=cancel, concurrency=2)
+    partial = caught.value.partial
+    assert partial is not None and 3 <= partial.partial["queries"] <= 4 and partial.partial["of"] == 6
+    kept = list(partial.queries)
+    assert len(kept) == partial.partial["queries"] == partial.stats.queries
+    assert {r.query_id for r in partial.rows} == set(kept)
+    whole = await run_sweep(lab, SweepSpec(demo, **SMALL))  # type: ignore[arg-type]
+    assert kept == [q for q in whole.queries if q in set(kept)]  # the set's order
+    assert {s.key: s.metrics for s in partial.settings} == {
+        s.key: s.metrics for s in (await _sweep_of(lab, spec, kept)).settings
+    }
+
+
+async def _sweep_of(lab: Lab, spec: SweepSpec, query_ids: list[str]) -> SweepResult:
+    """The same sweep over just these queries of the set."""
+    full = await judgments.load_eval_set(lab, spec.group_id)
+    chosen = full.select()
+    subset = replace(
+        chosen,
+        queries=tuple(q for q in chosen.queries if q.id in query_ids),
+        qrels={q: j for q, j in chosen.qrels.items() if q in query_ids},
+    )
+    return await run_sweep(lab, replace(spec, limit_queries=None), eval_set=subset)
+
+
+async def test_a_cancel_before_any_query_finished_has_nothing_to_keep(lab: Lab, demo: str) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(SweepCancelled, match="after 0 of 6 queries; nothing to save") as caught:
+        await run_sweep(lab, SweepSpec(demo, **SMALL), cancel=cancel)  # type: ignore[arg-type]
+    assert caught.value.partial is None
 
 
 async def test_experiment_round_trip_compare_export_and_wins(lab: Lab, demo: str) -> None:

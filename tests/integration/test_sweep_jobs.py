@@ -18,9 +18,10 @@ import pytest
 
 from pipeline.cli import main
 from pipeline.errors import InvalidInput
-from pipeline.evaluation.experiments import load_experiment
+from pipeline.evaluation.experiments import list_experiments, load_experiment
 from pipeline.evaluation.jobs import create_job, recover_jobs, request_cancel, run_job
 from pipeline.evaluation.jobs.repo import claim_job, end_job, get_job, insert_job, list_jobs
+from pipeline.evaluation.labels import experiment_label
 from pipeline.evaluation.records import SweepCancelled, SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
@@ -117,15 +118,26 @@ async def test_cancel_from_another_process_lands_within_one_query(lab: Lab, demo
             assert time.monotonic() < stuck, "the other process never asked"
             time.sleep(0.05)
 
-    with pytest.raises(SweepCancelled, match="nothing was saved"):
+    with pytest.raises(SweepCancelled, match="saved as partial experiment #"):
         await run_job(lab, job_id, until_asked)
     out, _ = await canceller.communicate()
     assert canceller.returncode == 0 and out.decode().strip() == "asked"
     job = get_job(lab.store, job_id)
-    assert job is not None and job.state == "cancelled" and job.experiment_id is None
+    assert job is not None and job.state == "cancelled"
     assert job.cancel_at_done is not None and 2 <= job.cancel_at_done < job.total
     assert job.done <= job.cancel_at_done + 1, (job.done, job.cancel_at_done)  # within one query
-    assert "cancelled after" in (job.error or "")
+    # what finished is kept: a partial experiment, named by the job, marked partial wherever it is listed
+    assert job.experiment_id is not None
+    assert job.error == (
+        f"Sweep cancelled after {job.done} of {job.total} queries: the finished queries are saved as partial "
+        f"experiment #{job.experiment_id}."
+    )
+    info, saved = load_experiment(lab.store, job.experiment_id)
+    assert saved.partial == {"reason": "cancelled", "queries": job.done, "of": job.total}
+    assert info.partial == saved.partial and saved.stats.queries == job.done == len(saved.queries)
+    listed = next(e for e in list_experiments(lab.store, demo) if e.id == job.experiment_id)
+    assert experiment_label(listed).startswith(f"PARTIAL (cancelled after {job.done} of {job.total} queries) #")
+    assert saved.recommendation().sentence.startswith(f"On a partial run (cancelled after {job.done} of ")
 
 
 CANCEL_SCRIPT = """

@@ -118,7 +118,8 @@ async def run_job(
     concurrency: int | None = None,
 ) -> JobOutcome:
     """Run the job to its end and save it as an experiment (`name`, or "sweep <date time>", made unique on the
-    deal). Raises SweepCancelled when cancelled, RetrievalLabError when it failed: the row says so either way."""
+    deal). Raises SweepCancelled when cancelled (what finished is saved first, as a partial experiment the job's row
+    names), RetrievalLabError when it failed: the row says so either way."""
     store = lab.store
     job = get_job(store, job_id)
     if job is None:
@@ -141,8 +142,17 @@ async def run_job(
         result = await run_sweep(lab, spec, progress=report, cancel=StoredCancel(store, job_id), **extra)
         exp_id, saved_as = _save(store, job_id, result, name, save)
     except SweepCancelled as exc:
-        end_job(store, job_id, "cancelled", str(exc))
-        raise
+        if exc.partial is None or not save:
+            end_job(store, job_id, "cancelled", f"Sweep {exc}; nothing was saved." if exc.partial else str(exc))
+            raise
+        try:
+            exp_id, saved_as = _save(store, job_id, exc.partial, name, save, state="cancelled", note=f"Sweep {exc}")
+        except Exception:  # the job never stays running for a save that failed
+            end_job(store, job_id, "cancelled", f"Sweep {exc}; saving what it finished failed.")
+            raise
+        raise SweepCancelled(
+            f"Sweep {exc}: what it finished is saved as partial experiment #{exp_id} {saved_as!r}.", exc.partial
+        ) from None
     except RetrievalLabError as exc:
         end_job(store, job_id, "failed", one_line(exc, 500))
         raise
@@ -156,17 +166,25 @@ async def run_job(
 
 
 def _save(
-    store: Store, job_id: int, result: SweepResult, name: str | None, save: bool
+    store: Store,
+    job_id: int,
+    result: SweepResult,
+    name: str | None,
+    save: bool,
+    state: str = "done",
+    note: str | None = None,
 ) -> tuple[int | None, str | None]:
-    """The experiment and the job's 'done' in one transaction; a cancel that came after the last query is too
-    late to lose a finished result."""
+    """The experiment and the job's end (`state`, with `note` and the experiment's number) in one transaction; a
+    cancel that came after the last query is too late to lose a finished result. A cancelled job's partial result
+    is saved the same way, and its job ends cancelled."""
     if not save:
-        end_job(store, job_id, "done")
+        end_job(store, job_id, state, note)
         return None, None
     saved_as = unique_name(store, result.spec.group_id, name or default_name())
 
     def done(conn: sqlite3.Connection, exp_id: int) -> None:
-        finish_job(conn, job_id, "done", None, exp_id)
+        line = f"{note}: the finished queries are saved as partial experiment #{exp_id}." if note else None
+        finish_job(conn, job_id, state, line, exp_id)
 
     return save_experiment(store, result, saved_as, then=done), saved_as
 
