@@ -11,12 +11,13 @@ import streamlit as st
 from dashboard.common.admin import draw_admin_box
 from dashboard.common.guard import page_guard
 from dashboard.common.navigation import navigation
-from dashboard.common.sidebar import draw_sidebar
+from dashboard.common.sidebar import draw_details, draw_sidebar
 
 # an emoji favicon is drawn in the browser; a `:material/...:` one is fetched from fonts.gstatic.com on every page
 st.set_page_config(page_title="Retrieval Lab", page_icon="🔎", layout="wide")
 page = navigation()
 draw_sidebar()
 draw_admin_box()  # on every page: unlocked once, admin actions stay on across pages until sign-out or idle
+draw_details()
 with page_guard():
     page.run()

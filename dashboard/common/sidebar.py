@@ -96,12 +96,25 @@ def _render(lab: Lab) -> DealInfo | None:
         if deals:
             ids = [d.group_id for d in deals]
             deal = pick_deal(deals, DEMO_GROUP if DEMO_GROUP in ids else ids[0])
+        else:
+            st.warning("No deal loaded yet. Run `python -m pipeline seed-demo`.")
+    return deal
+
+
+def draw_details() -> None:
+    """Under the admin box, which comes right after the deal picker so that it stays above a laptop's fold: the
+    deal's name, id and vectors, then the graph, the embedder and the rerankers."""
+    drawn = st.session_state.get(DRAWN_KEY)
+    if not (isinstance(drawn, tuple) and len(drawn) == 2):
+        return
+    lab: Lab = drawn[0]
+    deal: DealInfo | None = drawn[1]
+    with st.sidebar:
+        if deal is not None:
             st.caption(deal_caption(deal))
             st.caption(_vectors_caption(deal, lab))
             if deal.import_note:
                 st.caption(f":orange[{md(deal.import_note.capitalize())}]")
-        else:
-            st.warning("No deal loaded yet. Run `python -m pipeline seed-demo`.")
         st.caption(f"**Graph:** {lab.backend.label} · :green[healthy]  \n`{lab.backend.location}`")
         st.caption(f"**Embedder:** {lab.embedder.info.describe()}")
         lines = [
@@ -109,7 +122,6 @@ def _render(lab: Lab) -> DealInfo | None:
             for c in reranker_choices(lab.settings)
         ]
         st.caption("**Rerankers**  \n" + "  \n".join(lines))
-    return deal
 
 
 def _vectors_caption(deal: DealInfo, lab: Lab) -> str:

@@ -193,3 +193,23 @@ async def test_scores_rank_chart_of_200_candidates_stays_bounded(app_url: str, l
     assert "top 10 (k = 10)" in chart["title"], chart
     others = int(chart["note"].split(" more candidates")[0])
     assert others + chart["lines"] == 200, chart  # all 200 candidates: drawn or counted in the note
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("size", [(1280, 800), (1440, 900)], ids=["1280x800", "1440x900"])
+async def test_the_admin_unlock_is_above_the_sidebars_fold(
+    app_url: str, browser: Browser, size: tuple[int, int]
+) -> None:
+    """The admin box comes right after the deal, before the graph, embedder and rerankers: no scrolling to it."""
+    page = await browser.new_page(viewport={"width": size[0], "height": size[1]})
+    try:
+        await page.goto(f"{app_url}/timeline")
+        await wait_for_app(page)
+        await screenshot(page, f"sidebar-{size[0]}")
+        admin = page.locator("[data-testid='stSidebar'] [data-testid='stExpander']", has_text="Admin").first
+        box = await admin.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= size[1], box
+        rerankers = await page.locator("[data-testid='stSidebar']").get_by_text("Rerankers").bounding_box()
+        assert rerankers is not None and rerankers["y"] > box["y"]  # the status comes after it
+    finally:
+        await page.close()
