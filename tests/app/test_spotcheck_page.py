@@ -70,7 +70,7 @@ def test_build_a_queue_review_and_see_progress(app: AppTest, lab: Lab, demo: str
     assert metric(app, "Item") == "1 / 4"
     markdown = " ".join(m.value for m in app.markdown)
     assert items[0].query_id and "**Query**" in markdown and "**Fact**" in markdown
-    [episode] = app.get("html")
+    [episode] = app.tabs[0].get("html")  # the card's source (Adjudicate draws the sources of other tests' splits)
     assert '<div class="spotcheck-episode"' in episode.proto.body
 
     captions = " ".join(c.value for c in app.caption)
