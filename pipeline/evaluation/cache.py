@@ -39,15 +39,10 @@ def sha(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
 
 
-# How the first stage orders its lists, in the key too: lists cached under other rules (before equal scores were
-# ordered by uuid) are never read back.
-ORDER_RULES = "ties-by-uuid"
-
-
 async def graph_fingerprint(backend: GraphBackend, group_id: str, embedder: str) -> str:
     """A hash of everything the first stage reads from the deal's graph (embeddings follow the texts)."""
     facts, entities = await backend.cypher.fingerprint_rows(group_id)
-    digest = hashlib.sha1(f"{embedder}|{ORDER_RULES}".encode())
+    digest = hashlib.sha1(embedder.encode())
     for row in sorted(json.dumps(r, sort_keys=True, default=str) for r in facts):
         digest.update(row.encode())
     for row in sorted(json.dumps(r, sort_keys=True, default=str) for r in entities):

@@ -33,7 +33,9 @@ async def test_a_verdict_given_in_the_browser_is_recorded(app_url: str, page: Pa
     await box.press("Enter")
     await page.get_by_text(f"0 / 3 reviewed by {REVIEWER}").wait_for(timeout=STUCK_MS)
     assert name in await page.locator(".st-key-spotcheck-queue input").input_value()  # the newest queue is open
-    assert await page.locator(".spotcheck-episode mark").count() == 1  # the supporting span is highlighted
+    # the supporting span is highlighted (twice when the sentence is twice in the source); the Adjudicate tab,
+    # hidden, may hold sources of other tests' splits
+    assert await page.locator(".spotcheck-episode:visible mark").count() >= 1
 
     await page.locator(f".st-key-spotcheck-{items[0].id}-v-supported button").click()
     await page.get_by_text("Saved on card 1: support supported").wait_for(timeout=STUCK_MS)
@@ -85,7 +87,7 @@ async def test_two_reviewers_answer_both_questions_and_the_kappa_is_shown(
     assert name in await page.locator(".st-key-spotcheck-queue input").input_value()
     await page.get_by_text("1 · Does the fact answer the query?").wait_for(timeout=STUCK_MS)
     await page.get_by_text("2 · Does the cited source support the fact?").wait_for(timeout=STUCK_MS)
-    assert await page.locator(".spotcheck-episode").count() == 1  # the source, highlighted, under both questions
+    assert await page.locator(".spotcheck-episode:visible").count() == 1  # the source, under both questions
 
     for position, (item, grade) in enumerate(zip(items, [3, 2, 2], strict=True), start=1):
         if position == 1:  # a key for the relevance grade (F = 3), then a click for the support verdict

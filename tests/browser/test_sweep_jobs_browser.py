@@ -122,9 +122,11 @@ async def test_a_sweep_job_seen_and_cancelled_from_another_session(
         done = await job_ended(store, await job_after(store, demo, job_id))
         assert done.state == "done" and done.experiment_id is not None
         await first.wait_for_url(re.compile(rf"evaluate\.experiment={done.experiment_id}"), timeout=STUCK_MS)
-        shown = await result_text(first)
         info, saved = load_experiment(store, done.experiment_id)
         assert info.name.startswith("sweep 20") and saved.stats.queries == 3
+        # the URL names it before the page has drawn it: wait for its own figures, not the cancelled one's
+        await first.get_by_text(f"{saved.stats.seconds:.1f} s", exact=False).first.wait_for(timeout=STUCK_MS)
+        shown = await result_text(first)
         assert any(f"{saved.stats.seconds:.1f} s" in line for line in shown), shown
         await screenshot(first, "evaluate-job-saved")
 

@@ -133,10 +133,9 @@ class GraphQueries:
     # graphiti's edge searches (its `SearchInterface`: graphiti_core/search/search_utils.py), over one deal's
     # driver. BM25 and cosine run graphiti's statements with the same MATCH, filter and order, returning graphiti's
     # edge fields but not `properties(e)`: that map holds the fact's embedding, which would travel back and be
-    # parsed for every hit (about half the cosine search's time). The hits are the same, in the same order but for
-    # equal scores: graphiti leaves those in index order, which any write to a fact changes (a correction, then its
-    # undo, reordered whole top tens); ours break ties by uuid (tests/integration/test_search_statements.py,
-    # test_undo_restores_rankings.py). The walk is graphiti's own statement unless a dialect has a better one.
+    # parsed for every hit (about half the cosine search's time). The hits are the same, in the same order
+    # (tests/integration/test_search_statements.py). The walk is graphiti's own statement unless a dialect has a
+    # better one.
 
     @classmethod
     async def edge_fulltext_search(
@@ -198,7 +197,7 @@ class GraphQueries:
         WHERE {SEARCH_FILTER}
         WITH e, score, n, m
         RETURN {EDGE_FIELDS}
-        ORDER BY score DESC, e.uuid
+        ORDER BY score DESC
         LIMIT $limit
         """
     FACTS_BY_VECTOR = f"""
@@ -207,7 +206,7 @@ class GraphQueries:
         WITH DISTINCT e, n, m, vector.similarity.cosine(e.fact_embedding, $search_vector) AS score
         WHERE score > $min_score
         RETURN {EDGE_FIELDS}, score
-        ORDER BY score DESC, e.uuid
+        ORDER BY score DESC
         LIMIT $limit
         """
     # the stored vectors of the facts a reranker re-scores, by uuid (an index lookup each)

@@ -36,7 +36,7 @@ class FalkorQueries(GraphQueries):
         WHERE {SEARCH_FILTER}
         WITH e, score, n, m
         RETURN {EDGE_FIELDS}
-        ORDER BY score DESC, e.uuid
+        ORDER BY score DESC
         LIMIT $limit
         """
     FACTS_BY_VECTOR = f"""
@@ -45,7 +45,7 @@ class FalkorQueries(GraphQueries):
         WITH DISTINCT e, n, m, (2 - vec.cosineDistance(e.fact_embedding, vecf32($search_vector)))/2 AS score
         WHERE score > $min_score
         RETURN {EDGE_FIELDS}, score
-        ORDER BY score DESC, e.uuid
+        ORDER BY score DESC
         LIMIT $limit
         """
 
