@@ -29,7 +29,6 @@ from pipeline.temporal.records import Timeline
 NS = "timeline.fix"
 FLASH = "timeline.flash"
 UNDO_PICK = "timeline.undo.pick"
-FIX_FACT = f"{NS}.fact"  # the fact to correct: also picked by clicking its bar
 
 
 TAB_KEY, FIX_TAB = "timeline.tab", "Correct a fact"  # the page's tabs, bound to the URL
@@ -86,7 +85,7 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
             fact_uuid = st.selectbox(
                 "Fact to correct (current facts of this selection)",
                 list(current),
-                key=FIX_FACT,
+                key=f"{NS}.fact",
                 format_func=lambda u: plain(f"{current[u].relation} · {current[u].fact}", OPTION_CHARS),
             )
             fact = current[fact_uuid]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -13,10 +12,9 @@ from dashboard.common.deal_state import DealState
 from dashboard.common.exports import csv_bytes
 from dashboard.common.runtime import run
 from dashboard.common.tables import show_table
-from dashboard.common.text import OPTION_CHARS, md, plain
+from dashboard.common.text import OPTION_CHARS, plain
 from dashboard.common.url_state import linked_date, publish_id, restore_text
 from dashboard.timeline import data
-from dashboard.timeline.admin import FIX_FACT, FIX_TAB, TAB_KEY
 from dashboard.timeline.charts import (
     CHANNEL_LABELS,
     PAGE_BARS,
@@ -30,7 +28,6 @@ from pipeline.temporal.records import Selection, Timeline
 from pipeline.temporal.timeline import superseded_candidate_share
 
 NS = "timeline"
-BAR_HANDLED = f"{NS}.bar_handled"  # the bar whose click was acted on
 MODES = {"entity": "Entity", "relation": "Relation", "query": "Topic query"}
 TABLE_NAMES = {  # the as-of and supersession tables' headers (their frames come from charts.py)
     "valid_at": "Valid from",
@@ -168,8 +165,7 @@ def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Select
             when,
         )
         figure = data.figure(drawn, part, (start, end), when, chart_title(tl))
-        event = st.plotly_chart(figure, key=f"{NS}.chart", width="stretch", on_select="rerun", selection_mode="points")
-        pick_from_bar(tl, event)
+        st.plotly_chart(figure, key=f"{NS}.chart", width="stretch")
     else:
         st.info("The filters hide every fact: widen the date range or pick more channels.")
     return tl
@@ -303,23 +299,3 @@ def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
         key=f"{NS}.export",
         icon=":material/download:",
     )
-
-
-def pick_from_bar(tl: Timeline, event: Any) -> None:
-    """A bar clicked on the chart: a current fact opens in "Correct a fact", already picked; a superseded one
-    says why it cannot be. Only a new click acts (the chart keeps its selection across reruns)."""
-    points = [p for p in event.selection.points if isinstance(p.get("y"), str)] if event else []
-    clicked = points[0]["y"] if points else None
-    if clicked is None or clicked == st.session_state.get(BAR_HANDLED):
-        st.session_state[BAR_HANDLED] = clicked
-        return
-    st.session_state[BAR_HANDLED] = clicked
-    fact = next((f for f in tl.facts if f.uuid == clicked), None)
-    if fact is None:
-        return
-    if fact.superseded:
-        st.caption(f"“{md(fact.fact)}” is superseded: only a current fact can be corrected.")
-        return
-    st.session_state[FIX_FACT] = clicked  # the picker and the tabs are drawn later in this run
-    st.session_state[TAB_KEY] = FIX_TAB
-    st.caption(f"Picked on the chart for correction: “{md(fact.fact)}”.")
