@@ -30,7 +30,10 @@ def run_filter_controls(ns: str, store: Store, sidebar_deal: str | None, text_se
     """Draw the filters under namespace `ns`; the deal starts on the sidebar's deal when it has runs."""
     choices = filter_choices(store)
     deals = [ALL_DEALS, *choices.group_ids]
-    if f"{ns}.deal" not in st.session_state:
+    # the filter starts on the sidebar's deal and follows it when the sidebar changes deal; picked here, it stays
+    followed = st.session_state.get(f"{ns}.sidebar_deal", sidebar_deal)
+    st.session_state[f"{ns}.sidebar_deal"] = sidebar_deal
+    if f"{ns}.deal" not in st.session_state or followed != sidebar_deal:
         st.session_state[f"{ns}.deal"] = sidebar_deal if sidebar_deal in choices.group_ids else ALL_DEALS
     elif st.session_state[f"{ns}.deal"] not in deals:
         st.session_state[f"{ns}.deal"] = ALL_DEALS

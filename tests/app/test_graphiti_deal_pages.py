@@ -131,7 +131,7 @@ def walk_evaluate(group: str, queue: str) -> None:
     latency.selectbox(key="latency.deal").set_value(group).run()
     assert int(next(m.value for m in latency.metric if m.label == "Runs")) >= 2
     history = page("history", group)
-    history.selectbox(key="history.deal").set_value(group)  # it takes the sidebar's deal only on the first run
+    history.selectbox(key="history.deal").set_value(group)
     history.text_input(key="history.text").input(QUERY).run()
     no_errors(history)
     assert QUERY in set(frame_with(history, "Query")["Query"])

@@ -6,9 +6,11 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.common.run_filters import ALL_DEALS
 from pipeline.history.compare import compare_runs
 from pipeline.history.records import RunFilter
 from pipeline.history.repo import count_runs, list_runs, load_run, save_run
+from pipeline.ingest.demo.seed import seed_demo
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
 from tests.app.conftest import no_errors, open_page
@@ -153,3 +155,19 @@ async def test_latency_reruns_reuse_the_figures_until_a_run_is_recorded(
     app.run()
     no_errors(app)
     assert len(built) == 2 and int(metric(app, "Runs").replace(",", "")) == int(before.replace(",", "")) + 1
+
+
+async def test_the_deal_filter_follows_the_sidebar_until_picked_on_the_page(
+    app: AppTest, lab: Lab, recorded: list[int]
+) -> None:
+    other = "history-follows"
+    await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, group_id=other, force=True)
+    save_run(lab.store, await retrieve(lab, f"{QUERY} other deal", other, 10, 5, "none"), "cli")
+    open_page(app, "app_pages/history.py")
+    assert app.selectbox(key="history.deal").value == "demo"
+    app.selectbox(key="sidebar.deal").set_value(other).run()
+    assert app.selectbox(key="history.deal").value == other  # the sidebar moved: the filter follows
+    app.selectbox(key="history.deal").set_value(ALL_DEALS).run()
+    app.text_input(key="history.text").input("history page").run()
+    assert app.selectbox(key="history.deal").value == ALL_DEALS  # picked here: it stays
+    no_errors(app)
