@@ -1,9 +1,9 @@
 import streamlit as st
 
+from dashboard.common.page_state.url import publish_id, restore_id
 from dashboard.common.run_filters import any_runs, run_filter_controls
 from dashboard.common.sidebar import store_context
 from dashboard.common.text import OPTION_CHARS, plain
-from dashboard.common.url_state import publish_id, restore_id
 from dashboard.history.query_set import render_history_as_set
 from dashboard.history.view import render_run_comparison, render_run_list, render_stored_run
 from pipeline.history.labels import run_label

@@ -8,7 +8,6 @@ from dashboard.timeline.admin import (
     TAB_KEY,
     render_correction,
     restore_selection,
-    show_last_outcome,
     take_linked_correction,
 )
 from dashboard.timeline.view import render_as_of, render_supersessions, render_timeline, selection_controls
@@ -19,7 +18,6 @@ st.caption("Facts over time: when each was valid, what superseded it, what was t
 lab, deal = page_context()
 actor = admin_actor(lab.settings)
 if deal is not None:
-    show_last_outcome()
     restore_selection()  # after "Correct" or "Undo": the same relation or entity, the same tab
     take_linked_correction()  # opened from the audit log on a correction: its undo is picked
     state = deal_state(lab, deal)  # the page's graph reads are cached per deal state

@@ -16,6 +16,8 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
+from dashboard.common.page_state.memo import SessionMemo
+from dashboard.common.page_state.url import publish_id, restore_text
 from dashboard.common.recipes import recipe_control
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
@@ -35,6 +37,7 @@ log = logging.getLogger("retrieval_lab")
 
 MAX_SHOWN_K = 25  # the top-k slider's maximum: a pool is cited this deep once, then cut at any k
 POOLS_KEPT = 20
+EXAMPLES = SessionMemo("query_form.examples", keep=4)  # a deal and its newest experiment each
 
 
 @dataclass(frozen=True)
@@ -48,12 +51,7 @@ def example_list(lab: Lab, group_id: str) -> list[Example]:
     """The deal's examples, read again only when a newer experiment is saved (loading a sweep's per-query rows
     is too slow for every rerun)."""
     latest = list_experiments(lab.store, group_id)
-    key = (group_id, latest[0].id if latest else None)
-    memo: dict = st.session_state.setdefault("query_form.examples", {})
-    if key not in memo:
-        memo.clear()
-        memo[key] = examples(lab.store, group_id)
-    return memo[key]
+    return EXAMPLES.get((group_id, latest[0].id if latest else None), lambda: examples(lab.store, group_id))
 
 
 def _use_example(ns: str, notes: dict[str, Example], sides: tuple[str, ...]) -> None:
@@ -142,9 +140,8 @@ def setting_controls(ns: str, lab: Lab, side: str = "", with_none: bool = False,
     k = k_box.slider("Top-k", 1, MAX_SHOWN_K, settings.default_top_k, key=f"{ns}.{side}k", bind="query-params")
     key = f"{ns}.{side}reranker"
     fallback = default if default in names else names[0]
-    if key not in st.session_state:  # first view: the URL's reranker name, if it names one
-        wanted = st.query_params.get(key)
-        st.session_state[key] = wanted if wanted in names else fallback
+    restore_text(key, names, "reranker", "a reranker offered here")  # a name in the URL, not a label
+    st.session_state.setdefault(key, fallback)
     unavailable = [choices[c] for c in names if not choices[c].available]
     reranker = reranker_box.selectbox(
         "Reranker",
@@ -156,11 +153,7 @@ def setting_controls(ns: str, lab: Lab, side: str = "", with_none: bool = False,
     )
     if not choices[reranker].available:  # the reason, in full, where the short label cannot hold it
         reranker_box.caption(f"Unavailable: {md(choices[reranker].note)}")
-    # The URL holds the reranker's name (the links' contract), not its label as a bound select box would.
-    if reranker == fallback:
-        st.query_params.pop(key, None)
-    else:
-        st.query_params[key] = reranker
+    publish_id(key, None if reranker == fallback else reranker)
     return Setting(recipe, n, reranker, k)
 
 
@@ -206,26 +199,20 @@ def setting_runs(ns: str, lab: Lab, query: str, group_id: str, settings: Sequenc
     the session per (query, pool, reranker), a pool being (recipe, N, first stage), cited as deep as the slider
     goes: another k is a cut of the same run, not a new run. The history records each ranking once, at the k it
     was run with."""
-    cache: dict = st.session_state.setdefault(f"{ns}.runs", {})
-    if len(cache) > POOLS_KEPT * 4:
-        cache.clear()
+    cache = SessionMemo(f"{ns}.runs", keep=POOLS_KEPT * 4)
 
     def ranked_key(setting: Setting) -> tuple[object, ...]:
         return (query, group_id, setting.pool, setting.reranker)
 
-    missing = list({ranked_key(s): s for s in settings if ranked_key(s) not in cache}.values())
+    ranked = {ranked_key(s): cache.get(ranked_key(s), lambda: None) for s in settings if ranked_key(s) in cache}
+    missing = list({ranked_key(s): s for s in settings if ranked_key(s) not in ranked}.values())
     if missing:
         deep = [replace(s, top_k=min(s.candidates, MAX_SHOWN_K)) for s in missing]
-        for setting, ranked in zip(missing, run(rank(lab, query, group_id, deep)), strict=True):
-            cache[ranked_key(setting)] = ranked
-            cache[(*ranked_key(setting), setting.top_k)] = _recorded(lab, _cut(ranked, setting.top_k))
-    shown = []
-    for setting in settings:
-        shown_key = (*ranked_key(setting), setting.top_k)
-        if shown_key not in cache:
-            cache[shown_key] = _cut(cache[ranked_key(setting)], setting.top_k)
-        shown.append(cache[shown_key])
-    return shown
+        for setting, deep_run in zip(missing, run(rank(lab, query, group_id, deep)), strict=True):
+            ranked[ranked_key(setting)] = deep_run
+            cache.put(ranked_key(setting), deep_run)
+            cache.put((*ranked_key(setting), setting.top_k), _recorded(lab, _cut(deep_run, setting.top_k)))
+    return [cache.get((*ranked_key(s), s.top_k), lambda s=s: _cut(ranked[ranked_key(s)], s.top_k)) for s in settings]
 
 
 def _cut(ranked: RetrievalRun, top_k: int) -> RetrievalRun:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dashboard.common.url_state import linked_text
+from dashboard.common.page_state.url import publish_id, restore_text
 from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe, describe, floors, preset
 from pipeline.retrieval.setting import Setting
 
@@ -20,17 +20,13 @@ HELP = "graphiti's edge search presets: the methods, their fusion and floors.\n\
 
 
 def recipe_control(ns: str, side: str = "", where: DeltaGenerator | None = None) -> Recipe:
-    """The recipe select box under key `{ns}.{side}recipe`, seeded from the URL's name when the page is drawn
-    (as the reranker is); the name goes back into the URL unless it is the default."""
+    """The recipe select box under key `{ns}.{side}recipe`, seeded from the URL's name (as the reranker is); the
+    name goes back into the URL unless it is the default."""
     key = f"{ns}.{side}recipe"
-    if key not in st.session_state:
-        rule = f"a first-stage recipe ({', '.join(RECIPE_NAMES)})"
-        st.session_state[key] = linked_text(key, RECIPE_NAMES, "recipe", rule, once=False) or DEFAULT_RECIPE
+    restore_text(key, RECIPE_NAMES, "recipe", f"a first-stage recipe ({', '.join(RECIPE_NAMES)})")
+    st.session_state.setdefault(key, DEFAULT_RECIPE)
     name = (where or st).selectbox("First-stage recipe", RECIPE_NAMES, key=key, help=HELP)
-    if name == DEFAULT_RECIPE:
-        st.query_params.pop(key, None)
-    else:
-        st.query_params[key] = name
+    publish_id(key, None if name == DEFAULT_RECIPE else name)
     return preset(name)
 
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
+from dashboard.common.page_state.url import link_id
 from dashboard.common.query_form import MAX_SHOWN_K, checked, first_stage_control, query_box, setting_controls
 from dashboard.common.text import md
-from dashboard.common.url_state import link_id
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.setting import MAX_CANDIDATES, Setting

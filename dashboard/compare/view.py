@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.common.links import scores_params
+from dashboard.common.page_state.memo import SessionMemo
 from dashboard.common.query_form import setting_runs
 from dashboard.common.recipes import pool_note
 from dashboard.common.result_cards import result_card
@@ -25,7 +26,7 @@ from pipeline.retrieval.records import RetrievalRun
 from pipeline.retrieval.setting import Setting
 from pipeline.spotcheck.inplace import compare_grades
 
-MEMO = f"{NS}.memo"
+KEPT = SessionMemo(f"{NS}.memo", keep=40)  # per query: its confidence and judgments
 # B's outcome against A: a colour and an icon each, and the line starts with the word (colour is not the only signal).
 # Worse is orange, not red: a red box means the page failed (the browser tests and the load test count them).
 OUTCOME_BOX = {
@@ -35,20 +36,9 @@ OUTCOME_BOX = {
 }
 
 
-def _kept(key: tuple, compute):
-    memo: dict = st.session_state.setdefault(MEMO, {})
-    if key not in memo:
-        if len(memo) > 40:
-            memo.clear()
-        memo[key] = compute()
-    return memo[key]
-
-
 def _forget_judgments() -> None:
     """Drop the judgments kept for the page: a grade was just recorded."""
-    memo: dict = st.session_state.get(MEMO, {})
-    for key in [k for k in memo if k[0] == "judged"]:
-        del memo[key]
+    KEPT.forget(lambda key: key[0] == "judged")
 
 
 def render_comparison(lab: Lab, request: CompareRequest, reviewer: str) -> None:
@@ -65,7 +55,7 @@ def render_comparison(lab: Lab, request: CompareRequest, reviewer: str) -> None:
                 said.add(message)
                 st.caption(f":orange[Over budget:] {md(message)}")
     basis = _confidence_basis(a, b)
-    confidence: Confidence = _kept(
+    confidence: Confidence = KEPT.get(
         ("confidence", basis.query, basis.group_id, basis.recipe, basis.num_candidates, basis.first_stage),
         lambda: run(assess(lab, basis)),
     )
@@ -77,7 +67,7 @@ def render_comparison(lab: Lab, request: CompareRequest, reviewer: str) -> None:
             "even when every score is low.",
             icon=":material/help:",
         )
-    judged: QueryJudgments | None = _kept(
+    judged: QueryJudgments | None = KEPT.get(
         ("judged", a.query, a.group_id), lambda: run(query_judgments(lab, a.group_id, a.query))
     )
     _judged_summary(judged, a, b, side_names(request.a, request.b))

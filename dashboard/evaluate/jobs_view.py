@@ -10,6 +10,9 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from dashboard.common.admin import NAME_KEY
+from dashboard.common.page_state.flash import flash, show_flash
+from dashboard.common.page_state.url import publish_id
 from dashboard.common.tables import show_table, stamp
 from dashboard.common.text import md
 from dashboard.evaluate import sweep_job
@@ -22,7 +25,7 @@ from pipeline.lab import Lab
 
 NS = "evaluate"
 MINE, NOTICE, SEEN = f"{NS}.my_job", f"{NS}.notice", f"{NS}.jobs_seen"
-OPEN, PARAM, SYNCED = f"{NS}.open", "evaluate.experiment", f"{NS}.param_synced"
+OPEN = f"{NS}.experiment"  # the experiment shown: the Show picker's key and the URL's parameter
 RUNNING_REFRESH_S = 1.0  # while a job of the deal runs
 IDLE_REFRESH_S = 5.0  # otherwise: a job another session starts shows up within this
 SHOWN = 10  # jobs listed
@@ -34,7 +37,7 @@ def active_job(lab: Lab, group_id: str) -> SweepJob | None:
 
 def who() -> str:
     """Who started a job: the admin's name when given in the sidebar, else this browser session."""
-    name = str(st.session_state.get("admin.name") or "").strip()
+    name = str(st.session_state.get(NAME_KEY) or "").strip()
     if name:
         return name
     ctx = get_script_run_ctx()
@@ -42,23 +45,19 @@ def who() -> str:
 
 
 def on_run(lab: Lab, spec: SweepSpec) -> None:
-    st.session_state.pop(NOTICE, None)
     running = active_job(lab, spec.group_id)
     if running is not None:
-        st.session_state[NOTICE] = (
-            "warning",
-            f"Sweep job #{running.id} is still running on this deal: wait or cancel.",
-        )
+        flash(NOTICE, f"Sweep job #{running.id} is still running on this deal: wait or cancel.", "warning")
         return
     try:
         st.session_state[MINE] = sweep_job.start(lab, spec, who())
     except RetrievalLabError as exc:
-        st.session_state[NOTICE] = ("error", str(exc))
+        flash(NOTICE, md(exc), "error")
 
 
 def on_cancel(lab: Lab, job_id: int) -> None:
     if not sweep_job.cancel(lab.store, job_id):
-        st.session_state[NOTICE] = ("info", f"Sweep job #{job_id} had already ended.")
+        flash(NOTICE, f"Sweep job #{job_id} had already ended.", "info")
 
 
 def follow_jobs(lab: Lab, group_id: str) -> None:
@@ -74,23 +73,20 @@ def follow_jobs(lab: Lab, group_id: str) -> None:
             if job is not None and job.experiment_id is not None:  # done, or cancelled with what it finished
                 show_experiment(job.experiment_id)
                 if job.state != "done":
-                    st.session_state[NOTICE] = ("info", job.error or f"Sweep job #{job.id} ended: {job.state}.")
+                    flash(NOTICE, md(job.error or f"Sweep job #{job.id} ended: {job.state}."), "info")
             elif job is not None:
                 kind = "info" if job.state == "cancelled" else "error"
-                st.session_state[NOTICE] = (kind, job.error or f"Sweep job #{job.id} ended: {job.state}.")
+                flash(NOTICE, md(job.error or f"Sweep job #{job.id} ended: {job.state}."), kind)
     jobs = sweep_job.deal_jobs(lab.store, group_id, SHOWN)
     every = RUNNING_REFRESH_S if any(j.active for j in jobs) else IDLE_REFRESH_S
     st.fragment(run_every=every)(_jobs)(lab, group_id)
-    notice = st.session_state.get(NOTICE)
-    if notice:
-        {"info": st.info, "warning": st.warning}.get(notice[0], st.error)(md(notice[1]))
+    show_flash(NOTICE)
 
 
 def show_experiment(exp_id: int) -> None:
     """Open the experiment in this session and put it in the URL (a reload shows the same result)."""
     st.session_state[OPEN] = exp_id
-    st.query_params[PARAM] = str(exp_id)
-    st.session_state[SYNCED] = str(exp_id)
+    publish_id(OPEN, exp_id)
 
 
 def _jobs(lab: Lab, group_id: str) -> None:

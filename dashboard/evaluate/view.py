@@ -15,12 +15,12 @@ import streamlit as st
 
 from dashboard.common.dates import enter_commits_dates
 from dashboard.common.links import compare_url
+from dashboard.common.page_state.url import publish_id, restore_id, user_changes_only
 from dashboard.common.runtime import run
 from dashboard.common.tables import show_table
 from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, file_slug, label, md, plain
-from dashboard.common.url_state import link_id
 from dashboard.evaluate.charts import heatmaps, pareto
-from dashboard.evaluate.jobs_view import OPEN, PARAM, SYNCED, active_job, on_run, show_experiment
+from dashboard.evaluate.jobs_view import OPEN, active_job, on_run
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.compare import (
     compare_experiments,
@@ -497,40 +497,25 @@ def pick_result(lab: Lab, group_id: str) -> tuple[SweepResult | None, str | None
     ended or an experiment is picked), so a reload shows the same result."""
     experiments = list_experiments(lab.store, group_id)
     labels = {e.id: experiment_label(e) for e in experiments}
-    param = st.query_params.get(PARAM)
-    if param is not None and st.session_state.get(SYNCED) != param:
-        st.session_state[SYNCED] = param
-        wanted = link_id(param)
-        if wanted in labels:
-            st.session_state[OPEN] = wanted
-        else:  # dropped from the URL, as every bad link value is (dashboard/common/url_state.py)
-            st.query_params.pop(PARAM, None)
-            st.warning(f"The link's experiment “{md(param, 40)}” is not an experiment of this deal: left out.")
+    restore_id(OPEN, labels, "experiment", "an experiment of this deal")
     if st.session_state.get(OPEN) not in (NONE, *labels):
         st.session_state[OPEN] = NONE
     opened = st.selectbox(
         "Show",
         [NONE, *labels],
         key=OPEN,
-        on_change=_opened,
+        on_change=user_changes_only,  # a timed refresh of the job list may carry the browser's older pick
+        args=(OPEN, NONE),
         format_func=lambda i: "(pick a saved sweep)" if i == NONE else plain(labels.get(i, f"#{i}"), OPTION_CHARS),
         help="Every finished sweep is saved as an experiment; the one shown is in the page's URL.",
     )
+    publish_id(OPEN, None if opened == NONE else opened)
     if opened == NONE:
         return None, None
     info, result = load_experiment(lab.store, opened, rankings=False)  # rankings: read where shown
     _fingerprint_line(result)
     _rename_form(lab, info.id, group_id, info.name)
     return result, f"#{info.id} {info.name}"
-
-
-def _opened() -> None:
-    opened = st.session_state.get(OPEN)
-    if opened:
-        show_experiment(opened)
-    else:
-        st.query_params.pop(PARAM, None)
-        st.session_state[SYNCED] = None
 
 
 def _fingerprint_line(result: SweepResult) -> None:

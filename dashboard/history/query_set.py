@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.common.flash import flash, show_flash
+from dashboard.common.page_state.flash import flash, show_flash
 from dashboard.common.runtime import run
 from dashboard.common.text import md
 from pipeline.errors import RetrievalLabError

@@ -15,7 +15,8 @@ import streamlit as st
 
 from dashboard.common.admin import ask, confirmed, read_only_notice
 from dashboard.common.deal_state import DealState, deal_state
-from dashboard.common.flash import flash, show_flash
+from dashboard.common.page_state.flash import flash, show_flash
+from dashboard.common.page_state.url import take_link
 from dashboard.common.runtime import run
 from dashboard.common.tables import show_table, stamp
 from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, md, plain
@@ -56,9 +57,7 @@ SIGNAL_NAMES = {"name_match": "Name match", "shingle_jaccard": "Shingle Jaccard"
 
 
 def render_merges_page(lab: Lab, deal: DealInfo, actor: str | None) -> None:
-    if (linked := st.query_params.get(MERGE_PARAM)) is not None:  # opened from the audit log on a merge
-        del st.query_params[MERGE_PARAM]
-        st.session_state[f"{NS}.linked"] = linked
+    take_link(MERGE_PARAM, f"{NS}.linked")  # opened from the audit log on a merge
     group_id, state = deal.group_id, deal_state(lab, deal)
     merges = data.merges(lab, group_id, state)
     report = data.candidates(lab, group_id, state)

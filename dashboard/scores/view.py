@@ -12,16 +12,16 @@ from dataclasses import dataclass
 
 import pandas as pd
 import plotly.graph_objects as go
-import streamlit as st
 
 from dashboard.common.exports import csv_bytes
+from dashboard.common.page_state.memo import SessionMemo
 from dashboard.scores.charts import rerank_histogram, score_scatter
 from dashboard.scores.rank_chart import rank_changes
 from dashboard.scores.table import candidates_frame
 from pipeline.retrieval.recipes import Recipe, fusion_label
 from pipeline.retrieval.records import RetrievalRun
 
-KEY = "scores.view"
+VIEWS = SessionMemo("scores.view", keep=1)  # the page shows one run at a time
 
 
 @dataclass(frozen=True)
@@ -33,14 +33,15 @@ class ScoresView:
 
 def scores_view(run: RetrievalRun, recipe: Recipe, grades: Mapping[str, int] | None = None) -> ScoresView:
     """`recipe` is the run's (the setting's): its methods and fusion name the table's columns."""
-    kept: tuple[RetrievalRun, Mapping[str, int] | None, ScoresView] | None = st.session_state.get(KEY)
-    if kept is None or kept[0] is not run or kept[1] is not grades:
+
+    def build() -> tuple[RetrievalRun, Mapping[str, int] | None, ScoresView]:
         frame = candidates_frame(run, grades, recipe)
         charts = (
             (score_scatter(frame, fusion_label(recipe)), rank_changes(run.reranked, run.top_k), rerank_histogram(frame))
             if run.rerank_used
             else None
         )
-        kept = (run, grades, ScoresView(frame, csv_bytes(frame), charts))
-        st.session_state[KEY] = kept
-    return kept[2]
+        return run, grades, ScoresView(frame, csv_bytes(frame), charts)
+
+    # keyed by identity: the entry holds the run and grades themselves, so their ids stay theirs while it is kept
+    return VIEWS.get((id(run), id(grades)), build)[2]

@@ -8,12 +8,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from dashboard.common.flash import flash, show_flash
+from dashboard.common.page_state.flash import flash, show_flash
 from dashboard.common.text import md
 from pipeline.errors import RetrievalLabError
 
 log = logging.getLogger("retrieval_lab")
 NS = "spotcheck"
+QUEUE = f"{NS}.queue"  # the queue picked: its picker's key and the URL's parameter
 PAGE = "page"  # actions that change the whole page (a queue or pool built, the judge run): shown above the tabs
 CARD = "card"
 ADJUDICATE = "adjudicate"

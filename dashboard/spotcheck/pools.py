@@ -11,7 +11,7 @@ import streamlit as st
 from dashboard.common.grading import REVIEWER
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
-from dashboard.spotcheck.actions import NS, safely
+from dashboard.spotcheck.actions import NS, QUEUE, safely
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.judge import PROMPT_VERSION, judge_config, prompt_text
 from pipeline.lab import Lab
@@ -85,7 +85,7 @@ def _judge(lab: Lab, pool: Pool, reviewer: str) -> str:
 
 def _calibrate(lab: Lab, pool: Pool, reviewer: str, size: int, seed: int) -> str:
     sample = draw_calibration(lab, pool.group_id, pool.queue_id, size, seed, reviewer)
-    st.session_state[f"{NS}.queue"] = sample.queue_id
+    st.session_state[QUEUE] = sample.queue_id
     return f"Drew **{md(sample.name)}**: {sample.pairs} pairs the judge graded, for analysts to grade."
 
 
@@ -99,7 +99,7 @@ def _build(lab: Lab, group_id: str) -> str:
     set_name = state.get(f"{POOL}.set")
     name = state.get(f"{POOL}.name", "").strip() or f"pool of {set_name} · {datetime.now(UTC):%Y-%m-%d %H:%M:%S}"
     pool = run(build_pool(lab, PoolSpec(name, group_id, set_name, settings, reviewer)), timeout=1800)
-    state[f"{NS}.queue"] = pool.queue_id
+    state[QUEUE] = pool.queue_id
     state[f"{POOL}.name"] = ""
     return (
         f"Built pool **{md(pool.name)}**: {pool.pairs:,} pairs to judge from {len(pool.settings)} settings "

@@ -16,11 +16,12 @@ from typing import Any
 import streamlit as st
 
 from dashboard.common.grading import REVIEWER, button_label, grade_help, grade_label, reviewer_input, rubric_line
+from dashboard.common.page_state.memo import SessionMemo
+from dashboard.common.page_state.url import linked_id, publish_id, restore_id
 from dashboard.common.runtime import run
 from dashboard.common.tables import stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
-from dashboard.common.url_state import linked_id, publish_id, restore_id
-from dashboard.spotcheck.actions import CARD, NS, safely, show_messages
+from dashboard.spotcheck.actions import CARD, NS, QUEUE, safely, show_messages
 from dashboard.spotcheck.adjudication import render_adjudication
 from dashboard.spotcheck.pools import render_new_pool, render_pool_panel
 from dashboard.spotcheck.source import render_source
@@ -50,11 +51,10 @@ from pipeline.spotcheck.verdicts import (
     record_verdict,
 )
 
-QUEUE = f"{NS}.queue"
 ITEM = f"{NS}.item"  # the card's position, in the URL only (a link opens that queue at that card)
 NOTE = f"{NS}.note"
 NOTE_FOR = f"{NS}.note_for"
-POSITIONS = f"{NS}.positions"
+POSITIONS = SessionMemo(f"{NS}.positions", keep=100)  # each (queue, reviewer) card open in this session
 SHORTCUTS = {"supported": "1", "partially_supported": "2", "not_supported": "3", "wrong_source": "4"}
 GRADE_SHORTCUTS = {0: "a", 1: "s", 2: "d", 3: "f"}  # the digits are the support verdicts'; Streamlit keeps C and R
 
@@ -85,22 +85,20 @@ def _position_key(queue: Queue, reviewer: str) -> tuple[int, str]:
 
 def current_position(lab: Lab, queue: Queue, reviewer: str) -> int:
     """The card's position: kept per (queue, reviewer) in the session; first open item when new."""
-    positions: dict[tuple[int, str], int] = st.session_state.setdefault(POSITIONS, {})
     key = _position_key(queue, reviewer)
     rule = f"a card of this queue (1 to {queue.item_count})"
     if (linked := linked_id(ITEM, range(1, queue.item_count + 1), "card", rule)) is not None:
-        positions[key] = linked
-    if key not in positions:
-        positions[key] = (resume_position(lab.store, queue.id, reviewer) if reviewer else None) or 1
-    return min(max(1, positions[key]), queue.item_count)
+        POSITIONS.put(key, linked)
+    position = POSITIONS.get(key, lambda: (resume_position(lab.store, queue.id, reviewer) if reviewer else None) or 1)
+    return min(max(1, position), queue.item_count)
 
 
 def _move(queue: Queue, reviewer: str, position: int) -> None:
-    st.session_state.setdefault(POSITIONS, {})[_position_key(queue, reviewer)] = position
+    POSITIONS.put(_position_key(queue, reviewer), position)
 
 
 def _shown(queue: Queue, reviewer: str) -> int | None:
-    return st.session_state.get(POSITIONS, {}).get(_position_key(queue, reviewer))
+    return POSITIONS.peek(_position_key(queue, reviewer))
 
 
 def _on_card(queue: Queue, reviewer: str, position: int) -> None:
@@ -345,9 +343,10 @@ def render_spotcheck_page(lab: Lab, group_id: str) -> None:
     queues = list_queues(lab.store, group_id)
     pools = {p.queue_id: p for p in list_pools(lab.store, group_id)}
     queue = queue_picker(queues, pools)
-    # keyed, the tabs keep their selection through a rerun (an action on Adjudicate stays on Adjudicate)
+    # keyed and in the URL, the tabs keep their selection through a rerun (an action on Adjudicate stays on
+    # Adjudicate) and a reload
     review, summary, adjudicate, new = st.tabs(
-        ["Review", "Summary", "Adjudicate", "New queue"], key=f"{NS}.tab", on_change="rerun"
+        ["Review", "Summary", "Adjudicate", "New queue"], key=f"{NS}.tab", on_change="rerun", bind="query-params"
     )
     with review:
         if queue is None:

@@ -9,7 +9,8 @@ import streamlit as st
 
 from dashboard.common.admin import ask, confirmed, read_only_notice
 from dashboard.common.dates import enter_commits_dates
-from dashboard.common.flash import flash, show_flash
+from dashboard.common.page_state.flash import flash, show_flash
+from dashboard.common.page_state.url import take_link
 from dashboard.common.runtime import run
 from dashboard.common.tables import day, show_table, stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
@@ -36,17 +37,8 @@ CORRECTION_PARAM = "timeline.correction"  # a one-shot link parameter (the audit
 
 
 def take_linked_correction() -> None:
-    """A link from the audit log names a correction (once): pick it in the undo box if it is still open."""
-    linked = st.query_params.get(CORRECTION_PARAM)
-    if linked is None:
-        return
-    del st.query_params[CORRECTION_PARAM]
-    st.session_state[f"{NS}.linked"] = linked
-
-
-def show_last_outcome() -> None:
-    """The outcome of the last admin action, kept across the rerun that refreshes the page."""
-    show_flash(FLASH)
+    """A link from the audit log names a correction: picked in the undo box if it is still open."""
+    take_link(CORRECTION_PARAM, f"{NS}.linked")
 
 
 SELECTION_KEYS = ("timeline.mode", "timeline.relation", "timeline.entity_search", "timeline.entity", "timeline.query")
@@ -75,6 +67,7 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
         "A correction writes a new fact (same entities and relation) from a Q&A answer or an analyst note, "
         "and supersedes the current one from the date you give. It is audited and can be undone exactly."
     )
+    show_flash(FLASH)  # the last correction's or undo's outcome, here beside them
     if actor is None:
         read_only_notice()
     else:

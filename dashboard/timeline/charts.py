@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from datetime import UTC, date, datetime, timedelta
 
@@ -17,6 +18,11 @@ from pipeline.text import one_line
 CHANNEL_LABELS = {"document": "document", "qa_response": "Q&A response", "analyst_chat": "analyst chat"}
 CHANNEL_COLOURS = {"document": "#2f6fde", "Q&A response": "#2e9e5b", "analyst chat": "#e8a33d"}
 LABEL_CHARS = 70
+# an amount ("$5.2 million", "€3.1M", "4,200 USD") or a percentage: what a chain's facts differ by
+FIGURE = re.compile(
+    r"[$€£]\s?\d[\d,.]*(?:\s?(?:million|billion|thousand|bn|[MBK])\b)?|\d[\d,.]*\s?(?:%|percent\b|USD\b)"
+)
+MIN_TAIL = 16
 PAGE_BARS = 250  # bars per chart page (the demo hub has 241): a 10k-fact deal's hub has 2,000, no chart reads that
 
 
@@ -201,10 +207,12 @@ def timeline_figure(
     )  # fmt: skip
     if window and window[0] and window[1]:  # bars that began earlier are clipped at the left edge
         fig.update_xaxes(range=[window[0].isoformat(), (window[1] + timedelta(days=1)).isoformat()])
+    height = max(360, 26 * len(frame) + 200)
     fig.update_layout(
         title={"text": chart(title, LABEL_CHARS), "x": 0, "xanchor": "left", "y": 1, "yanchor": "top", "pad": {"t": 8}},
-        height=max(360, 26 * len(frame) + 200),
-        legend={"orientation": "h", "y": 1, "yanchor": "bottom", "x": 0, "yref": "container"},
+        height=height,
+        # under the title, above the top dates: inside the figure (anchored at its bottom, it was drawn off the top)
+        legend={"orientation": "h", "y": 1 - 40 / height, "yanchor": "top", "x": 0, "yref": "container"},
         margin={"l": 10, "r": 10, "t": 110, "b": 10},
     )
     return fig
@@ -224,10 +232,14 @@ def chart_title(tl: Timeline) -> str:
 
 def clip_middle(text: str, limit: int) -> str:
     """`text` in `limit` characters, cut in the middle: a chain's facts share their start ("Halcyon's cash balance
-    was") and differ at the end (the value, the date), so both ends stay."""
+    was") and differ at the end (the value, the date), so both ends stay; a figure (an amount or a percentage) the
+    cut would hide is kept in the head, with what precedes it, when a tail of some words still fits."""
     if len(text) <= limit:
         return text
     head = (limit - 1) * 2 // 5
+    figure = next((m for m in FIGURE.finditer(text) if m.end() > head), None)
+    if figure is not None and figure.start() < len(text) - (limit - 1 - head) and figure.end() <= limit - 1 - MIN_TAIL:
+        head = figure.end()
     return text[:head].rstrip() + "…" + text[len(text) - (limit - 1 - head) :].lstrip()
 
 

@@ -10,10 +10,11 @@ from streamlit.delta_generator import DeltaGenerator
 from dashboard.common.dates import enter_commits_dates
 from dashboard.common.deal_state import DealState
 from dashboard.common.exports import csv_bytes
+from dashboard.common.page_state.memo import SessionMemo
+from dashboard.common.page_state.url import linked_date, publish_id, restore_text
 from dashboard.common.runtime import run
 from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, plain
-from dashboard.common.url_state import linked_date, publish_id, restore_text
 from dashboard.timeline import data
 from dashboard.timeline.charts import (
     CHANNEL_LABELS,
@@ -28,6 +29,7 @@ from pipeline.temporal.records import Selection, Timeline
 from pipeline.temporal.timeline import superseded_candidate_share
 
 NS = "timeline"
+SHARES = SessionMemo(f"{NS}.share", keep=8)  # measured per (deal, facts, superseded): a changed graph measures anew
 MODES = {"entity": "Entity", "relation": "Relation", "query": "Topic query"}
 TABLE_NAMES = {  # the as-of and supersession tables' headers (their frames come from charts.py)
     "valid_at": "Valid from",
@@ -261,11 +263,11 @@ def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
     cols[2].metric("Superseded", counts.superseded)
     cols[3].metric("Chains", counts.chains)
     cols[4].metric("Links inferred", counts.inferred, help="Links read from dates because no attribute records them")
-    share_key = f"{NS}.share.{group_id}.{counts.facts}.{counts.superseded}"
+    measured = (group_id, counts.facts, counts.superseded)
     if st.button("Measure superseded share of candidates", key=f"{NS}.measure", icon=":material/speed:"):
-        st.session_state[share_key] = run(superseded_candidate_share(lab, group_id), timeout=600)
-    if share_key in st.session_state:
-        share = st.session_state[share_key]
+        SHARES.put(measured, run(superseded_candidate_share(lab, group_id), timeout=600))
+    if measured in SHARES:
+        share = SHARES.get(measured, lambda: None)
         if share is None:
             st.info("This deal has no labelled queries to measure over.")
         else:

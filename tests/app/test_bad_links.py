@@ -57,7 +57,7 @@ def dropped_in_one_line(app: AppTest, key: str, raw: str) -> None:
 def test_a_bad_experiment_id(demo: str, bad: str) -> None:
     app = opened("app_pages/evaluate.py", {"evaluate.experiment": bad})
     dropped_in_one_line(app, "evaluate.experiment", bad)
-    assert app.selectbox(key="evaluate.open").value is not None  # the page drew its picker: nothing opened
+    assert app.selectbox(key="evaluate.experiment").value is not None  # the page drew its picker: nothing opened
 
 
 @pytest.mark.parametrize("bad", BAD_IDS)

@@ -23,6 +23,14 @@ def test_a_chains_long_facts_are_told_apart_by_their_labels() -> None:
     assert clip_middle("short", 10) == "short" and len(clip_middle("x" * 200, 70)) == 70
 
 
+def test_a_figure_the_middle_cut_would_hide_is_kept() -> None:
+    audited = "Halcyon's audited FY2025 revenue was $5.2 million, excluding the $0.4 million cut-off adjustment."
+    label = clip_middle(audited, LABEL_CHARS)
+    assert len(label) <= LABEL_CHARS and "$5.2 million" in label and label.endswith("cut-off adjustment.")
+    cash = f"{CASH} $1.6 million at February 28, 2026."  # its figure sits in the tail: the usual cut keeps it
+    assert clip_middle(cash, LABEL_CHARS).endswith("$1.6 million at February 28, 2026.")
+
+
 def test_the_chart_has_a_title_and_dates_above_and_below() -> None:
     tl = chained([3, 2])
     figure = timeline_figure(tl, title=chart_title(tl))
@@ -31,3 +39,5 @@ def test_the_chart_has_a_title_and_dates_above_and_below() -> None:
     assert any(trace.xaxis == "x2" for trace in figure.data)  # an axis is drawn only with a trace on it
     assert chart_title(Timeline(Selection("query", "cash <b>"), (), ())) == "Facts about “cash <b>” over time"
     assert figure.to_dict()  # a valid figure
+    legend = figure.layout.legend  # inside the figure, under the title: anchored at its bottom it was drawn off the top
+    assert legend.yref == "container" and legend.yanchor == "top" and 0.5 < legend.y < 1

@@ -1,0 +1,51 @@
+"""A session's memo: results worth keeping across reruns (a query's runs, its grades, a deal's examples), kept
+per session under one name and bounded, the least recently used dropped first, so a long demo never grows a
+session without end. Results shared by every session belong in `dashboard/common/shared_cache.py` instead."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+import streamlit as st
+
+T = TypeVar("T")
+
+
+class SessionMemo:
+    def __init__(self, name: str, keep: int) -> None:
+        self.name, self.keep = name, keep
+
+    def _entries(self) -> OrderedDict[Hashable, Any]:
+        return st.session_state.setdefault(self.name, OrderedDict())
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._entries()
+
+    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """The value kept under `key`, computed (and kept) when missing."""
+        entries = self._entries()
+        if key in entries:
+            entries.move_to_end(key)
+            return entries[key]
+        value = compute()
+        self.put(key, value)
+        return value
+
+    def peek(self, key: Hashable) -> Any:
+        """The value kept under `key`, or None; nothing computed."""
+        return self._entries().get(key)
+
+    def put(self, key: Hashable, value: object) -> None:
+        entries = self._entries()
+        entries[key] = value
+        entries.move_to_end(key)
+        while len(entries) > self.keep:
+            entries.popitem(last=False)
+
+    def forget(self, where: Callable[[Hashable], bool] = lambda _key: True) -> None:
+        """Drop the entries whose key `where` accepts (all by default): what they were computed from changed."""
+        entries = self._entries()
+        for key in [k for k in entries if where(k)]:
+            del entries[key]

@@ -1,0 +1,122 @@
+"""URL-backed page state: what a reload or a link must show again lives in the URL.
+
+A widget whose URL value is its own option binds itself (`bind="query-params"`: sliders, filters, tabs). A pick
+among records, or a name whose widget shows a label, keeps its id or name in the URL instead
+(`?history.open=12`, `?timeline.relation=HAS_ARR`, `?compare.areranker=local`): `restore_*` seeds the widget
+before it is drawn, `publish_id` writes the pick back after it. The session remembers the URL value it last read
+or wrote for each key, so the URL is read again only when it changes under the page: a reload, a link from
+outside, or an in-app link to another record (never because the page itself moved on).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from datetime import date
+from typing import TypeVar
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from dashboard.common.text import md
+from pipeline.numbers import whole_number
+
+T = TypeVar("T")
+SEEN = "page_state.url_seen"  # key -> the URL value this session last read or wrote for it
+PUBLISHED = "page_state.published"  # key -> the pick last published, as the widget holds it
+
+
+def _linked(key: str, parse: Callable[[str], T | None], what: str, rule: str) -> T | None:
+    """The value the URL gives for `key` when it is new to this session (see the module's doc), parsed; a value
+    the page cannot show (`parse` gives None) is dropped from the URL with one line saying so ("The link's queue
+    “x” is not a queue of this deal: left out."), and the page draws without it."""
+    seen: dict[str, str] = st.session_state.setdefault(SEEN, {})
+    raw = st.query_params.get(key)
+    if raw is None or seen.get(key) == raw:
+        return None
+    seen[key] = raw
+    if (value := parse(raw)) is not None:
+        return value
+    del st.query_params[key]
+    st.warning(f"The link's {what} “{md(raw, 40)}” is not {rule}: left out.")
+    return None
+
+
+def link_id(raw: str) -> int | None:
+    """A record id as a URL spells it: digits 0-9 only, 1 to SQLite's largest integer; else None."""
+    return whole_number(raw, 1)
+
+
+def linked_id(key: str, valid: Collection[int], what: str, rule: str) -> int | None:
+    """The id the URL gives for `key` (when new to the session, `_linked`) when it is one of `valid`."""
+
+    def parse(raw: str) -> int | None:
+        number = link_id(raw)
+        return number if number is not None and number in valid else None
+
+    return _linked(key, parse, what, rule)
+
+
+def linked_text(key: str, valid: Collection[str], what: str, rule: str) -> str | None:
+    """`linked_id` for a pick named by text (a name or a uuid)."""
+    return _linked(key, lambda raw: raw if raw in valid else None, what, rule)
+
+
+def linked_date(key: str, latest: date, what: str) -> date | None:
+    """`linked_id` for an ISO date (YYYY-MM-DD) no later than `latest`."""
+
+    def parse(raw: str) -> date | None:
+        if len(raw) != 10 or not raw.isascii():
+            return None
+        try:
+            day = date.fromisoformat(raw)
+        except ValueError:
+            return None
+        return day if day <= latest else None
+
+    return _linked(key, parse, what, "a date up to today (YYYY-MM-DD)")
+
+
+def restore_text(key: str, valid: Collection[str], what: str, rule: str) -> None:
+    """`restore_id` for a pick named by text."""
+    if (value := linked_text(key, valid, what, rule)) is not None:
+        st.session_state[key] = value
+
+
+def restore_id(key: str, valid: Collection[int], what: str, rule: str) -> None:
+    """Before the widget `key` is drawn: its id from the URL when the URL changed under the page (`linked_id`)."""
+    if (value := linked_id(key, valid, what, rule)) is not None:
+        st.session_state[key] = value
+
+
+def publish_id(key: str, value: int | str | None) -> None:
+    """After the widget `key` is drawn: its id (or name) in the URL, or no parameter when nothing (or the page's
+    default) is picked."""
+    seen: dict[str, str] = st.session_state.setdefault(SEEN, {})
+    published: dict[str, int | str] = st.session_state.setdefault(PUBLISHED, {})
+    if value is None:
+        seen.pop(key, None)
+        published.pop(key, None)
+        if key in st.query_params:
+            del st.query_params[key]
+        return
+    seen[key], published[key] = str(value), value
+    if st.query_params.get(key) != str(value):
+        st.query_params[key] = str(value)
+
+
+def take_link(key: str, into: str) -> None:
+    """A one-shot link parameter (the audit log's "undo this" links): moved out of the URL into session state
+    under `into`, where the page picks it up (and says whether it can still act on it) once."""
+    if (linked := st.query_params.get(key)) is not None:
+        del st.query_params[key]
+        st.session_state[into] = linked
+
+
+def user_changes_only(key: str, nothing: object = None) -> None:
+    """`on_change` of a pick the page also sets itself (Evaluate opens a finished sweep's experiment) while a
+    fragment of the page refreshes on a timer. The user changes such a pick only in a run of the whole page; a
+    change arriving with a fragment's run is the browser's copy from before it drew the page's own pick, and is
+    undone: back to the pick last published (`nothing` when none was)."""
+    ctx = get_script_run_ctx()
+    if ctx is not None and ctx.fragment_ids_this_run:
+        st.session_state[key] = st.session_state.get(PUBLISHED, {}).get(key, nothing)
