@@ -23,7 +23,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from pipeline.spotcheck.sentences import sentence_spans
+from pipeline.sentences import sentence_spans
 
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
 # a figure: optional currency, digits (with thousands separators), optional scale or percent; not inside a word

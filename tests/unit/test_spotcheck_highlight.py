@@ -4,8 +4,8 @@ parties, no weak match flagged, the "$4.9M = $4.9 million" caption on every card
 
 from __future__ import annotations
 
+from pipeline.sentences import sentence_spans
 from pipeline.spotcheck.highlight import find_span
-from pipeline.spotcheck.sentences import sentence_spans
 
 LEGAL = (
     "Litigation. Freightline Analytics LLC v. Halcyon Freight Systems, Inc., No. 1:25-cv-02817 (D. Colo.), filed "
