@@ -17,7 +17,7 @@ from dashboard.common.tables import show_table, stamp
 from dashboard.common.text import md
 from dashboard.evaluate import sweep_job
 from pipeline.errors import RetrievalLabError
-from pipeline.evaluation.experiments import spec_from_json
+from pipeline.evaluation.experiments import list_experiments, spec_from_json
 from pipeline.evaluation.jobs import SweepJob
 from pipeline.evaluation.jobs.records import eta_text
 from pipeline.evaluation.records import SweepSpec
@@ -103,7 +103,11 @@ def _jobs(lab: Lab, group_id: str) -> None:
             st.caption(f"Sweep jobs of this deal (the {len(jobs)} latest)")
             show_table([_row(j) for j in jobs], f"{NS}.jobs_table", times=("Started", "Ended"), height=150)
         else:
-            st.caption("No sweep has run on this deal yet.")
+            saved = len(list_experiments(lab.store, group_id))  # saved without a job: seeded or imported
+            st.caption(
+                "No sweep job has run on this deal yet"
+                + (f"; its {saved} saved experiment(s) are under **Show**." if saved else ".")
+            )
 
 
 def _active(lab: Lab, job: SweepJob) -> None:
