@@ -14,6 +14,8 @@ T = TypeVar("T")
 
 
 class SessionMemo:
+    """Up to `keep` values under the session key `name`, each computed once while it is kept."""
+
     def __init__(self, name: str, keep: int) -> None:
         self.name, self.keep = name, keep
 

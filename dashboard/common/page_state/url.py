@@ -2,7 +2,7 @@
 
 A widget whose URL value is its own option binds itself (`bind="query-params"`: sliders, filters, tabs). A pick
 among records, or a name whose widget shows a label, keeps its id or name in the URL instead
-(`?history.open=12`, `?timeline.relation=HAS_ARR`, `?compare.areranker=local`): `restore_*` seeds the widget
+(`?history.open=12`, `?timeline.relation=HAS_ARR`, `?compare.a.reranker=local`): `restore_*` seeds the widget
 before it is drawn, `publish_id` writes the pick back after it. The session remembers the URL value it last read
 or wrote for each key, so the URL is read again only when it changes under the page: a reload, a link from
 outside, or an in-app link to another record (never because the page itself moved on).
