@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import redis
 from streamlit.testing.v1 import AppTest
 
 from dashboard.common import runtime
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
 from pipeline.settings import get_settings
 from pipeline.store.db import DB_NAME
+from tests.support.redis_client import redis_client
 from tests.support.shown import shown
 
 
@@ -59,7 +59,7 @@ def lost_store(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pyte
     data = tmp_path / "data"
     server = EmbeddedFalkorDB(data)
     server.ensure_running()
-    client = redis.Redis(unix_socket_path=str(server.socket_path))
+    client = redis_client(unix_socket_path=str(server.socket_path))
     client.execute_command("GRAPH.QUERY", "acme", "CREATE (:Entity {uuid: 'e1', name: 'Acme', group_id: 'acme'})")
     client.close()
     server.stop()

@@ -17,6 +17,7 @@ import redis
 from pipeline.settings import PROJECT_ROOT
 from tests.conftest import FIXTURES
 from tests.support.falkordb_server import FalkorDBServer
+from tests.support.redis_client import redis_client
 
 DEADLINE_S = 120.0
 
@@ -43,7 +44,7 @@ def test_a_server_killed_mid_command_is_one_line_and_exit_2(
     server: FalkorDBServer, tmp_path: Path, argv: list[str], where: str
 ) -> None:
     host, port, password = server.address
-    client = redis.Redis(host=host, port=port, password=password)
+    client = redis_client(host=host, port=port, password=password)
     if argv[0] == "deals":
         client.execute_command("GRAPH.QUERY", "held", "CREATE (:Entity {uuid: 'e1', group_id: 'held'})")
     client.execute_command("CLIENT", "PAUSE", str(int(DEADLINE_S * 1000)), "WRITE")  # reads still answer

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import redis
 
 from pipeline.errors import BackendUnavailable
 from pipeline.graph.embedded.paths import ServerFiles
@@ -25,12 +24,13 @@ from pipeline.graph.embedded.status import pid_alive
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
 from pipeline.settings import PROJECT_ROOT
 from tests.support.embedded_files import aof, count, fill, fingerprint, query
+from tests.support.redis_client import redis_client
 
 GRAPHS = {"alpha": 40, "beta": 25}  # graph -> nodes, each with one edge to the next
 
 
 def _rewrite(server: EmbeddedFalkorDB) -> None:
-    client = redis.Redis(unix_socket_path=str(server.socket_path))
+    client = redis_client(unix_socket_path=str(server.socket_path))
     try:
         client.execute_command("BGREWRITEAOF")
         while (
@@ -222,7 +222,7 @@ def test_a_dump_rdb_beside_the_append_only_files_is_never_written(data: Path) ->
     server = EmbeddedFalkorDB(data)
     server.ensure_running()
     fill(server, "delta", 3)
-    client = redis.Redis(unix_socket_path=str(server.socket_path))
+    client = redis_client(unix_socket_path=str(server.socket_path))
     assert client.config_get("save") == {"save": ""}
     client.close()
     server.stop()

@@ -18,11 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import redis
 
 from pipeline.graph.embedded.status import pid_alive
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
 from pipeline.settings import PROJECT_ROOT
+from tests.support.redis_client import redis_client
 
 GONE_WITHIN_S = 60.0  # the supervisor's grace (2 s) plus a clean shutdown, on a busy machine
 
@@ -81,7 +81,7 @@ def _nodes(data_dir: Path, graph: str) -> int:
     server = EmbeddedFalkorDB(data_dir)
     server.ensure_running()
     try:
-        client = redis.Redis(unix_socket_path=str(server.socket_path))
+        client = redis_client(unix_socket_path=str(server.socket_path))
         reply = client.execute_command("GRAPH.RO_QUERY", graph, "MATCH (n) RETURN count(n)")
         client.close()
         return int(reply[1][0][0])

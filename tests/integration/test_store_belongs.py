@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 
 from pipeline.cli import main
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
 from pipeline.settings import get_settings
 from pipeline.store.db import DB_NAME
 from tests.support.falkordb_server import FalkorDBServer, falkordb_server  # noqa: F401
+from tests.support.redis_client import redis_client
 
 GRAPHITI_NODE = "CREATE (:Entity {uuid: 'e1', name: 'Acme', group_id: $g}), (:Episodic {uuid: 'p1', group_id: $g})"
 
@@ -42,7 +42,7 @@ def embedded_deal(data: Path, group_id: str = "acme") -> None:
     """An embedded graph holding a deal (graphiti's node shape), written while the directory had no store."""
     server = EmbeddedFalkorDB(data)
     server.ensure_running()
-    client = redis.Redis(unix_socket_path=str(server.socket_path))
+    client = redis_client(unix_socket_path=str(server.socket_path))
     client.execute_command("GRAPH.QUERY", group_id, GRAPHITI_NODE.replace("$g", repr(group_id)))
     client.close()
     server.stop()
@@ -88,7 +88,7 @@ async def test_an_external_graph_with_deals_starts_a_fresh_store(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     host, port, password = falkordb_server.address
-    client = redis.Redis(host=host, port=port, password=password)
+    client = redis_client(host=host, port=port, password=password)
     client.execute_command("GRAPH.QUERY", "ext_store_deal", GRAPHITI_NODE.replace("$g", "'ext_store_deal'"))
     try:
         monkeypatch.setenv("FALKORDB_URI", falkordb_server.uri)

@@ -13,9 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-import redis
-
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
+from tests.support.redis_client import redis_client
 
 
 def main(argv: list[str]) -> int:
@@ -27,7 +26,7 @@ def main(argv: list[str]) -> int:
         return 2
     assert server.process is not None
     if len(argv) > 2 and argv[1] == "--write":
-        client = redis.Redis(unix_socket_path=str(server.socket_path))
+        client = redis_client(unix_socket_path=str(server.socket_path))
         client.execute_command("GRAPH.QUERY", argv[2], "CREATE (:Written {by: 'client'})")
         client.close()
     print(json.dumps({"redis": server.process.pid, "supervisor": server.process.supervisor}), flush=True)

@@ -9,15 +9,14 @@ import signal
 import time
 from pathlib import Path
 
-import redis
-
 from pipeline.graph.embedded.status import pid_alive
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
+from tests.support.redis_client import redis_client
 
 
 def query(server: EmbeddedFalkorDB, graph: str, cypher: str) -> list[object]:
     """The raw reply: [header, rows, statistics] for a read, [statistics] for a write."""
-    client = redis.Redis(unix_socket_path=str(server.socket_path))
+    client = redis_client(unix_socket_path=str(server.socket_path))
     try:
         return client.execute_command("GRAPH.QUERY", graph, cypher)  # type: ignore[no-any-return]
     finally:
