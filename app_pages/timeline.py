@@ -22,7 +22,7 @@ if deal is not None:
     take_linked_correction()  # opened from the audit log on a correction: its undo is picked
     state = deal_state(lab, deal)  # the page's graph reads are cached per deal state
     selection = selection_controls(lab, deal.group_id, state)
-    tl = render_timeline(lab, deal.group_id, state, selection) if selection else None
+    tl = render_timeline(lab, deal.group_id, state, selection, actor is not None) if selection else None
     if tl is None:
         st.info("Pick an entity or a relation, or type a topic query, to draw its timeline.")
     # keyed and in the URL, so the open tab is kept across an admin action's rerun and a reload

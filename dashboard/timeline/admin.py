@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 
 import pandas as pd
 import streamlit as st
@@ -30,6 +32,8 @@ from pipeline.temporal.records import Timeline
 NS = "timeline.fix"
 FLASH = "timeline.flash"
 UNDO_PICK = "timeline.undo.pick"
+FIX_FACT = f"{NS}.fact"  # the fact to correct: picked in its box, or by clicking its bar on the chart
+CHART_KEY, PICK_FLASH = "timeline.chart", "timeline.bar_pick"
 
 
 TAB_KEY, FIX_TAB = "timeline.tab", "Correct a fact"  # the page's tabs, bound to the URL
@@ -51,6 +55,28 @@ def restore_selection() -> None:
     otherwise send back the old one at the next click and lose the selection."""
     for key, value in st.session_state.pop(KEPT, {}).items():
         st.session_state[key] = value
+
+
+def pick_on_chart(tl: Timeline) -> Callable[[], None]:
+    """The chart's on_select for an admin: a clicked current fact opens "Correct a fact" with it picked; a
+    superseded one says why it cannot be. A callback, so both are set before any widget of the run is drawn."""
+    facts = {f.uuid: (f.fact, f.superseded) for f in tl.facts}
+    return partial(_picked_on_chart, facts)
+
+
+def _picked_on_chart(facts: dict[str, tuple[str, bool]]) -> None:
+    event = st.session_state.get(CHART_KEY) or {}
+    points = [p for p in event.get("selection", {}).get("points", ()) if p.get("y") in facts]
+    if not points:  # the selection cleared (a second click, a redrawn chart): nothing to do
+        return
+    uuid = points[0]["y"]
+    fact, superseded = facts[uuid]
+    if superseded:
+        flash(PICK_FLASH, f"“{md(fact)}” is superseded: only a current fact can be corrected.", "info")
+        return
+    st.session_state[FIX_FACT] = uuid
+    st.session_state[TAB_KEY] = FIX_TAB
+    flash(PICK_FLASH, f"Picked for correction: “{md(fact)}” (in “{FIX_TAB}”, below).")
 
 
 def _done(message: str) -> None:
@@ -78,7 +104,7 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
             fact_uuid = st.selectbox(
                 "Fact to correct (current facts of this selection)",
                 list(current),
-                key=f"{NS}.fact",
+                key=FIX_FACT,
                 format_func=lambda u: plain(f"{current[u].relation} · {current[u].fact}", OPTION_CHARS),
             )
             fact = current[fact_uuid]

@@ -10,12 +10,14 @@ from streamlit.delta_generator import DeltaGenerator
 from dashboard.common.dates import enter_commits_dates
 from dashboard.common.deal_state import DealState
 from dashboard.common.exports import csv_bytes
+from dashboard.common.page_state.flash import show_flash
 from dashboard.common.page_state.memo import SessionMemo
 from dashboard.common.page_state.url import linked_date, publish_id, restore_text
 from dashboard.common.runtime import run
 from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, plain
 from dashboard.timeline import data
+from dashboard.timeline.admin import CHART_KEY, PICK_FLASH, pick_on_chart
 from dashboard.timeline.charts import (
     CHANNEL_LABELS,
     PAGE_BARS,
@@ -98,7 +100,7 @@ def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection |
     return Selection("entity", picked) if picked else None
 
 
-def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Selection) -> Timeline:
+def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Selection, admin: bool) -> Timeline:
     tl = data.timeline_of(lab, group_id, state, selection.kind, selection.value)
     if not tl.facts:
         st.info("No facts for this selection.")
@@ -150,6 +152,7 @@ def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Select
         f"{len(shown.facts)} of {len(tl.facts)} facts · {len(shown.links)} supersession links{paged} "
         "(red arrow: recorded, purple: inferred from dates) · hatched bars are superseded, bars run to today "
         "while a fact is still valid · the dashed line is the as-of date"
+        + (" · click a current fact's bar to correct it" if admin else "")
     )
     if part.facts:
         # the figure is rebuilt only when what it shows changes: a rerun that keeps it reuses the built one
@@ -167,7 +170,10 @@ def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Select
             when,
         )
         figure = data.figure(drawn, part, (start, end), when, chart_title(tl))
-        st.plotly_chart(figure, key=f"{NS}.chart", width="stretch")
+        # an admin picks the fact to correct by clicking its bar
+        picking = {"on_select": pick_on_chart(tl), "selection_mode": "points"} if admin else {}
+        st.plotly_chart(figure, key=CHART_KEY, width="stretch", **picking)
+        show_flash(PICK_FLASH)
     else:
         st.info("The filters hide every fact: widen the date range or pick more channels.")
     return tl

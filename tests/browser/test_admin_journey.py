@@ -8,6 +8,7 @@ It changes the session's demo deal and ends by resetting it, which restores the 
 from __future__ import annotations
 
 import csv
+import html
 import io
 import re
 from pathlib import Path
@@ -61,6 +62,28 @@ async def confirm(page: Page, action: str, asked: str, done: str) -> None:
     await assert_no_error(page)
 
 
+BAR_OF = """status => {
+  const chart = document.querySelector("[data-testid='stMain'] .js-plotly-plot");
+  const trace = chart._fullData.findIndex(t => t.type === "bar" && t.name.endsWith(status));
+  return trace < 0 ? null : [trace, chart._fullData[trace].customdata[0][0]];
+}"""
+
+
+async def click_bar(page: Page, status: str) -> str:
+    """Click the first bar of a trace of that status (current / superseded) on the Timeline's chart; its fact."""
+    found = await page.evaluate(BAR_OF, status)
+    assert found is not None, status
+    trace, fact = found
+    bar = page.locator("[data-testid='stMain'] .barlayer .trace").nth(trace).locator(".point path").first
+    await bar.scroll_into_view_if_needed()
+    box = await bar.bounding_box()
+    assert box is not None
+    # a click where the bar is drawn: Plotly's drag layer lies over the bars and turns it into the chart's click
+    await page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    await wait_for_app(page)
+    return html.unescape(fact)  # as the chart escapes it for Plotly
+
+
 async def relation_and_tab(page: Page) -> tuple[str, str]:
     relation = await page.locator(f"{key('timeline.relation')} input").input_value()
     tab = await page.locator("[role='tab'][aria-selected='true']").inner_text()
@@ -86,8 +109,15 @@ async def test_the_admin_journey_unlocks_once_and_every_action_is_in_the_audit_l
     await page.locator(key("timeline.mode")).get_by_text("Relation", exact=True).click()
     await wait_for_app(page)
     await pick(page, "timeline.relation", "HAS_CASH")
-    await page.get_by_role("tab", name="Correct a fact").click()
-    await wait_for_app(page)
+    # the fact to correct is picked from its bar: a superseded one says it cannot be, a current one opens the form
+    await click_bar(page, "superseded")
+    await page.get_by_text("is superseded: only a current fact can be corrected").wait_for(timeout=STUCK_MS)
+    assert (await relation_and_tab(page))[1] != "Correct a fact"
+    fact = await click_bar(page, "current")
+    await page.get_by_text("Picked for correction:").wait_for(timeout=STUCK_MS)
+    assert (await relation_and_tab(page))[1] == "Correct a fact"
+    picked = await page.locator(f"{key('timeline.fix.fact')} input").input_value()
+    assert picked.startswith("HAS_CASH · ") and fact[:40] in picked, (picked, fact)
     await page.locator(f"{key('timeline.fix.statement')} textarea").fill("Halcyon's cash was $9.99 million (journey).")
     author = page.locator(f"{key('timeline.fix.author')} input")
     await author.fill("Dana Whitfield (CFO)")
