@@ -48,6 +48,7 @@ if deal is not None:
             mime="text/csv",
             key="scores.export",
             icon=":material/download:",
+            on_click="ignore",
         )
         render_path(run, setting.recipe)
         if view.charts is not None:

@@ -111,6 +111,7 @@ def render_log(store: Store, where: AuditFilter) -> None:
         mime="text/csv",
         key=f"{NS}.csv",
         icon=":material/download:",
+        on_click="ignore",
     )
     render_undo_picker(entries, undoable)
 

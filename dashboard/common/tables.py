@@ -140,6 +140,7 @@ def show_table(
             icon=":material/download:",
             type="tertiary",
             help="This table as CSV; text a spreadsheet would run as a formula starts with ' in the file.",
+            on_click="ignore",
         )
 
 

@@ -469,12 +469,24 @@ def render_exports(
     def whole() -> SweepResult:
         return result if exp_id is None else load_experiment(lab.store, exp_id)[1]
 
-    cols[1].download_button("Table CSV", to_csv(result, metric).encode(), f"{slug}.csv", "text/csv", key=f"{NS}.csv")
+    cols[1].download_button(
+        "Table CSV", to_csv(result, metric).encode(), f"{slug}.csv", "text/csv", key=f"{NS}.csv", on_click="ignore"
+    )
     cols[2].download_button(
-        "Per-query CSV", lambda: per_query_csv(result).encode(), f"{slug}-queries.csv", "text/csv", key=f"{NS}.qcsv"
+        "Per-query CSV",
+        lambda: per_query_csv(result).encode(),
+        f"{slug}-queries.csv",
+        "text/csv",
+        key=f"{NS}.qcsv",
+        on_click="ignore",
     )
     cols[3].download_button(
-        "JSON", lambda: to_json(whole()).encode(), f"{slug}.json", "application/json", key=f"{NS}.json"
+        "JSON",
+        lambda: to_json(whole()).encode(),
+        f"{slug}.json",
+        "application/json",
+        key=f"{NS}.json",
+        on_click="ignore",
     )
     if picked is not None:
         experiment = f"#{exp_id} {saved_as!r}" if exp_id is not None else ""
@@ -486,6 +498,7 @@ def render_exports(
             key=f"{NS}.code",
             help=f"{picked} as a Python module for your service: graphiti's SearchConfig, the search_() call at "
             "limit N and the reranker call cut to k.",
+            on_click="ignore",
         )
 
 

@@ -110,4 +110,5 @@ def render_summary(lab: Lab, group_id: str, queue: Queue | None) -> None:
         mime="text/csv",
         key=f"{NS}.export",
         icon=":material/download:",
+        on_click="ignore",
     )

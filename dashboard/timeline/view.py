@@ -306,4 +306,5 @@ def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
         mime="text/csv",
         key=f"{NS}.export",
         icon=":material/download:",
+        on_click="ignore",
     )
