@@ -77,3 +77,25 @@ def test_a_stale_pick_sent_with_a_fragment_run_is_undone_and_a_users_pick_is_kep
     monkeypatch.undo()  # a run of the whole page: the user's own change
     at.selectbox(key="pick").set_value(0).run()
     assert at.selectbox(key="pick").value == 0 and "pick" not in at.query_params
+
+
+def flash_script() -> None:
+    import streamlit as st
+
+    from dashboard.common.page_state.flash import show_flash
+
+    show_flash("test.flash")
+    st.text_input("Typed after the message", key="test.after")
+
+
+def test_a_flash_message_coming_and_going_leaves_the_widgets_after_it_in_place() -> None:
+    """The widgets after a flash keep their place in the page's element tree whether or not it shows a message:
+    a widget that moves is rebuilt by the browser, and what was being typed into it is lost."""
+    at = AppTest.from_function(flash_script)
+    at.session_state["test.flash"] = ("success", "Corrected.")
+    at.run()
+    assert [box.value for box in at.success] == ["Corrected."]
+    with_message = [i for i, node in at.main.children.items() if node.type == "text_input"]
+    at.run()  # shown once: gone on the next run
+    assert not at.success
+    assert [i for i, node in at.main.children.items() if node.type == "text_input"] == with_message

@@ -8,7 +8,6 @@ from typing import Literal
 import streamlit as st
 
 Kind = Literal["success", "info", "warning", "error"]
-BOXES = {"success": st.success, "info": st.info, "warning": st.warning, "error": st.error}
 ICONS: dict[Kind, str] = {
     "success": ":material/check_circle:",
     "info": ":material/info:",
@@ -23,8 +22,11 @@ def flash(key: str, message: str, kind: Kind = "success") -> None:
 
 
 def show_flash(key: str, icon: bool = True) -> None:
-    """Show the message kept under `key`, once."""
+    """Show the message kept under `key`, once, in a slot drawn on every run. Were it drawn only with a message,
+    everything after it would move one place down the page's element tree and back on the next run, and the
+    browser would rebuild those widgets, dropping what the user was typing into them."""
+    slot = st.empty()
     kept = st.session_state.pop(key, None)
     if kept:
         kind, message = kept
-        BOXES[kind](message, icon=ICONS[kind] if icon else None)
+        getattr(slot, kind)(message, icon=ICONS[kind] if icon else None)
