@@ -161,7 +161,11 @@ def report(out: Path) -> bool:
             f"{'load, through Streamlit (chromium)':<40} {b['completed']}/{b['sessions']} sessions completed, "
             f"{b['errors']} errors, in {b['wall_s']:.1f} s; query (Enter -> results) p50 {b['query_s']['p50']:.1f} s, "
             f"p95 {b['query_s']['p95']:.1f} s; open page + query p95 {b['session_total_s']['p95']:.1f} s; "
-            f"retrieve() in the server p95 {b['server_retrieve_ms']['p95']:.0f} ms"
+            + (
+                f"retrieve() in the server p95 {b['server_retrieve_ms']['p95']:.0f} ms"
+                if b.get("server_retrieve_ms_read")
+                else "retrieve() in the server not read from the page"
+            )
         )
     else:
         ok = False
