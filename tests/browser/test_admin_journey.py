@@ -21,6 +21,7 @@ from tests.browser.test_pages import assert_no_error
 from tests.conftest import ADMIN_SECRET
 
 ADMIN = "Ana Journey"
+FIX_TAB = "Correct a fact"
 LONG = 90_000  # ms: a correction or a reset on a loaded 2-core machine
 
 
@@ -71,6 +72,7 @@ BAR_OF = """status => {
 
 async def click_bar(page: Page, status: str) -> str:
     """Click the first bar of a trace of that status (current / superseded) on the Timeline's chart; its fact."""
+    await page.locator("[data-testid='stMain'] .barlayer .trace .point path").first.wait_for(timeout=STUCK_MS)
     found = await page.evaluate(BAR_OF, status)
     assert found is not None, status
     trace, fact = found
@@ -112,25 +114,26 @@ async def test_the_admin_journey_unlocks_once_and_every_action_is_in_the_audit_l
     # the fact to correct is picked from its bar: a superseded one says it cannot be, a current one opens the form
     await click_bar(page, "superseded")
     await page.get_by_text("is superseded: only a current fact can be corrected").wait_for(timeout=STUCK_MS)
-    assert (await relation_and_tab(page))[1] != "Correct a fact"
+    assert (await relation_and_tab(page))[1] != FIX_TAB
     fact = await click_bar(page, "current")
     await page.get_by_text("Picked for correction:").wait_for(timeout=STUCK_MS)
-    assert (await relation_and_tab(page))[1] == "Correct a fact"
-    picked = await page.locator(f"{key('timeline.fix.fact')} input").input_value()
-    assert picked.startswith("HAS_CASH · ") and fact[:40] in picked, (picked, fact)
+    # no settling wait before typing: what is typed while the run ends must stay (the message's slot is stable)
+    await expect(page.locator("[role='tab'][aria-selected='true']")).to_have_text(FIX_TAB, timeout=STUCK_MS)
+    picked = page.locator(f"{key('timeline.fix.fact')} input")
+    await expect(picked).to_have_value(re.compile("^HAS_CASH · " + re.escape(fact[:40])), timeout=STUCK_MS)
     await page.locator(f"{key('timeline.fix.statement')} textarea").fill("Halcyon's cash was $9.99 million (journey).")
     author = page.locator(f"{key('timeline.fix.author')} input")
     await author.fill("Dana Whitfield (CFO)")
     await author.press("Enter")
     await wait_for_app(page)
     before = await relation_and_tab(page)
-    assert before[0].startswith("HAS_CASH") and before[1] == "Correct a fact"
+    assert before[0].startswith("HAS_CASH") and before[1] == FIX_TAB
     await confirm(page, "timeline.fix.submit", "is superseded from", "Corrected:")
-    assert (await relation_and_tab(page))[1] == "Correct a fact"
+    assert (await relation_and_tab(page))[1] == FIX_TAB
     assert (await relation_and_tab(page))[0].startswith("HAS_CASH")
     await confirm(page, "timeline.undo.submit", "Undo the correction of", "Undone:")
     after = await relation_and_tab(page)
-    assert after[0].startswith("HAS_CASH") and after[1] == "Correct a fact", after
+    assert after[0].startswith("HAS_CASH") and after[1] == FIX_TAB, after
     await screenshot(page, "admin-journey-timeline")
 
     # merge a candidate pair and undo it, on another page, still unlocked
