@@ -12,7 +12,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dashboard.common.admin import NAME_KEY
 from dashboard.common.page_state.flash import flash, show_flash
-from dashboard.common.page_state.url import publish_id
+from dashboard.common.page_state.url import set_pick
 from dashboard.common.tables import show_table, stamp
 from dashboard.common.text import md
 from dashboard.evaluate import sweep_job
@@ -25,7 +25,7 @@ from pipeline.lab import Lab
 
 NS = "evaluate"
 MINE, NOTICE, SEEN = f"{NS}.my_job", f"{NS}.notice", f"{NS}.jobs_seen"
-OPEN = f"{NS}.experiment"  # the experiment shown: the Show picker's key and the URL's parameter
+OPEN = f"{NS}.experiment"  # the experiment shown: the URL's parameter, and the Show picker's (`pick_key`)
 RUNNING_REFRESH_S = 1.0  # while a job of the deal runs
 IDLE_REFRESH_S = 5.0  # otherwise: a job another session starts shows up within this
 SHOWN = 10  # jobs listed
@@ -85,8 +85,7 @@ def follow_jobs(lab: Lab, group_id: str) -> None:
 
 def show_experiment(exp_id: int) -> None:
     """Open the experiment in this session and put it in the URL (a reload shows the same result)."""
-    st.session_state[OPEN] = exp_id
-    publish_id(OPEN, exp_id)
+    set_pick(OPEN, exp_id)
 
 
 def _jobs(lab: Lab, group_id: str) -> None:

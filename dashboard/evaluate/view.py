@@ -15,7 +15,7 @@ import streamlit as st
 
 from dashboard.common.dates import enter_commits_dates
 from dashboard.common.links import compare_url
-from dashboard.common.page_state.url import publish_id, restore_id, user_changes_only
+from dashboard.common.page_state.url import current_pick, linked_id, pick_key, publish_id, set_pick
 from dashboard.common.runtime import run
 from dashboard.common.tables import show_table
 from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, file_slug, label, md, plain
@@ -342,7 +342,7 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
         pd.DataFrame([{"type": t, **{k: round(v, 4) for k, v in m.items()}} for t, m in setting.by_type.items()]),
         f"{NS}.by_type",
     )
-    exp_id = st.session_state.get(OPEN) if saved_as else None  # the experiment shown (opened without rankings)
+    exp_id = current_pick(OPEN) if saved_as else None  # the experiment shown (opened without rankings)
     render_wins_losses(lab, result, picked, metric, exp_id)
     render_exports(lab, result, saved_as, metric, exp_id, picked)
 
@@ -510,15 +510,14 @@ def pick_result(lab: Lab, group_id: str) -> tuple[SweepResult | None, str | None
     ended or an experiment is picked), so a reload shows the same result."""
     experiments = list_experiments(lab.store, group_id)
     labels = {e.id: experiment_label(e) for e in experiments}
-    restore_id(OPEN, labels, "experiment", "an experiment of this deal")
-    if st.session_state.get(OPEN) not in (NONE, *labels):
-        st.session_state[OPEN] = NONE
+    if (linked := linked_id(OPEN, labels, "experiment", "an experiment of this deal")) is not None:
+        set_pick(OPEN, linked)
+    if current_pick(OPEN) not in (NONE, *labels):
+        st.session_state[pick_key(OPEN)] = NONE
     opened = st.selectbox(
         "Show",
         [NONE, *labels],
-        key=OPEN,
-        on_change=user_changes_only,  # a timed refresh of the job list may carry the browser's older pick
-        args=(OPEN, NONE),
+        key=pick_key(OPEN),  # the page opens a finished sweep's experiment itself: see pick_key
         format_func=lambda i: "(pick a saved sweep)" if i == NONE else plain(labels.get(i, f"#{i}"), OPTION_CHARS),
         help="Every finished sweep is saved as an experiment; the one shown is in the page's URL.",
     )

@@ -6,9 +6,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import Selectbox
 
 from dashboard.common import runtime
 from pipeline.admin.repo import clear_failures
@@ -47,6 +49,11 @@ def app_env(monkeypatch: pytest.MonkeyPatch, **variables: str) -> Iterator[None]
 def no_errors(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def show_picker(app: AppTest) -> Selectbox[Any]:
+    """Evaluate's "Show" picker (its widget key changes whenever the page opens an experiment itself)."""
+    return next(box for box in app.selectbox if box.label == "Show")
 
 
 def open_page(app: AppTest, page: str, deal: str | None = None) -> AppTest:

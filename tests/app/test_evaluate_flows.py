@@ -13,7 +13,7 @@ from pipeline.evaluation.jobs.repo import get_job
 from pipeline.evaluation.records import SweepCancelled, SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
-from tests.app.conftest import no_errors, open_page
+from tests.app.conftest import no_errors, open_page, show_picker
 
 
 def text(values: list[str]) -> str:
@@ -39,7 +39,7 @@ async def test_a_cancelled_sweep_keeps_what_it_finished_as_a_partial_experiment(
     app.session_state[MINE] = job_id  # the job this session started
     open_page(app, "app_pages/evaluate.py")
     no_errors(app)
-    assert app.selectbox(key="evaluate.experiment").value == exp_id  # opened for the session, as a finished one is
+    assert show_picker(app).value == exp_id  # opened for the session, as a finished one is
     assert app.query_params["evaluate.experiment"] in (str(exp_id), [str(exp_id)])
     said = f"cancelled after {done} of 12 queries"
     assert f"Sweep {said}: the finished queries are saved as partial experiment #{exp_id}." in text(
@@ -49,7 +49,7 @@ async def test_a_cancelled_sweep_keeps_what_it_finished_as_a_partial_experiment(
     recommendation = next(i.value for i in app.info if "Recommended:" in i.value)
     assert f"On a partial run ({said}): " in text([recommendation])
     assert not [s for s in app.success if "Recommended:" in s.value]  # never shown as a complete run's win
-    label = next(o for o in app.selectbox(key="evaluate.experiment").options if f"#{exp_id} " in o)
+    label = next(o for o in show_picker(app).options if f"#{exp_id} " in o)
     assert label.startswith(f"PARTIAL ({said}) #{exp_id} ")
     jobs = next(d.value for d in app.dataframe if "Experiment" in d.value.columns).set_index("Job")
     assert jobs.loc[job_id, "State"] == "cancelled" and jobs.loc[job_id, "Experiment"] == f"#{exp_id}"

@@ -22,7 +22,7 @@ from pipeline.evaluation.records import SweepSpec
 from pipeline.lab import Lab
 from pipeline.processes import this_process
 from pipeline.retrieval.recipes import custom
-from tests.app.conftest import finish_sweep, no_errors, open_page, sweep_from_page
+from tests.app.conftest import finish_sweep, no_errors, open_page, show_picker, sweep_from_page
 from tests.support.tables import assert_tidy
 
 
@@ -76,7 +76,7 @@ def test_run_a_small_sweep_it_is_saved_and_shown_from_the_url(app: AppTest, lab:
     assert job.state == "done" and job.experiment_id is not None and job.experiment_id not in before
     no_errors(app)
     assert app.query_params["evaluate.experiment"] in (str(job.experiment_id), [str(job.experiment_id)])
-    assert app.selectbox(key="evaluate.experiment").value == job.experiment_id
+    assert show_picker(app).value == job.experiment_id
     table = frame(app, "Recommended")
     # 2 rerankers x 2 N x 2 k, plus the baseline (none, N=50, k=10) computed beside the grid
     assert len(table) == 9

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from typing import Any
 
-import pytest
 from streamlit.testing.v1 import AppTest
-
-from dashboard.common.page_state import url
+from streamlit.testing.v1.element_tree import Selectbox
 
 
 def memo_script() -> None:
@@ -37,13 +35,11 @@ def test_the_memo_keeps_the_most_recently_used_and_computes_each_once() -> None:
 def pick_script() -> None:
     import streamlit as st
 
-    from dashboard.common.page_state.url import publish_id, restore_id, user_changes_only
+    from dashboard.common.page_state.url import publish_id, restore_id
 
     records = {7: "seven", 8: "eight", 9: "nine"}
-    if st.button("Open nine", key="open_nine"):  # the page picks a record itself, as a finished sweep is opened
-        st.session_state["pick"] = 9
     restore_id("pick", records, "record", "a record of this page")
-    picked = st.selectbox("Record", [0, *records], key="pick", on_change=user_changes_only, args=("pick", 0))
+    picked = st.selectbox("Record", [0, *records], key="pick")
     publish_id("pick", picked or None)
 
 
@@ -63,20 +59,40 @@ def test_a_link_is_read_whenever_the_url_changes_under_the_page_and_never_undoes
     assert [w.value for w in at.warning] == ["The link's record “nope” is not a record of this page: left out."]
 
 
-def test_a_stale_pick_sent_with_a_fragment_run_is_undone_and_a_users_pick_is_kept(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    at = AppTest.from_function(pick_script)
+def own_pick_script() -> None:
+    import streamlit as st
+
+    from dashboard.common.page_state.url import linked_id, pick_key, publish_id, set_pick
+
+    records = {7: "seven", 8: "eight", 9: "nine"}
+    if st.button("Open nine", key="open_nine"):  # the page picks a record itself, as a finished sweep is opened
+        set_pick("pick", 9)
+    if (linked := linked_id("pick", records, "record", "a record of this page")) is not None:
+        set_pick("pick", linked)
+    picked = st.selectbox("Record", [0, *records], key=pick_key("pick"))
+    publish_id("pick", picked or None)
+
+
+def record_picker(at: AppTest) -> Selectbox[Any]:
+    return next(box for box in at.selectbox if box.label == "Record")
+
+
+def test_a_pick_the_page_made_itself_is_not_undone_by_the_browsers_older_copy_and_a_users_pick_is_kept() -> None:
+    """The browser's copy of the picker from before the page picked nine arrives with a later run (a timed fragment
+    run, or a run of the whole page it was folded into): it must not undo the page's pick."""
+    at = AppTest.from_function(own_pick_script)
     at.run()
+    record_picker(at).set_value(8).run()
+    older = at._tree.get_widget_states()  # what the browser holds: 8 picked, nine not yet opened
     at.button(key="open_nine").click().run()
-    assert at.selectbox(key="pick").value == 9 and at.query_params["pick"] == "9"
-    # a timed fragment run carrying the browser's copy from before the page picked nine
-    monkeypatch.setattr(url, "get_script_run_ctx", lambda: SimpleNamespace(fragment_ids_this_run=["timer"]))
-    at.selectbox(key="pick").set_value(0).run()
-    assert at.selectbox(key="pick").value == 9 and at.query_params["pick"] == "9"
-    monkeypatch.undo()  # a run of the whole page: the user's own change
-    at.selectbox(key="pick").set_value(0).run()
-    assert at.selectbox(key="pick").value == 0 and "pick" not in at.query_params
+    assert record_picker(at).value == 9 and at.query_params["pick"] == "9"
+    at._run(older)
+    assert record_picker(at).value == 9 and at.query_params["pick"] == "9"
+    record_picker(at).set_value(0).run()  # the user's own change, on the picker they see
+    assert record_picker(at).value == 0 and "pick" not in at.query_params
+    at.query_params["pick"] = "7"  # a link read later opens its record the same way
+    at.run()
+    assert record_picker(at).value == 7
 
 
 def flash_script() -> None:

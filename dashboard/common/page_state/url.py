@@ -15,14 +15,13 @@ from datetime import date
 from typing import TypeVar
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dashboard.common.text import md
 from pipeline.numbers import whole_number
 
 T = TypeVar("T")
 SEEN = "page_state.url_seen"  # key -> the URL value this session last read or wrote for it
-PUBLISHED = "page_state.published"  # key -> the pick last published, as the widget holds it
+GENERATIONS = "page_state.generations"  # key -> how many times the page set the pick itself (`pick_key`)
 
 
 def _linked(key: str, parse: Callable[[str], T | None], what: str, rule: str) -> T | None:
@@ -92,14 +91,12 @@ def publish_id(key: str, value: int | str | None) -> None:
     """After the widget `key` is drawn: its id (or name) in the URL, or no parameter when nothing (or the page's
     default) is picked."""
     seen: dict[str, str] = st.session_state.setdefault(SEEN, {})
-    published: dict[str, int | str] = st.session_state.setdefault(PUBLISHED, {})
     if value is None:
         seen.pop(key, None)
-        published.pop(key, None)
         if key in st.query_params:
             del st.query_params[key]
         return
-    seen[key], published[key] = str(value), value
+    seen[key] = str(value)
     if st.query_params.get(key) != str(value):
         st.query_params[key] = str(value)
 
@@ -112,11 +109,23 @@ def take_link(key: str, into: str) -> None:
         st.session_state[into] = linked
 
 
-def user_changes_only(key: str, nothing: object = None) -> None:
-    """`on_change` of a pick the page also sets itself (Evaluate opens a finished sweep's experiment) while a
-    fragment of the page refreshes on a timer. The user changes such a pick only in a run of the whole page; a
-    change arriving with a fragment's run is the browser's copy from before it drew the page's own pick, and is
-    undone: back to the pick last published (`nothing` when none was)."""
-    ctx = get_script_run_ctx()
-    if ctx is not None and ctx.fragment_ids_this_run:
-        st.session_state[key] = st.session_state.get(PUBLISHED, {}).get(key, nothing)
+def pick_key(key: str) -> str:
+    """The widget key of a pick the page also sets itself (Evaluate opens a finished sweep's experiment): a new key
+    each time the page sets it (`set_pick`). A request the browser sent before it drew the page's pick carries its
+    copy of the old widget, with the old pick: a timed fragment run, or a run of the whole page it was folded into
+    (Streamlit folds a pending request into the `st.rerun()` that follows it). That copy then names a widget no
+    longer drawn, and cannot undo the page's pick; the user's own change comes from the widget they see."""
+    return f"{key}.{st.session_state.get(GENERATIONS, {}).get(key, 0)}"
+
+
+def set_pick(key: str, value: int | str) -> None:
+    """Before the widget `pick_key(key)` is drawn: the page picks `value` itself, and puts it in the URL."""
+    generations: dict[str, int] = st.session_state.setdefault(GENERATIONS, {})
+    generations[key] = generations.get(key, 0) + 1
+    st.session_state[pick_key(key)] = value
+    publish_id(key, value)
+
+
+def current_pick(key: str) -> int | str | None:
+    """What the widget `pick_key(key)` holds."""
+    return st.session_state.get(pick_key(key))
