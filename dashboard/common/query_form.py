@@ -204,7 +204,7 @@ def setting_runs(ns: str, lab: Lab, query: str, group_id: str, settings: Sequenc
     def ranked_key(setting: Setting) -> tuple[object, ...]:
         return (query, group_id, setting.pool, setting.reranker)
 
-    ranked = {ranked_key(s): cache.get(ranked_key(s), lambda: None) for s in settings if ranked_key(s) in cache}
+    ranked = {ranked_key(s): cache.peek(ranked_key(s)) for s in settings if ranked_key(s) in cache}
     missing = list({ranked_key(s): s for s in settings if ranked_key(s) not in ranked}.values())
     if missing:
         deep = [replace(s, top_k=min(s.candidates, MAX_SHOWN_K)) for s in missing]

@@ -45,7 +45,7 @@ def take_linked_correction() -> None:
     take_link(CORRECTION_PARAM, f"{NS}.linked")
 
 
-SELECTION_KEYS = ("timeline.mode", "timeline.relation", "timeline.entity_search", "timeline.entity", "timeline.query")
+SELECTION_KEYS = ("timeline.relation", "timeline.entity_search", "timeline.entity", "timeline.query")
 KEPT = f"{NS}.kept_selection"
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 from datetime import UTC, date, datetime, timedelta
 
@@ -11,6 +10,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from dashboard.common.text import HOVER_CHARS, chart
+from pipeline.figures import FIGURE, is_money_or_share
 from pipeline.temporal.records import AsOfAnswer, FactRow, Supersession, Timeline
 from pipeline.temporal.supersession import chains
 from pipeline.text import one_line
@@ -18,10 +18,6 @@ from pipeline.text import one_line
 CHANNEL_LABELS = {"document": "document", "qa_response": "Q&A response", "analyst_chat": "analyst chat"}
 CHANNEL_COLOURS = {"document": "#2f6fde", "Q&A response": "#2e9e5b", "analyst chat": "#e8a33d"}
 LABEL_CHARS = 70
-# an amount ("$5.2 million", "€3.1M", "4,200 USD") or a percentage: what a chain's facts differ by
-FIGURE = re.compile(
-    r"[$€£]\s?\d[\d,.]*(?:\s?(?:million|billion|thousand|bn|[MBK])\b)?|\d[\d,.]*\s?(?:%|percent\b|USD\b)"
-)
 MIN_TAIL = 16
 PAGE_BARS = 250  # bars per chart page (the demo hub has 241): a 10k-fact deal's hub has 2,000, no chart reads that
 
@@ -237,7 +233,7 @@ def clip_middle(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     head = (limit - 1) * 2 // 5
-    figure = next((m for m in FIGURE.finditer(text) if m.end() > head), None)
+    figure = next((m for m in FIGURE.finditer(text) if m.end() > head and is_money_or_share(m)), None)
     if figure is not None and figure.start() < len(text) - (limit - 1 - head) and figure.end() <= limit - 1 - MIN_TAIL:
         head = figure.end()
     return text[:head].rstrip() + "…" + text[len(text) - (limit - 1 - head) :].lstrip()

@@ -273,7 +273,7 @@ def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
     if st.button("Measure superseded share of candidates", key=f"{NS}.measure", icon=":material/speed:"):
         SHARES.put(measured, run(superseded_candidate_share(lab, group_id), timeout=600))
     if measured in SHARES:
-        share = SHARES.get(measured, lambda: None)
+        share = SHARES.peek(measured)
         if share is None:
             st.info("This deal has no labelled queries to measure over.")
         else:

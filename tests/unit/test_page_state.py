@@ -15,6 +15,8 @@ def memo_script() -> None:
 
     memo = SessionMemo("test.memo", keep=3)
     computed = st.session_state.setdefault("computed", [])
+    for key in st.session_state.get("peeked", []):
+        memo.peek(key)
     for key in st.session_state.get("asked", []):
         memo.get(key, lambda key=key: computed.append(key) or key * 10)
     st.session_state["kept"] = list(st.session_state["test.memo"])
@@ -30,6 +32,9 @@ def test_the_memo_keeps_the_most_recently_used_and_computes_each_once() -> None:
     at.run()
     assert at.session_state["computed"] == [1, 2, 3, 4, 2]  # dropped, so computed again; 4 was kept
     assert at.session_state["kept"] == [1, 2, 4]
+    at.session_state["peeked"], at.session_state["asked"] = [1], [5]  # a peek is a use: 2 goes, not 1
+    at.run()
+    assert at.session_state["kept"] == [4, 1, 5] and at.session_state["computed"][-1] == 5
 
 
 def pick_script() -> None:

@@ -1,6 +1,7 @@
 """Page state, kept one way by every page.
 
-- `url`: what a reload or a link must show again is in the URL (bound widgets, or a record's id or name).
+- `url`: what a reload or a link must show again is in the URL (bound widgets, or a record's id or name); a pick
+  the page also sets itself is keyed by `pick_key`, so the browser's older copy cannot undo it.
 - `memo`: results worth keeping across a session's reruns, bounded (`SessionMemo`).
 - `flash`: an action's one-line outcome, shown beside the action on the run that follows it.
 

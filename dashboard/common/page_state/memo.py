@@ -36,8 +36,11 @@ class SessionMemo:
         return value
 
     def peek(self, key: Hashable) -> Any:
-        """The value kept under `key`, or None; nothing computed."""
-        return self._entries().get(key)
+        """The value kept under `key` (now the most recently used), or None; nothing computed."""
+        entries = self._entries()
+        if key in entries:
+            entries.move_to_end(key)
+        return entries.get(key)
 
     def put(self, key: Hashable, value: object) -> None:
         entries = self._entries()
