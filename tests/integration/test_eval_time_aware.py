@@ -22,6 +22,8 @@ from pipeline.retrieval.retrieve import retrieve
 from pipeline.utc import to_utc
 
 QUERIES = 12
+# every sweep here is set against live retrievals, so none reuses pools an earlier test's sweep cached: an admin
+# action and its undo leave the graph's content (the cache's key) as it was, but can reorder tied candidates
 
 
 def superseded_by(candidate, cutoff: datetime) -> bool:
@@ -30,7 +32,7 @@ def superseded_by(candidate, cutoff: datetime) -> bool:
 
 
 async def test_stale_fact_rate_is_what_the_unfiltered_top_k_holds(lab: Lab, demo: str) -> None:
-    spec = SweepSpec(demo, (25,), (5, 10), ("none", "local"), limit_queries=QUERIES, stale_rate=True)
+    spec = SweepSpec(demo, (25,), (5, 10), ("none", "local"), limit_queries=QUERIES, stale_rate=True, use_cache=False)
     totals: set[int] = set()
     result = await run_sweep(lab, spec, progress=lambda _d, total, _m: totals.add(total))
     assert totals == {2 * QUERIES}  # a second pass over the queries, without the filter, counted in the progress
@@ -62,7 +64,14 @@ async def test_stale_fact_rate_is_what_the_unfiltered_top_k_holds(lab: Lab, demo
     unfiltered = await run_sweep(
         lab,
         SweepSpec(
-            demo, (25,), (5, 10), ("none", "local"), limit_queries=QUERIES, include_superseded=True, stale_rate=True
+            demo,
+            (25,),
+            (5, 10),
+            ("none", "local"),
+            limit_queries=QUERIES,
+            include_superseded=True,
+            stale_rate=True,
+            use_cache=False,
         ),
     )
     for s in result.grid:
@@ -71,7 +80,7 @@ async def test_stale_fact_rate_is_what_the_unfiltered_top_k_holds(lab: Lab, demo
 
 async def test_a_sweep_as_of_a_date_ranks_as_retrieve_does_then(lab: Lab, demo: str) -> None:
     day = "2025-06-30"
-    spec = SweepSpec(demo, (25,), (10,), ("none",), limit_queries=6, as_of=day, stale_rate=True)
+    spec = SweepSpec(demo, (25,), (10,), ("none",), limit_queries=6, as_of=day, stale_rate=True, use_cache=False)
     totals: set[int] = set()
     result = await run_sweep(lab, spec, progress=lambda _d, total, _m: totals.add(total))
     assert result.spec.as_of == day
