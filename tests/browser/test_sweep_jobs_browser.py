@@ -96,7 +96,7 @@ async def test_a_sweep_job_seen_and_cancelled_from_another_session(
         said = f"Sweep cancelled after {job.done} of 54 queries: the finished queries are saved as partial experiment"
         await first.get_by_text(f"{said} #{job.experiment_id}.").wait_for(timeout=STUCK_MS)
         # the page opens it for the session that started it (a timed refresh of the job list carrying the browser's
-        # older "Show" pick cannot undo that: dashboard/common/page_state/url.py, user_changes_only)
+        # older "Show" pick cannot undo that: dashboard/common/page_state/url.py, pick_key)
         await first.get_by_text(f"Partial experiment: cancelled after {job.done} of 54 queries.").wait_for(
             timeout=STUCK_MS
         )
