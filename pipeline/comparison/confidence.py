@@ -26,7 +26,7 @@ from datetime import datetime
 
 import numpy as np
 
-from pipeline.graph.dialects import for_driver
+from pipeline.graph.dialects.registry import for_driver
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import NO_FLOOR

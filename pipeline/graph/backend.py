@@ -30,7 +30,8 @@ from graphiti_core.driver.driver import GraphDriver
 from graphiti_core.driver.falkordb_driver import FalkorDriver
 
 from pipeline.errors import BackendUnavailable, InvalidInput, ReadOnly
-from pipeline.graph.dialects import GraphQueries, queries_for
+from pipeline.graph.dialects.common import GraphQueries
+from pipeline.graph.dialects.registry import queries_for
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
 from pipeline.graph.graphiti_compat import ReadOnlyFalkorDriver, ReadOnlyNeo4jDriver, skip_index_creation
 from pipeline.settings import Settings

@@ -26,7 +26,7 @@ from graphiti_core.edges import EntityEdge
 from graphiti_core.search.search_filters import SearchFilters
 from graphiti_core.search.search_utils import node_distance_reranker, rrf
 
-from pipeline.graph.dialects import for_driver
+from pipeline.graph.dialects.registry import for_driver
 from pipeline.retrieval.collector import collector_paused
 from pipeline.retrieval.recipes import Recipe
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from graphiti_core.driver.driver import GraphDriver
 from graphiti_core.edges import EntityEdge
 
-from pipeline.graph.dialects import for_driver
+from pipeline.graph.dialects.registry import for_driver
 from pipeline.rerankers import LabReranker, RerankOutcome
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.graph.dialects import FalkorQueries, Neo4jQueries, statements
+from pipeline.graph.dialects.falkordb import FalkorQueries
+from pipeline.graph.dialects.neo4j import Neo4jQueries
+from pipeline.graph.dialects.registry import statements
 from tests.support import cypher_lint
 
 FALKORDB_ONLY = ("vecf32", "vec.cosineDistance", "GRAPH.", "db.idx.")

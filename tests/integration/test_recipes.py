@@ -12,7 +12,7 @@ from graphiti_core.search.search_config import EdgeReranker, EdgeSearchConfig, E
 
 from benchmarks.stock_graphiti import graphiti_for
 from pipeline.errors import InvalidInput
-from pipeline.graph.dialects import for_driver
+from pipeline.graph.dialects.registry import for_driver
 from pipeline.ingest.loading import parse_time
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter

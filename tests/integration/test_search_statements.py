@@ -10,7 +10,7 @@ from graphiti_core.search.search_utils import (
     get_embeddings_for_edges,
 )
 
-from pipeline.graph.dialects import for_driver
+from pipeline.graph.dialects.registry import for_driver
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.rerank import stored_vectors
