@@ -32,7 +32,7 @@ from graphiti_core.driver.falkordb_driver import FalkorDriver
 from pipeline.errors import BackendUnavailable, InvalidInput, ReadOnly
 from pipeline.graph.dialects.common import GraphQueries
 from pipeline.graph.dialects.registry import queries_for
-from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
+from pipeline.graph.embedded_falkordb import SOCKET_CONNECT_TIMEOUT_S, EmbeddedFalkorDB
 from pipeline.graph.graphiti_compat import ReadOnlyFalkorDriver, ReadOnlyNeo4jDriver, skip_index_creation
 from pipeline.settings import Settings
 from pipeline.text import clip, one_line
@@ -232,7 +232,9 @@ async def connect(settings: Settings) -> GraphBackend:
 async def _connect_embedded(settings: Settings) -> GraphBackend:
     server = EmbeddedFalkorDB(settings.resolved_data_dir)
     await asyncio.to_thread(server.ensure_running)
-    client = FalkorDB(unix_socket_path=str(server.socket_path), socket_connect_timeout=settings.connect_timeout_s)
+    client = FalkorDB(unix_socket_path=str(server.socket_path))
+    # redis-py passes no connect timeout to a unix socket's connections (they keep its 5 s default): the pool does
+    client.connection.connection_pool.update_connection_kwargs(socket_connect_timeout=SOCKET_CONNECT_TIMEOUT_S)
     backend = GraphBackend(kind="falkordb", location=server.uri, falkor=client, embedded=server)
     problem = await backend.health()
     if problem:

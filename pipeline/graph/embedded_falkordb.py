@@ -41,6 +41,11 @@ log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 180.0  # the supervisor may wait for a previous server to flush, then replay a large AOF
 STOP_TIMEOUT_S = 90.0
+# A connection to the local socket succeeds at once, or fails at once when the server is gone. What can run out
+# is the client's own event loop: a loop kept busy by other work (20 dashboard sessions on 2 busy cores) runs the
+# connect's last step late, and redis-py's 5 s then reported a healthy server as unreachable. So the embedded
+# socket gets a bound for a stuck server only; RETRIEVAL_LAB_CONNECT_TIMEOUT_S is for graph servers on a network.
+SOCKET_CONNECT_TIMEOUT_S = 120.0
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the directory holding `pipeline/`
 
 

@@ -72,6 +72,10 @@ async def one_session(browser: Browser, app_url: str, number: int, query: str) -
         )
         loaded = time.perf_counter()
         box = page.get_by_label("Query")
+        # the box, or the one line a failed page shows instead: never a wait for a box that is not coming
+        await box.or_(page.locator(ERRORS)).first.wait_for(timeout=PER_STEP_TIMEOUT_MS)
+        if failed := [t.strip()[:200] for t in await page.locator(ERRORS).all_inner_texts()]:
+            raise AssertionError(f"the page failed before the query: {' | '.join(failed)}")
         await box.fill(query, timeout=PER_STEP_TIMEOUT_MS)  # 20 pages on 2 cores: the box can take a while
         entered = time.perf_counter()
         await box.press("Enter")

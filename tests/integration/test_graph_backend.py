@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
@@ -40,6 +41,24 @@ async def test_data_survives_a_server_restart(tmp_path: Path) -> None:
     finally:
         await lab.close()
         lab.backend.embedded.stop()
+
+
+async def test_a_held_up_event_loop_never_makes_the_embedded_server_unreachable(tmp_path: Path) -> None:
+    """The connect's last step runs late when the client's loop is busy (20 dashboard sessions on 2 busy cores
+    once made a page fail with "Timeout connecting to server", redis-py's 5 s default for a unix socket)."""
+    lab = await Lab.open(make_settings(tmp_path))
+    try:
+        connection = lab.backend.falkor.connection.connection_pool.make_connection()  # a new one, as a pool grows
+        connecting = asyncio.create_task(connection.connect())
+        asyncio.get_running_loop().call_soon(time.sleep, 6)  # other work holds the loop past those 5 s
+        await connecting
+        await connection.send_command("PING")
+        assert await connection.read_response() in (b"PONG", "PONG")
+        await connection.disconnect()
+    finally:
+        await lab.close()
+        if lab.backend.embedded is not None:
+            lab.backend.embedded.stop()
 
 
 async def test_two_deals_never_see_each_other(lab: Lab, tmp_path: Path) -> None:
