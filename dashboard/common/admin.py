@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
+from dashboard.common.page_state.flash import flash, show_flash
 from dashboard.common.sidebar import DRAWN_KEY
 from dashboard.common.text import md
 from pipeline.admin.unlock import UnlockResult, secrets_match, try_unlock
@@ -33,6 +34,7 @@ UNLOCKED_KEY, FAILED_KEY = "admin.unlocked_digest", "admin.failed"  # digest; (d
 SESSION_KEY = "admin.session"  # an AdminSession: not a widget key, so it survives page changes
 ENDED_KEY = "admin.ended"  # why the last session ended, shown once in the box
 SIGN_OUT_KEY = "admin.sign_out"
+WELCOME_KEY = "admin.welcome"  # the unlock's one-line outcome, shown once in the run that follows it
 
 
 @dataclass(frozen=True)
@@ -106,15 +108,19 @@ def draw_admin_box() -> None:
         return
     session = _live_session(settings)
     if session is None:
-        box = st.sidebar.empty()
-        with box.container():
+        with st.sidebar:
             session = _unlock_form(settings)
         if session is None:
             return
-        box.empty()  # the inputs are not drawn again: the secret leaves the session's widget state
-        st.sidebar.success(f"Admin actions on for {md(session.name)}.")
+        # the run starts again without the inputs: the secret leaves the session's widget state, and the box
+        # is never swapped for another element in a run (the browser would rebuild it and fold the expander)
+        st.session_state[SESSION_KEY] = replace(session, expires_at=_now() + 60 * settings.admin_idle_minutes)
+        flash(WELCOME_KEY, f"Admin actions on for {md(session.name)}.")
+        st.rerun()
     session = replace(session, expires_at=_now() + 60 * settings.admin_idle_minutes)
     st.session_state[SESSION_KEY] = session
+    with st.sidebar:
+        show_flash(WELCOME_KEY)
     left, right = st.sidebar.columns([3, 2], vertical_alignment="center")
     left.markdown(f":material/admin_panel_settings: Admin: **{md(session.name)}**")
     right.button("Sign out", key=SIGN_OUT_KEY, type="tertiary", on_click=sign_out)

@@ -30,4 +30,4 @@ def statements(dialect: type[GraphQueries]) -> dict[str, str]:
     return {name: value for name in dir(dialect) if name.isupper() and isinstance(value := getattr(dialect, name), str)}
 
 
-__all__ = ["DIALECTS", "FalkorQueries", "GraphQueries", "Neo4jQueries", "for_driver", "queries_for", "statements"]
+__all__ = ["DIALECTS", "for_driver", "queries_for", "statements"]
