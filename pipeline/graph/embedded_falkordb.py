@@ -153,9 +153,11 @@ class EmbeddedFalkorDB:
         finally:
             os.close(log_fd)
         answer_by = time.monotonic() + 30  # the supervisor writes its first status before anything slow
+        phase = "its supervisor gave no sign of life"
         while time.monotonic() < deadline:
             status = read_status(files)
             if status is not None and status.nonce == nonce:
+                phase = status.message or status.state
                 if status.state == READY and status.redis:
                     if status.message:  # what the start repaired (a torn tail cut off): said once
                         log.warning("embedded FalkorDB: %s", status.message)
@@ -164,12 +166,17 @@ class EmbeddedFalkorDB:
                 if status.state == REFUSED:
                     raise PersistenceRefused(status.message)
                 if status.state != STARTING or not pid_alive(status.supervisor):
-                    why = status.message or f"its supervisor stopped while starting (see {files.supervisor_log})"
+                    said = status.message if status.state != STARTING else ""  # a phase is no reason
+                    why = said or f"its supervisor stopped while starting (see {files.supervisor_log})"
                     raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: {why}; nothing was changed")
             elif time.monotonic() > answer_by:
                 break
             time.sleep(0.05)
-        raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: server did not start (see {files.supervisor_log})")
+        last = redis_process.last_log_line(files) or "nothing"
+        raise BackendUnavailable(
+            f"embedded FalkorDB at {self.uri}: server did not start in time ({phase}; redis-server's last log "
+            f"line: {last}; see {files.supervisor_log})"
+        )
 
     def release(self) -> None:
         """Let go of this client's lease (the server stays while another client holds one)."""

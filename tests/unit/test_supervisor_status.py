@@ -7,15 +7,20 @@ The old supervisor's redis-server died (killed) just as a client started a new o
 
 from __future__ import annotations
 
+import os
+import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from pipeline.errors import BackendUnavailable
 from pipeline.graph.embedded import status as status_module
 from pipeline.graph.embedded.paths import ServerFiles
 from pipeline.graph.embedded.status import READY, STARTING, STOPPED, Status, read_status, write_status
 from pipeline.graph.embedded.supervisor import Supervisor
+from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
 
 
 def test_an_old_supervisors_last_word_never_covers_a_new_supervisors(
@@ -30,7 +35,7 @@ def test_an_old_supervisors_last_word_never_covers_a_new_supervisors(
     def read_then_let_the_new_one_start(files_: ServerFiles) -> Status | None:
         current = real_read(files_)
         if not starter:  # the old supervisor has read its own nonce: now the new one writes "starting"
-            starter.append(threading.Thread(target=new._status, args=(STARTING,)))
+            starter.append(threading.Thread(target=new._claim))
             starter[0].start()
             starter[0].join(timeout=0.5)  # it waits for the old one's word if the two are serialised
         return current
@@ -47,9 +52,36 @@ def test_an_old_supervisors_last_word_never_covers_a_new_supervisors(
 
 def test_a_superseded_supervisor_does_not_overwrite_the_new_ones_word(tmp_path: Path) -> None:
     files = ServerFiles(tmp_path)
-    Supervisor(files, "old")._status(STARTING)
-    Supervisor(files, "new")._status(STARTING)
+    Supervisor(files, "old")._claim()
+    Supervisor(files, "new")._claim()
     Supervisor(files, "old")._status(STOPPED, "late")
 
     final = read_status(files)
     assert final is not None and (final.nonce, final.state) == ("new", STARTING)
+
+
+def test_a_superseded_supervisors_phase_does_not_overwrite_the_new_ones_word(tmp_path: Path) -> None:
+    files = ServerFiles(tmp_path)
+    old = Supervisor(files, "old")
+    old._claim()
+    Supervisor(files, "new")._claim()
+    old._status(STARTING, "counting the loaded graphs")
+
+    final = read_status(files)
+    assert final is not None and final.nonce == "new"
+
+
+def test_a_client_that_gives_up_names_the_phase_its_supervisor_was_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A supervisor still checking its files when the client's time is up (a stand-in writes its word)."""
+    files = ServerFiles(tmp_path)
+    real_popen = subprocess.Popen
+
+    def launch(args: list[str], **kwargs: object) -> subprocess.Popen[bytes]:
+        write_status(files, Status(args[-1], STARTING, os.getpid(), None, "checking the append-only files"))
+        return real_popen(["true"])
+
+    monkeypatch.setattr(subprocess, "Popen", launch)
+    with pytest.raises(BackendUnavailable, match=r"server did not start in time \(checking the append-only files; "):
+        EmbeddedFalkorDB(tmp_path)._start(time.monotonic() + 1.0)

@@ -28,11 +28,11 @@ class Status:
     message: str = ""
 
 
-def publish(files: ServerFiles, status: Status) -> None:
-    """Write the status if it starts a supervisor's word or the file still holds that supervisor's nonce."""
+def publish(files: ServerFiles, status: Status, claim: bool = False) -> None:
+    """Write the status if it is a supervisor's first word (`claim`) or the file still holds its nonce."""
     with holding(files.status_lock, 10.0, "the supervisor status"):
         current = read_status(files)
-        if status.state != STARTING and current is not None and current.nonce != status.nonce:
+        if not claim and current is not None and current.nonce != status.nonce:
             return  # a newer supervisor owns the directory now: its client waits for its word, not ours
         write_status(files, status)
 

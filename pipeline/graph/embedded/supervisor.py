@@ -79,10 +79,15 @@ class Supervisor:
         self.ready = False  # until then the client waits for our verdict, which run() writes
         self.growth_due = 0.0
 
-    def _status(self, state: str, message: str = "") -> None:
+    def _status(self, state: str, message: str = "", claim: bool = False) -> None:
         redis_pid = self.process.pid if self.process is not None else None
         with contextlib.suppress(OSError, TimeoutError):  # the directory may be gone (a test's tmp dir)
-            publish(self.files, Status(self.nonce, state, os.getpid(), redis_pid, message))
+            publish(self.files, Status(self.nonce, state, os.getpid(), redis_pid, message), claim)
+
+    def _claim(self) -> None:
+        """Our first word: the directory's status is ours from now on (each phase is said while it lasts, so
+        a client that gives up names the one it gave up in)."""
+        self._status(STARTING, "waiting for the previous redis-server to let go of the directory", claim=True)
 
     def _client(self) -> redis.Redis:
         # no retries: a SHUTDOWN ends in a dropped connection, which is the answer, not a fault to retry
@@ -106,10 +111,11 @@ class Supervisor:
     def run(self) -> int:
         os.umask(0o077)
         server_lock = FileLock(self.files.server_lock)
-        self._status(STARTING)
+        self._claim()
         if not server_lock.acquire(SERVER_LOCK_WAIT_S):
             self._status(FAILED, f"another redis-server still holds {self.files.server_lock}")
             return 1
+        self._status(STARTING, "checking the append-only files")
         try:
             verdict = check_before_start(self.files)
         except PersistenceRefused as exc:
@@ -122,11 +128,13 @@ class Supervisor:
         signal.signal(signal.SIGTERM, self._on_stop)
         signal.signal(signal.SIGINT, self._on_stop)
         signal.signal(signal.SIGUSR1, self._on_nudge)
+        self._status(STARTING, "redis-server is loading the append-only files")
         problem = self._wait_until_loaded(had_files=verdict.snapshot is not None)
         if problem is not None:
             self._status(REFUSED if isinstance(problem, PersistenceRefused) else FAILED, str(problem))
             return 2
         if verdict.expected_counts is not None:
+            self._status(STARTING, "counting the loaded graphs")
             try:
                 compare_counts(self.files, verdict.expected_counts, self.counts())
             except PersistenceRefused as exc:
