@@ -152,6 +152,11 @@ class EmbeddedFalkorDB:
             raise BackendUnavailable(f"embedded FalkorDB at {self.uri}: cannot start its supervisor ({exc})") from None
         finally:
             os.close(log_fd)
+        if launcher.returncode != 0:  # it could not even fork: its traceback is in the log
+            raise BackendUnavailable(
+                f"embedded FalkorDB at {self.uri}: its supervisor failed to start (exit code {launcher.returncode}: "
+                f"{_last_line(files.supervisor_log)}; see {files.supervisor_log})"
+            )
         answer_by = time.monotonic() + 30  # the supervisor writes its first status before anything slow
         phase = "its supervisor gave no sign of life"
         while time.monotonic() < deadline:
@@ -204,6 +209,14 @@ class EmbeddedFalkorDB:
             return status.supervisor
         pids = redis_process.server_pids(self.socket_path)
         return pids[1] if pids is not None else None
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = path.read_bytes()[-4096:].decode("utf-8", "replace").splitlines()
+    except OSError:
+        return "nothing logged"
+    return next((line.strip()[:300] for line in reversed(lines) if line.strip()), "nothing logged")
 
 
 def _nudge(pid: int) -> None:

@@ -85,3 +85,20 @@ def test_a_client_that_gives_up_names_the_phase_its_supervisor_was_in(
     monkeypatch.setattr(subprocess, "Popen", launch)
     with pytest.raises(BackendUnavailable, match=r"server did not start in time \(checking the append-only files; "):
         EmbeddedFalkorDB(tmp_path)._start(time.monotonic() + 1.0)
+
+
+def test_a_supervisor_that_cannot_even_start_is_reported_at_once_with_its_last_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = ServerFiles(tmp_path)
+    real_popen = subprocess.Popen
+
+    def launch(args: list[str], **kwargs: object) -> subprocess.Popen[bytes]:
+        files.supervisor_log.write_text("Traceback (most recent call last):\nImportError: no module named redis\n")
+        return real_popen(["false"])
+
+    monkeypatch.setattr(subprocess, "Popen", launch)
+    with pytest.raises(
+        BackendUnavailable, match=r"failed to start \(exit code 1: ImportError: no module named redis; "
+    ):
+        EmbeddedFalkorDB(tmp_path)._start(time.monotonic() + 60)
