@@ -43,6 +43,7 @@ TESTS=(
     tests/browser/test_load_through_streamlit.py
     tests/browser/test_admin_journey.py
     tests/browser/test_spotcheck_keys.py
+    tests/browser/test_spotcheck_adjudicate.py
 )
 
 OUT=artifacts/soak
