@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +41,7 @@ from pipeline.merges.actions import rejected_pairs, undo_merge, undone_merges
 from pipeline.merges.records import read_merge_records
 from tests.conftest import make_settings
 from tests.support.dump import dump_deal
-from tests.support.journal_actions import GROUP, correction_request, run_forked
+from tests.support.journal_actions import GROUP, STACKS_SIGNAL, correction_request, run_forked
 
 FACT = stable_uuid(GROUP, "fact", "f216")  # "Halcyon's cash balance was $1.6 million at February 28, 2026."
 STATEMENT = "Halcyon's cash balance was $1.45 million at March 31, 2026."
@@ -99,9 +100,17 @@ def run_action(data_dir: Path, action: str, args: dict[str, Any], failpoint: str
     child.start()
     child.join(timeout=120)
     if child.exitcode is None:
+        os.kill(child.pid, STACKS_SIGNAL)
+        stacks_by = time.monotonic() + 30
+        while "File " not in err.read_text(errors="replace") and time.monotonic() < stacks_by:
+            time.sleep(0.1)  # faulthandler writes them from its signal handler
         child.kill()
         child.join()
-        pytest.fail(f"{action} did not end within 120 s")
+        server = data_dir / "falkordb.status.json"  # the server's start, if it was stuck there
+        pytest.fail(
+            f"{action} did not end within 120 s; its server: {server.read_text() if server.exists() else 'none'}; "
+            f"where it was:\n{err.read_text(errors='replace')[-6000:]}"
+        )
     done = subprocess.CompletedProcess([action], child.exitcode, out.read_text(), err.read_text())
     out.unlink()
     err.unlink()

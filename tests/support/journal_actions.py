@@ -9,8 +9,10 @@ RETRIEVAL_LAB_FAILPOINT). Prints one line: `ok <id>` or `refused <message>` (exi
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import json
 import os
+import signal
 import sys
 from datetime import date
 
@@ -26,6 +28,7 @@ from pipeline.merges.actions import merge_entities, reject_pair, undo_merge
 from pipeline.vector_index.build import ensure_index
 
 GROUP = "demo"
+STACKS_SIGNAL = signal.SIGUSR2  # run_forked writes every thread's stack to its stderr on it
 
 
 def correction_request(fact_uuid: str, statement: str) -> CorrectionRequest:
@@ -82,6 +85,7 @@ def run_forked(env: dict[str, str], action: str, args_json: str, out: str, err: 
         target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(target, fd)
         os.close(target)
+    faulthandler.register(STACKS_SIGNAL, file=sys.stderr, all_threads=True)  # where it is, if it never ends
     try:
         code = asyncio.run(main(action, json.loads(args_json)))
     except BaseException:
