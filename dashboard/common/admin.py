@@ -114,16 +114,22 @@ def draw_admin_box() -> None:
             return
         # the run starts again without the inputs: the secret leaves the session's widget state, and the box
         # is never swapped for another element in a run (the browser would rebuild it and fold the expander)
-        st.session_state[SESSION_KEY] = replace(session, expires_at=_now() + 60 * settings.admin_idle_minutes)
+        _keep(session, settings)
         flash(WELCOME_KEY, f"Admin actions on for {md(session.name)}.")
         st.rerun()
-    session = replace(session, expires_at=_now() + 60 * settings.admin_idle_minutes)
-    st.session_state[SESSION_KEY] = session
+    session = _keep(session, settings)
     with st.sidebar:
         show_flash(WELCOME_KEY)
     left, right = st.sidebar.columns([3, 2], vertical_alignment="center")
     left.markdown(f":material/admin_panel_settings: Admin: **{md(session.name)}**")
     right.button("Sign out", key=SIGN_OUT_KEY, type="tertiary", on_click=sign_out)
+
+
+def _keep(session: AdminSession, settings: Settings) -> AdminSession:
+    """Store the session with its idle deadline pushed back."""
+    session = replace(session, expires_at=_now() + 60 * settings.admin_idle_minutes)
+    st.session_state[SESSION_KEY] = session
+    return session
 
 
 def sign_out() -> None:

@@ -11,6 +11,7 @@ import os
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -71,18 +72,26 @@ def test_a_superseded_supervisors_phase_does_not_overwrite_the_new_ones_word(tmp
     assert final is not None and final.nonce == "new"
 
 
+def _launcher_stand_in(monkeypatch: pytest.MonkeyPatch, before: Callable[[list[str]], object], command: str) -> None:
+    """The client's launch of a supervisor runs `before(its arguments)`, then `command` (true/false) instead."""
+    real_popen = subprocess.Popen
+
+    def launch(args: list[str], **kwargs: object) -> subprocess.Popen[bytes]:
+        before(args)
+        return real_popen([command])
+
+    monkeypatch.setattr(subprocess, "Popen", launch)
+
+
 def test_a_client_that_gives_up_names_the_phase_its_supervisor_was_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A supervisor still checking its files when the client's time is up (a stand-in writes its word)."""
     files = ServerFiles(tmp_path)
-    real_popen = subprocess.Popen
-
-    def launch(args: list[str], **kwargs: object) -> subprocess.Popen[bytes]:
-        write_status(files, Status(args[-1], STARTING, os.getpid(), None, "checking the append-only files"))
-        return real_popen(["true"])
-
-    monkeypatch.setattr(subprocess, "Popen", launch)
+    word = lambda args: write_status(  # noqa: E731
+        files, Status(args[-1], STARTING, os.getpid(), None, "checking the append-only files")
+    )
+    _launcher_stand_in(monkeypatch, word, "true")
     with pytest.raises(BackendUnavailable, match=r"server did not start in time \(checking the append-only files; "):
         EmbeddedFalkorDB(tmp_path)._start(time.monotonic() + 1.0)
 
@@ -91,13 +100,8 @@ def test_a_supervisor_that_cannot_even_start_is_reported_at_once_with_its_last_w
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     files = ServerFiles(tmp_path)
-    real_popen = subprocess.Popen
-
-    def launch(args: list[str], **kwargs: object) -> subprocess.Popen[bytes]:
-        files.supervisor_log.write_text("Traceback (most recent call last):\nImportError: no module named redis\n")
-        return real_popen(["false"])
-
-    monkeypatch.setattr(subprocess, "Popen", launch)
+    log = "Traceback (most recent call last):\nImportError: no module named redis\n"
+    _launcher_stand_in(monkeypatch, lambda args: files.supervisor_log.write_text(log), "false")
     with pytest.raises(
         BackendUnavailable, match=r"failed to start \(exit code 1: ImportError: no module named redis; "
     ):
