@@ -14,6 +14,7 @@
     python -m benchmarks low-confidence --group demo  Compare's low-confidence rule on labelled and off-topic queries
     python -m benchmarks big-experiment --settings 200  a large saved sweep opened whole, and as the page opens it
     python -m benchmarks recipe-sweep --group tatqa --queries 150   seven recipes in one sweep against one alone
+    python -m benchmarks server-starts --starts 2000  embedded server starts beside CPU burners: hung, p50/p95
 
 Errors meant for the user print one line and exit 2, as `python -m pipeline` does.
 """
@@ -312,6 +313,15 @@ def _durability(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def _server_starts(args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.server_starts import render_server_starts, server_starts
+
+    result = server_starts(args.starts, args.burners, args.hang_s)
+    if not args.json:
+        print(render_server_starts(result))
+    return result
+
+
 def _import_speed(args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.import_speed import DEFAULT_CORPUS, import_speed, render_import_speed
 
@@ -437,6 +447,12 @@ def build_parser() -> argparse.ArgumentParser:
     fsync.add_argument("--repeat", type=whole(1, 20), default=2, help="rounds under each policy, alternately")
     fsync.set_defaults(run=_durability, no_lab=True)
 
+    starts = sub.add_parser("server-starts", help="embedded server starts beside CPU burners, query log off and on")
+    starts.add_argument("--starts", type=whole(1, 1_000_000), default=2000, help="starts per setting")
+    starts.add_argument("--burners", type=whole(0, 64), default=2, help="CPU-bound processes beside them")
+    starts.add_argument("--hang-s", type=seconds(600), default=20.0, help="a start without PONG by then hung")
+    starts.set_defaults(run=_server_starts, no_lab=True)
+
     low = sub.add_parser("low-confidence", help="Compare's low-confidence rule on labelled and off-topic queries")
     low.add_argument("--group", default="demo")
     low.add_argument("--split", default=None, help="only the labelled queries of this split (e.g. test)")
@@ -449,7 +465,9 @@ def build_parser() -> argparse.ArgumentParser:
     big.add_argument("--queries", type=whole(1, 100_000), default=54)
     big.set_defaults(run=_big_experiment, no_lab=True)
 
-    add_json_flag(bench, load, page, compare, first, huge, sizes, parity, sweep, recipes, pages, speed, fsync, low, big)
+    add_json_flag(
+        bench, load, page, compare, first, huge, sizes, parity, sweep, recipes, pages, speed, fsync, starts, low, big
+    )
 
     return parser
 

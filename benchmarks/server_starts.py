@@ -1,0 +1,113 @@
+"""`python -m benchmarks server-starts`: many starts of the embedded server on a seeded data directory, beside
+CPU-bound burners, with FalkorDB's query log off (the product's setting) and on (the module's default),
+alternately in one run: how many starts hung, and how long the others took.
+
+FalkorDB 4.16's query log is a timer task that can meet the module's own initialisation of the lock it takes;
+redis-server then hangs for good while loading its first graph. That race needs a busy machine, hence the
+burners. A start that does not answer PING within --hang-s counts as hung (and is killed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ARMS = {"query log off": None, "query log on": ()}  # None: the product's MODULE_ARGS; (): the module's defaults
+
+
+async def _seed(data_dir: Path) -> None:
+    from pipeline.ingest.demo.seed import seed_demo
+    from pipeline.lab import Lab
+    from pipeline.settings import get_settings
+
+    lab = await Lab.open(get_settings().model_copy(update={"data_dir": data_dir}))
+    try:
+        if lab.backend.embedded is None:
+            from pipeline.errors import InvalidInput
+
+            raise InvalidInput("server-starts measures the embedded server: unset FALKORDB_URI/NEO4J_URI")
+        await seed_demo(lab.backend, lab.embedder, data_dir)
+    finally:
+        await lab.close()
+        if lab.backend.embedded is not None:
+            lab.backend.embedded.stop()
+
+
+def _start_once(seeded: Path, scratch: Path, module_args: tuple[str, ...] | None, hang_s: float) -> float | None:
+    """Seconds until the server answered PING, or None when it hung."""
+    from pipeline.graph.embedded import redis_process
+    from pipeline.graph.embedded.paths import ServerFiles
+
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(mode=0o700)
+    shutil.copytree(seeded / "appendonlydir", scratch / "appendonlydir")
+    files = ServerFiles(scratch)
+    line = redis_process.command(files) if module_args is None else redis_process.command(files, module_args)
+    process = subprocess.Popen(line, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    started = time.perf_counter()
+    try:
+        while time.perf_counter() - started < hang_s:
+            if redis_process.probe(files.socket) == "up":
+                return time.perf_counter() - started
+            if process.poll() is not None:
+                raise RuntimeError(f"redis-server exited with code {process.returncode}")
+            time.sleep(0.01)
+        return None
+    finally:
+        process.kill()
+        process.wait()
+
+
+def server_starts(starts: int, burners: int, hang_s: float) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="retrieval-lab-starts-") as tmp:
+        seeded = Path(tmp) / "seeded"
+        asyncio.run(_seed(seeded))
+        load = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(burners)]
+        try:
+            times: dict[str, list[float]] = {arm: [] for arm in ARMS}
+            hung = dict.fromkeys(ARMS, 0)
+            for _ in range(starts):
+                for arm, module_args in ARMS.items():
+                    took = _start_once(seeded, Path(tmp) / "start", module_args, hang_s)
+                    if took is None:
+                        hung[arm] += 1
+                    else:
+                        times[arm].append(took)
+        finally:
+            for burner in load:
+                with contextlib.suppress(OSError):
+                    burner.kill()
+                burner.wait()
+    return {
+        "starts": starts,
+        "burners": burners,
+        "hang_s": hang_s,
+        "arms": {
+            arm: {
+                "hung": hung[arm],
+                "p50_s": statistics.median(times[arm]) if times[arm] else None,
+                "p95_s": statistics.quantiles(times[arm], n=20)[-1] if len(times[arm]) >= 2 else None,
+            }
+            for arm in ARMS
+        },
+    }
+
+
+def render_server_starts(result: dict[str, Any]) -> str:
+    lines = [
+        f"{result['starts']} starts per setting, alternately, beside {result['burners']} CPU burners "
+        f"(hung: no PONG within {result['hang_s']:.0f} s)"
+    ]
+    for arm, figures in result["arms"].items():
+        p50 = "-" if figures["p50_s"] is None else f"{figures['p50_s']:.3f} s"
+        p95 = "-" if figures["p95_s"] is None else f"{figures['p95_s']:.3f} s"
+        lines.append(f"  {arm:<14} hung {figures['hung']:>4} · start p50 {p50} · p95 {p95}")
+    return "\n".join(lines)
