@@ -27,19 +27,12 @@ async def _measure(folder: Path, data_dir: Path, corrections: int, repeat: int) 
 
     import redis
 
+    from benchmarks.embedded_demo import embedded_demo_lab
     from pipeline.corrections.actions import CorrectionRequest, correct_fact, undo_correction
     from pipeline.ingest.beir import import_beir
-    from pipeline.ingest.demo.seed import seed_demo
     from pipeline.ingest.loading import stable_uuid
-    from pipeline.lab import Lab
-    from pipeline.settings import get_settings
 
-    lab = await Lab.open(get_settings().model_copy(update={"data_dir": data_dir}))
-    try:
-        server = lab.backend.embedded
-        if server is None:
-            raise InvalidInput("the durability benchmark measures the embedded server: unset FALKORDB_URI/NEO4J_URI")
-        await seed_demo(lab.backend, lab.embedder, data_dir)
+    async with embedded_demo_lab(data_dir, "the durability benchmark") as (lab, server):
         facts = []
         for number in range(1, 400):
             fact = await lab.backend.cypher.fact("demo", stable_uuid("demo", "fact", f"f{number}"))
@@ -67,10 +60,6 @@ async def _measure(folder: Path, data_dir: Path, corrections: int, repeat: int) 
         control.config_set("appendfsync", "always")
         control.close()
         return times
-    finally:
-        await lab.close()
-        if lab.backend.embedded is not None:
-            lab.backend.embedded.stop()  # its last record is written before the directory is removed
 
 
 def durability(corpus: Path, limit: int, corrections: int, repeat: int) -> dict[str, Any]:

@@ -17,40 +17,29 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-ARMS = {"query log off": None, "query log on": ()}  # None: the product's MODULE_ARGS; (): the module's defaults
+from benchmarks.embedded_demo import embedded_demo_lab
+from pipeline.graph.embedded import redis_process
+from pipeline.graph.embedded.paths import ServerFiles
+
+ARMS: dict[str, Sequence[str]] = {"query log off": redis_process.MODULE_ARGS, "query log on": ()}  # (): its defaults
 
 
 async def _seed(data_dir: Path) -> None:
-    from pipeline.ingest.demo.seed import seed_demo
-    from pipeline.lab import Lab
-    from pipeline.settings import get_settings
-
-    lab = await Lab.open(get_settings().model_copy(update={"data_dir": data_dir}))
-    try:
-        if lab.backend.embedded is None:
-            from pipeline.errors import InvalidInput
-
-            raise InvalidInput("server-starts measures the embedded server: unset FALKORDB_URI/NEO4J_URI")
-        await seed_demo(lab.backend, lab.embedder, data_dir)
-    finally:
-        await lab.close()
-        if lab.backend.embedded is not None:
-            lab.backend.embedded.stop()
+    async with embedded_demo_lab(data_dir, "server-starts"):
+        pass  # seeded, then stopped cleanly: the starts load what a stopped deal leaves
 
 
-def _start_once(seeded: Path, scratch: Path, module_args: tuple[str, ...] | None, hang_s: float) -> float | None:
+def _start_once(seeded: Path, scratch: Path, module_args: Sequence[str], hang_s: float) -> float | None:
     """Seconds until the server answered PING, or None when it hung."""
-    from pipeline.graph.embedded import redis_process
-    from pipeline.graph.embedded.paths import ServerFiles
-
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(mode=0o700)
     shutil.copytree(seeded / "appendonlydir", scratch / "appendonlydir")
     files = ServerFiles(scratch)
-    line = redis_process.command(files) if module_args is None else redis_process.command(files, module_args)
+    line = redis_process.command(files, module_args)
     process = subprocess.Popen(line, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     started = time.perf_counter()
     try:

@@ -88,9 +88,10 @@ def test_a_client_that_gives_up_names_the_phase_its_supervisor_was_in(
 ) -> None:
     """A supervisor still checking its files when the client's time is up (a stand-in writes its word)."""
     files = ServerFiles(tmp_path)
-    word = lambda args: write_status(  # noqa: E731
-        files, Status(args[-1], STARTING, os.getpid(), None, "checking the append-only files")
-    )
+
+    def word(args: list[str]) -> None:
+        write_status(files, Status(args[-1], STARTING, os.getpid(), None, "checking the append-only files"))
+
     _launcher_stand_in(monkeypatch, word, "true")
     with pytest.raises(BackendUnavailable, match=r"server did not start in time \(checking the append-only files; "):
         EmbeddedFalkorDB(tmp_path)._start(time.monotonic() + 1.0)
