@@ -21,6 +21,7 @@ from dashboard.common.tables import show_table
 from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, file_slug, label, md, plain
 from dashboard.evaluate.charts import heatmaps, pareto
 from dashboard.evaluate.jobs_view import OPEN, active_job, on_run
+from dashboard.evaluate.pool_gap import render_pool_gap
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.compare import (
     compare_experiments,
@@ -29,13 +30,14 @@ from pipeline.evaluation.compare import (
     setup_differences,
     wins_and_losses,
 )
+from pipeline.evaluation.coverage import kind_words
 from pipeline.evaluation.estimate import estimate_sweep
 from pipeline.evaluation.experiments import list_experiments, load_experiment, rename_experiment, with_rankings
 from pipeline.evaluation.export import per_query_csv, settings_table, to_csv, to_json
 from pipeline.evaluation.fingerprint import describe_graph, describe_judgments
 from pipeline.evaluation.judgments import EvalSet, available_eval_sets
 from pipeline.evaluation.labels import experiment_label
-from pipeline.evaluation.recommend import MIN_JUDGED, metric_label, rests_on_unjudged
+from pipeline.evaluation.recommend import Recommendation, metric_label
 from pipeline.evaluation.records import (
     BASELINE,
     CONDENSED,
@@ -300,14 +302,19 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
             icon=":material/warning:",
         )
     rec = result.recommendation(metric)
+    exp_id = current_pick(OPEN) if saved_as else None  # the experiment shown (opened without rankings)
+    if rec.unsure and exp_id is not None:  # the pool that settles it counts the pairs of two top k: read them
+        result = with_rankings(lab.store, exp_id, result, (rec.unsure[0], result.baseline))
+        rec = result.recommendation(metric)
     (st.success if rec.beats_baseline and not result.partial else st.info)(
         f"**Recommended: {md(rec.key)}** — {md(rec.sentence)}", icon=":material/recommend:"
     )
     st.caption(f"Rule: {md(rec.rule)}.")
+    render_pool_gap(lab, result.unjudged_gap(rec))
     _stale_note(result, rec.key if rec.beats_baseline else rec.best)
 
     show_table(
-        results_frame(result, metric, rec.key),
+        results_frame(result, metric, rec),
         f"{NS}.table",
         export=False,  # "Table CSV" below
         names={**RESULT_NAMES, "p_value": f"p {metric} (randomization)", "p_ttest": f"p {metric} (t-test)"},
@@ -321,8 +328,8 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     )
     st.caption(
         "**@k**: the top k the setting hands on (**tokens@k**: its size, counted with the bundled MiniLM "
-        f"tokenizer; **judged@k**: the share of it that has a judgment, under {MIN_JUDGED:.0%} flagged and never "
-        "recommended). **@10**: top 10 of the reranked list of N, the same for every k (k only cuts the list). "
+        f"tokenizer; **judged@k**: the share of it that has a judgment; this set has {kind_words(result.judgment_kind)}"
+        "). **@10**: top 10 of the reranked list of N, the same for every k (k only cuts the list). "
         "Latency: embedding + first stage at N + reranking, as measured when first computed. p: paired test of "
         f"{metric} per query against the baseline ({result.baseline}), which is computed beside the grid when the "
         "grid lacks it. The recommended row comes first; the Table CSV has every column (recipe, reranker, N, k, "
@@ -342,7 +349,6 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
         pd.DataFrame([{"type": t, **{k: round(v, 4) for k, v in m.items()}} for t, m in setting.by_type.items()]),
         f"{NS}.by_type",
     )
-    exp_id = current_pick(OPEN) if saved_as else None  # the experiment shown (opened without rankings)
     render_wins_losses(lab, result, picked, metric, exp_id)
     render_exports(lab, result, saved_as, metric, exp_id, picked)
 
@@ -366,13 +372,13 @@ FIRST_COLUMNS = (
 HIDDEN_COLUMNS = ("recipe", "reranker", "N", "k", "in_grid", "p_metric")
 
 
-def results_frame(result: SweepResult, metric: str, recommended: str) -> pd.DataFrame:
+def results_frame(result: SweepResult, metric: str, recommended: Recommendation) -> pd.DataFrame:
     """The metric table as the page shows it: the recommended row on top, the most useful columns first, and none
     that says nothing on this sweep (a cost of $0 everywhere, no reranker fallback, no stale-rate or coverage
     measured); the Table CSV keeps every column. The plain or the condensed metrics, as `metric` is."""
     table = pd.DataFrame(settings_table(result, metric))
-    table["recommended"] = table["setting"] == recommended
-    table["coverage"] = ["rests on unjudged facts" if rests_on_unjudged(s) else "" for s in result.settings]
+    table["recommended"] = table["setting"] == recommended.key
+    table["coverage"] = ["lead rests on unjudged facts" if s.key in recommended.unsure else "" for s in result.settings]
     condensed = metric.endswith(CONDENSED)
     table = table.drop(columns=[*HIDDEN_COLUMNS, *(METRIC_NAMES if condensed else CONDENSED_NAMES)])
     for column in ("stale@k", JUDGED, "coverage"):
@@ -572,7 +578,7 @@ def render_comparison(lab: Lab, group_id: str) -> None:
         return
     result_a, result_b = (load_experiment(lab.store, e, rankings=False)[1] for e in (a, b))
     _recommendations(result_a, result_b, metric)
-    for line in data_warnings(result_a, result_b):
+    for line in data_warnings(result_a, result_b, lab.store):
         st.warning(md(line), icon=":material/warning:")
     rows = compare_experiments(result_a, result_b, metric)
     if not rows:

@@ -6,8 +6,9 @@ import json
 from typing import Any
 
 from pipeline.csv_cells import dicts_to_csv, rows_to_csv
-from pipeline.evaluation.recommend import rests_on_unjudged
+from pipeline.evaluation.coverage import kind_words
 from pipeline.evaluation.records import (
+    CONDENSED,
     CONDENSED_NAMES,
     DEFAULT_METRIC,
     EXTRA_NAMES,
@@ -19,6 +20,8 @@ from pipeline.evaluation.records import (
     check_metric,
 )
 from pipeline.evaluation.vector_gain import gains_over_vector
+
+CONDENSED_NDCG = f"ndcg@k{CONDENSED}"
 
 TABLE_COLUMNS = (
     "setting",
@@ -108,9 +111,14 @@ def render_table(result: SweepResult, metric: str = DEFAULT_METRIC) -> str:
         "@k: the top k the setting hands on (tokens@k: its size); @10: top 10 of the reranked list of N (the same "
         f"for every k). p: Fisher randomization of {metric} against the baseline ({result.baseline})."
         + (" stale@k: share of the top k that would be superseded facts without the filter." if stale else "")
-        + (" judged@k: share of the top k that has a judgment (unjudged: counted not relevant)." if judged else ""),
+        + (
+            f" judged@k: share of the top k that has a judgment; {kind_words(result.judgment_kind)};"
+            " ndcg@k': unjudged facts left out."
+            if judged
+            else ""
+        ),
         f"{'setting':<{width}} {'ndcg@k':>7} {'recall@k':>8} {'P@k':>6} {'hit@k':>6} {'tokens@k':>8} "
-        + (f"{'judged@k':>8} " if judged else "")
+        + (f"{'judged@k':>8} {CONDENSED_NDCG:>7} " if judged else "")
         + (f"{'stale@k':>7} " if stale else "")
         + f"{'ndcg@10':>8} {'recall@10':>9} {'mrr@10':>7} {'p50 ms':>8} {'p':>7}",
     ]
@@ -118,8 +126,8 @@ def render_table(result: SweepResult, metric: str = DEFAULT_METRIC) -> str:
     tests = result.significance(metric)
     for s in result.settings:
         mark = " *" if s.key == rec.key else (" (baseline)" if s.key == result.baseline else "")
-        if rests_on_unjudged(s):
-            mark += " (rests on unjudged facts)"
+        if s.key in rec.unsure:
+            mark += " (lead rests on unjudged facts)"
         test = tests.get(s.key)
         p = "-" if test is None else f"{test.p_randomization:.4f}"
         mt = s.metrics
@@ -127,7 +135,7 @@ def render_table(result: SweepResult, metric: str = DEFAULT_METRIC) -> str:
             f"{s.key:<{width}} {mt['ndcg@k']:>7.4f} {mt['recall@k']:>8.4f} {mt['precision@k']:>6.4f} "
             f"{mt['hit@k']:>6.4f} "
             f"{mt.get(TOKENS, 0.0):>8.1f} "
-            + (f"{mt.get(JUDGED, 0.0):>8.0%} " if judged else "")
+            + (f"{mt.get(JUDGED, 0.0):>8.0%} {mt.get(CONDENSED_NDCG, 0.0):>7.4f} " if judged else "")
             + (f"{mt.get(STALE, 0.0):>7.1%} " if stale else "")
             + f"{mt['ndcg@10']:>8.4f} {mt['recall@10']:>9.4f} {mt['mrr@10']:>7.4f} {s.p50_ms:>8.1f} {p:>7}{mark}"
         )

@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from pipeline.errors import InvalidInput
+from pipeline.evaluation.records import SET_PREFIX
 from pipeline.lab import Lab
 from pipeline.query_sets import QuerySet, list_query_sets, load_query_set
 from pipeline.query_sets.records import OWN_SET_NAME
@@ -121,9 +122,6 @@ def register_judgment_source(name: str, label: str, source: JudgmentSource) -> N
 def judgment_sources() -> dict[str, str]:
     """name -> label of every registered source."""
     return {name: label for name, (label, _) in _SOURCES.items()}
-
-
-SET_PREFIX = "set:"  # `set:NAME`: the deal's stored query set NAME
 
 
 async def load_eval_set(lab: Lab, group_id: str, source: str = "labelled", trust_judge: bool = False) -> EvalSet:

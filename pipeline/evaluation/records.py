@@ -5,12 +5,14 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
 
 from pipeline.errors import InvalidInput, RetrievalLabError
+from pipeline.evaluation.coverage import JudgmentKind, judgment_kind
 from pipeline.evaluation.recommend import Recommendation, pareto_front, recommend
 from pipeline.evaluation.significance import PairedTest, paired_test_cached
 from pipeline.ingest.fields import DATE_RULE, date_field
@@ -275,13 +277,43 @@ class SweepResult:
         base = scores[self.baseline]
         return {key: paired_test_cached(base, values) for key, values in scores.items() if key != self.baseline}
 
+    @property
+    def judgment_kind(self) -> JudgmentKind:
+        """Sparse (only relevant facts listed) or pooled judgments, of the queries evaluated (`coverage.py`)."""
+        return judgment_kind(self.qrels, self.spec.judgments)
+
     def recommendation(self, metric: str = DEFAULT_METRIC) -> Recommendation:
-        """The recommendation; on a partial run its sentence starts by saying so."""
+        """The recommendation; on a partial run its sentence starts by saying so; when a lead rests on unjudged
+        facts, it ends with the pool that would settle it."""
         check_metric(metric)
-        rec = recommend(self.grid, self.setting(self.baseline), self.scores(metric), metric, self.stats.queries)
+        measured = not metric.endswith(CONDENSED) and all(s.judged is not None for s in self.settings)
+        condensed = self.scores(metric + CONDENSED) if measured else None
+        baseline = self.setting(self.baseline)
+        rec = recommend(
+            self.grid, baseline, self.scores(metric), metric, self.stats.queries, condensed, self.judgment_kind
+        )
+        gap = self.unjudged_gap(rec)
+        if gap is not None:
+            rec = replace(rec, sentence=f"{rec.sentence} {gap.text()}")
         if not self.partial:
             return rec
         return replace(rec, sentence=f"On a partial run ({self.partial_text}): {rec.sentence}")
+
+    def unjudged_gap(self, rec: Recommendation) -> PoolGap | None:
+        """What would settle a lead that rests on unjudged facts: the best such setting and the baseline, pooled."""
+        return self.pool_gap((rec.unsure[0], self.baseline)) if rec.unsure else None
+
+    def pool_gap(self, keys: tuple[str, ...]) -> PoolGap:
+        """The (query, fact) pairs in these settings' top k that nobody judged (None when the result was read
+        without its rankings), and the command that pools them."""
+        settings = [self.setting(key) for key in keys]
+        tops = [(s.top_k, r) for s in settings for r in self.rows if r.setting == s.key]
+        pairs = {(r.query_id, u) for k, r in tops for u in r.ranking[:k] if u not in self.qrels.get(r.query_id, {})}
+        ranked = any(r.ranking for _, r in tops)
+        judgments = self.spec.judgments
+        set_name = judgments.removeprefix(SET_PREFIX) if judgments.startswith(SET_PREFIX) else None
+        texts = tuple(self.retrieval_setting(s).text for s in settings)
+        return PoolGap(len(pairs) if ranked else None, self.spec.group_id, set_name, texts)
 
     def pareto(self, metric: str = DEFAULT_METRIC) -> set[str]:
         return pareto_front(self.grid, metric)
@@ -294,6 +326,32 @@ class SweepResult:
         data["settings"] = [{"key": s.key, **asdict(s)} for s in self.settings]
         data["recommendation"] = asdict(self.recommendation())
         return data
+
+
+SET_PREFIX = "set:"  # `set:NAME`: the judgments of the deal's stored query set NAME
+
+
+@dataclass(frozen=True)
+class PoolGap:
+    """Unjudged pairs in some settings' top k, to be pooled and judged before a comparison of them is sound."""
+
+    pairs: int | None  # None: not counted (the rankings were not read)
+    group_id: str
+    set_name: str | None  # None: the deal's default query set
+    settings: tuple[str, ...]  # `Setting.text` of each
+
+    @property
+    def command(self) -> str:
+        where = f" --set {shlex.quote(self.set_name)}" if self.set_name else ""
+        settings = "".join(f" --setting {shlex.quote(s)}" for s in self.settings)
+        return f"python -m pipeline pool build --group {shlex.quote(self.group_id)}{where}{settings} --by NAME"
+
+    def text(self) -> str:
+        count = "" if self.pairs is None else f"{self.pairs:,} "
+        return (
+            f"Judge the {count}unjudged pairs in the two top k ({self.command}, or Build this pool on Evaluate & "
+            "tune), then run again."
+        )
 
 
 def partial_words(partial: dict[str, Any]) -> str:

@@ -45,6 +45,11 @@ class Setting:
         index = ", vector index" if self.first_stage == "vector_index" else ""
         return f"{self.recipe.key} + {self.reranker}, N={self.candidates}, k={self.top_k}{index}"
 
+    @property
+    def text(self) -> str:
+        """The form `parse` reads: `RECIPE:RERANKER:N:K`."""
+        return f"{self.recipe.key}:{self.reranker}:{self.candidates}:{self.top_k}"
+
     def to_dict(self) -> dict[str, object]:
         return {
             "recipe": self.recipe.key,

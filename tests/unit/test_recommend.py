@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 
@@ -27,6 +27,7 @@ class S:
     scores: list[float] = field(default_factory=lambda: list(BASE))
     recipe: str = "vector"
     judged: float | None = None  # judged@k; None: not measured (an experiment saved before coverage)
+    condensed: list[float] | None = None  # per-query condensed metric (None: the same as `scores`)
 
     @property
     def key(self) -> str:
@@ -113,17 +114,68 @@ def test_labels() -> None:
     assert (p_words(0.0004), p_words(0.0123)) == ("p < 0.001", "p = 0.012")
 
 
-def test_a_setting_resting_on_unjudged_facts_is_never_recommended_and_the_sentence_says_so() -> None:
-    uncovered = S("local", 25, 10, scores=better(0.30), judged=0.55)
-    covered = S("local", 50, 10, scores=better(0.11), judged=0.9)
-    rec = run(uncovered, covered)
-    assert rec.key == covered.key and rec.beats_baseline  # the higher scorer rests on unjudged facts
-    assert rec.sentence.endswith(
-        "Not recommended, for resting on unjudged facts (under 80% of the top k judged): "
-        "vector + local, N=25, k=10 (55% judged)."
+def condensed_run(*settings: S, kind: str, baseline_judged: float | None = None):
+    """`recommend` with condensed scores, on a `kind` judgment set, the baseline's top k `baseline_judged` judged."""
+    baseline = replace(BASELINE, judged=baseline_judged)
+    every = (*settings, baseline)
+    scores = {s.key: s.scores for s in every}
+    condensed = {s.key: s.condensed if s.condensed is not None else s.scores for s in every}
+    return recommend(list(settings), baseline, scores, "ndcg@k", QUERIES, condensed, kind)  # type: ignore[arg-type]
+
+
+def test_on_sparse_judgments_a_winner_is_recommended_however_little_of_its_top_k_is_judged() -> None:
+    # TAT-QA-like: one relevant fact a query, so judged@k is about 10% for every setting; a reranker of the same pool
+    # finds the same judged facts, so the condensed metric ties
+    reranked = S("local", 50, 10, scores=better(0.2), judged=0.12, condensed=list(BASE))
+    rec = condensed_run(reranked, kind="sparse")
+    assert rec.key == reranked.key and rec.beats_baseline and not rec.unsure
+    assert rec.sentence.startswith("vector + local, N=50, k=10 beats the baseline by +0.20 nDCG@k, p < 0.001")
+    assert "With unjudged facts left out it ties (nDCG@k' +0.00, p = 1.000)" in rec.sentence
+    assert "sparse judgments count unjudged facts as not relevant, so the plain metric decides" in rec.sentence
+    assert "sparse judgments" in rec.rule
+    also = condensed_run(S("local", 50, 10, scores=better(0.2), judged=0.12, condensed=better(0.1)), kind="sparse")
+    assert "With unjudged facts left out it also wins (nDCG@k' +0.10, p < 0.001)." in also.sentence
+
+
+def test_on_pooled_judgments_a_lead_from_the_baselines_unjudged_facts_is_not_recommended() -> None:
+    # the setting's top k is judged far more than the baseline's, and without the unjudged facts it ties
+    lead = S("local", 50, 10, scores=better(0.3), judged=0.9, condensed=list(BASE))
+    rec = condensed_run(lead, kind="pooled", baseline_judged=0.4)
+    assert rec.key == BASELINE.key and not rec.beats_baseline and rec.unsure == (lead.key,)
+    assert rec.p_value is not None and rec.p_value < 0.001 and rec.delta == pytest.approx(0.3)
+    assert rec.sentence == (
+        "No setting beats the baseline (vector + none, N=50, k=10) on nDCG@k on judged facts alone: the best, "
+        "vector + local, N=50, k=10, is +0.30 nDCG@k, p < 0.001, at +0 ms p50, but its lead rests on unjudged facts: "
+        "it ties on nDCG@k' (+0.00, p = 1.000), with 90% of its top k judged against the baseline's 40%; keep the "
+        "baseline until they are judged."
     )
-    assert "never recommended" in rec.rule
-    alone = run(uncovered)  # nothing else beats the baseline: the baseline stays, and why the winner is out
-    assert alone.key == BASELINE.key and not alone.beats_baseline and "(55% judged)" in alone.sentence
-    unmeasured = run(S("local", 25, 10, scores=better(0.30)))  # no coverage recorded: nothing left out
-    assert unmeasured.key == "local N=25 k=10" and "unjudged" not in unmeasured.sentence
+
+
+def test_on_pooled_judgments_a_lead_that_holds_without_unjudged_facts_is_recommended() -> None:
+    lead = S("local", 50, 10, scores=better(0.3), judged=0.9, condensed=better(0.2))
+    rec = condensed_run(lead, kind="pooled", baseline_judged=0.4)
+    assert rec.key == lead.key and rec.beats_baseline and not rec.unsure
+    assert "With unjudged facts left out it also wins (nDCG@k' +0.20, p < 0.001)." in rec.sentence
+
+
+def test_on_pooled_judgments_a_setting_judged_less_than_the_baseline_leads_by_a_lower_bound() -> None:
+    # its unjudged facts count against it: the lead can only grow once they are judged
+    lead = S("local", 50, 10, scores=better(0.3), judged=0.3, condensed=list(BASE))
+    rec = condensed_run(lead, kind="pooled", baseline_judged=0.9)
+    assert rec.key == lead.key and rec.beats_baseline
+    assert "its unjudged facts count against it and its lead is a lower bound" in rec.sentence
+
+
+def test_a_higher_scorer_whose_lead_rests_on_unjudged_facts_is_named_beside_the_winner() -> None:
+    unsure = S("local", 25, 10, scores=better(0.40), judged=0.95, condensed=list(BASE))
+    sure = S("local", 50, 10, scores=better(0.11), judged=0.5, condensed=better(0.1))
+    rec = condensed_run(unsure, sure, kind="pooled", baseline_judged=0.5)
+    assert rec.key == sure.key and rec.unsure == (unsure.key,)
+    assert rec.sentence.endswith(
+        "Not chosen, for a lead that rests on unjudged facts: vector + local, N=25, k=10 (95% judged)."
+    )
+
+
+def test_without_condensed_scores_nothing_is_held_back() -> None:
+    rec = run(S("local", 25, 10, scores=better(0.30), judged=0.05))  # an experiment saved before coverage
+    assert rec.key == "local N=25 k=10" and "unjudged" not in rec.sentence
