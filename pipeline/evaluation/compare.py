@@ -10,6 +10,7 @@ from pipeline.evaluation.fingerprint import fingerprint_warnings
 from pipeline.evaluation.recommend import Recommendation
 from pipeline.evaluation.records import DEFAULT_METRIC, SweepResult, SweepSpec, check_metric
 from pipeline.evaluation.significance import MeanInterval, mean_interval, paired_test
+from pipeline.store.db import Store
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,10 @@ def setup_differences(a: SweepResult, b: SweepResult) -> list[str]:
     return out
 
 
-def data_warnings(a: SweepResult, b: SweepResult) -> list[str]:
-    """One line per way the two runs' data differed: another graph state, other judgments (issue 17)."""
-    return fingerprint_warnings(a.fingerprint, b.fingerprint)
+def data_warnings(a: SweepResult, b: SweepResult, store: Store | None = None) -> list[str]:
+    """One line per way the two runs' data or software differed: another graph state (with the store: the admin
+    changes between them), other judgments, another graphiti-core, backend, embedder, reranker model or judge."""
+    return fingerprint_warnings(a.fingerprint, b.fingerprint, store, a.spec.group_id)
 
 
 def compare_experiments(a: SweepResult, b: SweepResult, metric: str = DEFAULT_METRIC) -> list[ComparedSetting]:

@@ -5,17 +5,23 @@ can be told apart when they ran on different data.
   stage reads (`cache.graph_fingerprint`, which also keys the pool cache), as the sweep started;
 - judgments: the source and name of the query set, and a hash of its queries and graded judgments (the whole set,
   so an edited label or an added verdict is a new version, whatever split or limit the sweep took);
-- settings: the sweep's spec.
+- settings: the sweep's spec;
+- manifest: the software and models it ran with (`manifest.py`), added by the sweep.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from dataclasses import asdict
+from datetime import UTC, datetime
 from typing import Any
 
+from pipeline.audit.describe import action_label
+from pipeline.audit.repo import graph_changes
 from pipeline.evaluation.judgments import EvalSet
+from pipeline.evaluation.manifest import manifest_differences
 from pipeline.evaluation.records import SweepSpec
 from pipeline.evaluation.repo import audit_entry_time
 from pipeline.store.db import Store
@@ -69,18 +75,35 @@ def describe_judgments(judgments: dict[str, Any]) -> str:
     return f"{judgments.get('name')} ({judgments.get('judgments')} judgments, version {judgments.get('hash', '')[:8]})"
 
 
-def fingerprint_warnings(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
-    """One line per way the two runs' data differed (nothing when they ran on the same graph and judgments)."""
+def admin_changes_between(store: Store, group_id: str, ga: dict[str, Any], gb: dict[str, Any]) -> str:
+    """'2 x Fact corrected, 1 x Entities merged': this tool's changes to the graph between two runs' newest admin
+    changes ("" when none; writes made outside this tool are not in the audit log)."""
+    low, high = sorted(int(g.get("audit_id") or 0) for g in (ga, gb))
+    if low == high:
+        return ""
+    everything = graph_changes(store, group_id, datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC))
+    counts = Counter(action_label(e.action) for e in everything if low < e.id <= high)
+    return ", ".join(f"{n} x {label}" for label, n in counts.most_common())
+
+
+def fingerprint_warnings(
+    a: dict[str, Any], b: dict[str, Any], store: Store | None = None, group_id: str | None = None
+) -> list[str]:
+    """One line per way the two runs' data differed (nothing when they ran on the same graph, judgments and
+    software); with the store, a changed graph names the admin changes made between the two runs."""
     if not a or not b:
         which = " and ".join(n for n, f in (("A", a), ("B", b)) if not f)
         return [f"Experiment {which} was saved without a fingerprint: whether both ran on the same data is unknown."]
     out = []
     ga, gb = a["graph"], b["graph"]
     if ga.get("content") != gb.get("content"):
+        changes = admin_changes_between(store, group_id, ga, gb) if store is not None and group_id else ""
         out.append(
-            f"Different graph states: A ran on {describe_graph(ga)}, B on {describe_graph(gb)}; "
-            "part of the difference may come from the data, not the settings."
+            f"Different graph states: A ran on {describe_graph(ga)}, B on {describe_graph(gb)}"
+            + (f" (changed between them: {changes})" if changes else "")
+            + "; part of the difference may come from the data, not the settings."
         )
+    out.extend(manifest_differences(a.get("manifest", {}), b.get("manifest", {})))
     ja, jb = a["judgments"], b["judgments"]
     if (ja.get("source"), ja.get("hash")) != (jb.get("source"), jb.get("hash")):
         out.append(

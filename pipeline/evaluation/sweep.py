@@ -65,6 +65,7 @@ from pipeline.evaluation import metrics as m
 from pipeline.evaluation.cache import FirstStageCache, Pool, RerankCache, graph_fingerprint
 from pipeline.evaluation.fingerprint import run_fingerprint
 from pipeline.evaluation.judgments import EvalQuery, EvalSet, load_eval_set
+from pipeline.evaluation.manifest import run_manifest
 from pipeline.evaluation.phases import Phases
 from pipeline.evaluation.records import (
     AT_K,
@@ -455,6 +456,9 @@ async def run_sweep(
         await tracker.start()
     assert tracker.cache is not None
     fingerprint = run_fingerprint(lab.store, spec, tracker.state, tracker.cache.key[1], full)
+    used = {name: models[name] for name in spec.rerankers}
+    embedder = lab.embedder.info.describe()
+    fingerprint["manifest"] = run_manifest(spec, lab.backend.label, embedder, used, lab.settings.judge_model)
 
     total = len(chosen.queries)
     superseded: set[str] = set()

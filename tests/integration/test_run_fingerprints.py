@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import date
+from importlib.metadata import version
 
 from pipeline.corrections.actions import correct_fact, undo_correction
 from pipeline.corrections.records import CorrectionRequest
@@ -45,6 +46,9 @@ async def test_experiments_on_different_graph_or_judgments_are_told_apart(lab: L
     warnings = data_warnings(first, after)
     assert len(warnings) == 1 and warnings[0].startswith("Different graph states: A ran on ")
     assert f"{graph_a['facts']} facts" in warnings[0] and f"{graph_b['facts']} facts" in warnings[0]
+    # with the audit log, what changed in between is named
+    (named,) = data_warnings(first, after, lab.store)
+    assert "(changed between them: 1 x Fact corrected)" in named
 
     # the undo restores the content: same graph again, though the audit log moved on
     undone = await run_sweep(lab, spec)
@@ -58,6 +62,18 @@ async def test_experiments_on_different_graph_or_judgments_are_told_apart(lab: L
     other = await run_sweep(lab, spec, eval_set=regraded)
     lines = data_warnings(first, other)
     assert len(lines) == 1 and lines[0].startswith("Different judgments: A used ")
+
+    # the software and models it ran with: a changed embedder or reranker model is named
+    manifest = first.fingerprint["manifest"]
+    assert manifest["graphiti_core"] == version("graphiti-core") and manifest["backend"] == "embedded FalkorDB"
+    assert manifest["embedder"] == lab.embedder.info.describe() and manifest["rerankers"] == {"none": "-"}
+    assert manifest["judge"] == "-" and manifest["queries"] == "split all, sample all, seed 0, first 3"
+    moved = dict(manifest, embedder="voyage:voyage-finance-2 (1024-d)", graphiti_core="0.32.0")
+    swapped = dataclasses.replace(again, fingerprint={**again.fingerprint, "manifest": moved})
+    assert data_warnings(first, swapped) == [
+        f"graphiti-core changed: A {manifest['graphiti_core']}, B 0.32.0.",
+        f"The embedder changed: A {manifest['embedder']}, B voyage:voyage-finance-2 (1024-d).",
+    ]
 
     # saved and read back, the fingerprint is the same; an experiment from before fingerprints is said to be one
     exp_id = save_experiment(lab.store, after, "fingerprinted")
