@@ -1,6 +1,6 @@
 """`python -m pipeline ...`: seed the demo, import BEIR sets and query sets, export judgments, show status and
-deals, query, compare two settings, evaluate, give a deal the vector index, back up and restore the data
-directory.
+deals, query, compare two settings, evaluate, gate a candidate setting against a baseline (CI), give a deal the
+vector index, back up and restore the data directory.
 
 One module per command (`add_parser` + `run`); `common.py` runs them. Errors meant for the user (bad
 input, unreachable backend, unknown deal) print one line and exit 2. Benchmarks have their own entry
@@ -16,6 +16,7 @@ from pipeline.cli import (
     compare,
     deals,
     export_judgments,
+    gate,
     import_beir,
     import_queries,
     judge,
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         query,
         compare,
         eval_command,
+        gate,
         pool,
         judge,
         vector_index,

@@ -17,6 +17,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
@@ -150,6 +151,15 @@ def _unexpected(exc: Exception) -> int:
     return 1
 
 
+@dataclass(frozen=True)
+class Failed:
+    """What a command returns when it ran to its end and found what it checks for (a gate that does not hold): its
+    result, printed as any result is (JSON under --json), and the exit code."""
+
+    result: dict[str, Any]
+    code: int = 1
+
+
 def run(parser: argparse.ArgumentParser, argv: list[str] | None = None, started: float | None = None) -> int:
     """Parse `argv`, run the chosen command, print its result as JSON under --json; the exit code. `started`: the
     `time.monotonic()` the command started at (`python -m pipeline` takes it before its imports), else now."""
@@ -182,6 +192,9 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None, started:
         if args.debug:
             raise
         return _unexpected(exc)
+    code = 0
+    if isinstance(result, Failed):
+        result, code = result.result, result.code
     if args.json:
         print(json.dumps(result, default=str, indent=2))
-    return 0
+    return code

@@ -19,7 +19,7 @@ is sparse.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 JudgmentKind = Literal["sparse", "pooled"]
@@ -41,6 +41,11 @@ def judgment_kind(qrels: Mapping[str, Mapping[str, int]], source: str) -> Judgme
     if grades and sum(g < 1 for g in grades) / len(grades) >= NOT_RELEVANT_SHARE:
         return POOLED
     return SPARSE
+
+
+def unjudged_pairs(tops: Iterable[tuple[str, Sequence[str]]], qrels: Mapping[str, Mapping[str, int]]) -> int:
+    """How many (query, fact) pairs of these top k (query id, fact uuids) nobody judged, each pair once."""
+    return len({(qid, uuid) for qid, top in tops for uuid in top if uuid not in qrels.get(qid, {})})
 
 
 def kind_words(kind: JudgmentKind) -> str:

@@ -71,6 +71,9 @@ def manifest_differences(a: dict[str, Any], b: dict[str, Any], names: tuple[str,
         return [f"{missing} recorded no manifest (saved before manifests): its software and models are unknown."]
     out = []
     for key, words in PARTS:
+        if key == "rerankers":  # runs of other rerankers differ in which ran, not in their models: the shared ones
+            shared = sorted(set(a.get(key, {})) & set(b.get(key, {})))
+            a, b = {**a, key: {n: a[key][n] for n in shared}}, {**b, key: {n: b[key][n] for n in shared}}
         if key in a and key in b and a[key] != b[key]:
             said = words[0].upper() + words[1:] if words.startswith("the ") else words  # a package keeps its name
             out.append(f"{said} changed: {first} {_words(a[key])}, {second} {_words(b[key])}.")

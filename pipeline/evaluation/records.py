@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from pipeline.errors import InvalidInput, RetrievalLabError
-from pipeline.evaluation.coverage import JudgmentKind, judgment_kind
+from pipeline.evaluation.coverage import JudgmentKind, judgment_kind, unjudged_pairs
 from pipeline.evaluation.recommend import Recommendation, pareto_front, recommend
 from pipeline.evaluation.significance import PairedTest, paired_test_cached
 from pipeline.ingest.fields import DATE_RULE, date_field
@@ -308,12 +308,12 @@ class SweepResult:
         without its rankings), and the command that pools them."""
         settings = [self.setting(key) for key in keys]
         tops = [(s.top_k, r) for s in settings for r in self.rows if r.setting == s.key]
-        pairs = {(r.query_id, u) for k, r in tops for u in r.ranking[:k] if u not in self.qrels.get(r.query_id, {})}
+        pairs = unjudged_pairs(((r.query_id, r.ranking[:k]) for k, r in tops), self.qrels)
         ranked = any(r.ranking for _, r in tops)
         judgments = self.spec.judgments
         set_name = judgments.removeprefix(SET_PREFIX) if judgments.startswith(SET_PREFIX) else None
         texts = tuple(self.retrieval_setting(s).text for s in settings)
-        return PoolGap(len(pairs) if ranked else None, self.spec.group_id, set_name, texts)
+        return PoolGap(pairs if ranked else None, self.spec.group_id, set_name, texts)
 
     def pareto(self, metric: str = DEFAULT_METRIC) -> set[str]:
         return pareto_front(self.grid, metric)

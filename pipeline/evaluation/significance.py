@@ -5,6 +5,9 @@
   p is the share of 10,000 flips (fixed seed: reproducible) whose mean difference is at least as
   extreme as the observed one, two-sided. `scipy.stats.permutation_test(permutation_type="samples")`.
 - The paired t-test (`scipy.stats.ttest_rel`), shown beside it.
+- 95% bootstrap intervals (`scipy.stats.bootstrap`, percentile, fixed seed): of a mean (`mean_interval`) and of the
+  mean per-query difference between two settings (`paired_interval`: how large a change is, not only whether there
+  is one; the regression gate, `gate.py`, reads it).
 
 Identical scores on every query, or a single query, give p = 1.0 for both (no evidence of a difference).
 """
@@ -105,3 +108,13 @@ def mean_interval(values: Sequence[float], resamples: int = RESAMPLES) -> MeanIn
         (x,), np.mean, n_resamples=resamples, method="percentile", rng=np.random.default_rng(SEED), vectorized=True
     ).confidence_interval
     return MeanInterval(int(x.size), mean, float(ci.low), float(ci.high))
+
+
+def paired_interval(a: Sequence[float], b: Sequence[float], resamples: int = RESAMPLES) -> MeanInterval:
+    """The mean per-query difference B - A (the sequences aligned by query) with its 95% bootstrap interval: the
+    queries are resampled as pairs, so what both settings find hard or easy cancels out. One query, or the same
+    difference on every query, gives the mean difference itself as both ends (as `mean_interval` does)."""
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if x.shape != y.shape:
+        raise ValueError(f"paired samples differ in length: {x.size} and {y.size}")
+    return mean_interval(y - x, resamples)
