@@ -13,7 +13,7 @@ of judgment set (`coverage.py`):
 - sparse (only relevant facts listed): judged@k is relevance itself, so coverage cannot disqualify anyone; the
   winner is chosen on the metric, and the sentence says whether it also wins on the condensed metric (`ndcg@k'`,
   unjudged facts left out; Sakai 2007). A reranker that only reorders the same N finds the same judged facts, so
-  on such sets it ties there by construction: shown, never a reason to refuse.
+  where every judgment has one grade (TAT-QA) it ties there: shown, never a reason to refuse.
 - pooled (judged from the settings' top k, "not relevant" answers included): a setting whose top k is judged more
   than the baseline's (by over `COVERAGE_GAP`) may lead only because the baseline's unjudged facts were counted
   as not relevant (pooling bias, Buckley and Voorhees 2004); it must then also win on the condensed metric, or its

@@ -9,6 +9,7 @@ from this package and says so. Its top k is the tool's top k for the same query 
 from __future__ import annotations
 
 from pipeline.evaluation.records import SettingResult, SweepResult
+from pipeline.graph.dialects.falkordb import FalkorQueries
 from pipeline.rerankers.specs import spec as reranker_spec
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.settings import Settings
@@ -124,6 +125,12 @@ def setting_module(result: SweepResult, key: str, settings: Settings, experiment
         why = f"Recommended: {rec.sentence}"
     else:
         why = f"nDCG@k {chosen.metric('ndcg@k'):.3f}; the baseline ({base.key}) {base.metric('ndcg@k'):.3f}."
+    if settings.graph_backend != "neo4j" and FalkorQueries.fulltext_groups([spec.group_id]) is None:
+        why += (
+            f"\nWARNING: on FalkorDB, graphiti's full-text search finds nothing in group {spec.group_id!r} (RediSearch "
+            "splits the id where graphiti's filter does not), so search_() below runs without BM25 and its top k "
+            "can differ from the one measured, which searched without that filter."
+        )
     when = "current facts"
     if spec.as_of:
         when = f"facts valid on {spec.as_of}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from types import ModuleType
 
@@ -56,6 +56,13 @@ async def test_every_exported_setting_returns_the_tools_top_k(lab: Lab, demo: st
             assert exported, (s.key, query)
         compared += 1
     assert compared == len(spec.grid()) == 8
+    # graphiti's own full-text filter finds nothing in a FalkorDB group whose id holds a hyphen (a UUID): the module
+    # says its search_() then runs without BM25; a plain id gets no such line
+    assert "WARNING" not in setting_module(result, s.key, lab.settings)
+    hyphenated = replace(result, spec=replace(result.spec, group_id="3f1c9a52-acme"))
+    said = setting_module(hyphenated, s.key, lab.settings)
+    assert "WARNING: on FalkorDB, graphiti's full-text search finds nothing in group '3f1c9a52-acme'" in said
+    compile(said, "hyphenated.py", "exec")  # still a module
 
 
 def test_the_cli_writes_the_recommended_setting(demo: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
