@@ -4,13 +4,9 @@ file and the baseline file. Independent commands run at once (each process spend
 from __future__ import annotations
 
 import json
-import os
 import secrets
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,38 +16,15 @@ from pipeline.evaluation.experiments import save_experiment
 from pipeline.evaluation.records import SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
-from pipeline.settings import PROJECT_ROOT
+from tests.support.gate_cli import Done
+from tests.support.gate_cli import gate as run_gate
 
 SETTING = "graphiti-default:local:50:10"
 WORSE = "bm25:none:1:1"  # one fact handed on: ndcg@10 0.51 -> 0.20 on the demo's 20 sampled queries
 
 
-@dataclass(frozen=True)
-class Done:
-    code: int
-    out: str
-    err: str
-
-
 def gate(*argvs: Sequence[str]) -> list[Done]:
-    """Run each `gate ...` as its own process, all at once; their outcomes in order."""
-    env = {**os.environ, "RETRIEVAL_LAB_EMBEDDER": "local"}  # the session's data dir (conftest) is in os.environ
-    started = [
-        subprocess.Popen(
-            [sys.executable, "-m", "pipeline", "gate", "--group", "demo", *argv],
-            cwd=PROJECT_ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for argv in argvs
-    ]
-    outcomes = []
-    for process in started:
-        out, err = process.communicate(timeout=240)
-        outcomes.append(Done(process.returncode, out, err))
-    return outcomes
+    return run_gate("demo", *argvs)
 
 
 @pytest.fixture(scope="module")

@@ -15,10 +15,7 @@ product measured vector+none 0.413 and vector+local 0.565 (+37%): fewer distract
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -32,9 +29,9 @@ from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.recipes import parse_recipe
 from pipeline.retrieval.retrieve import rank
-from pipeline.settings import PROJECT_ROOT
 from tests.integration.test_retrieve import Failing
 from tests.integration.test_ship import load_module
+from tests.support.gate_cli import gate
 from tests.support.tatqa_slice import SAMPLE, SPLIT, Slice, tatqa_golden  # noqa: F401 (the session fixture)
 
 N, K = 50, 10
@@ -151,25 +148,6 @@ async def test_the_exported_module_returns_the_tools_top_k(lab: Lab, golden: Swe
 GATE_BASELINE = Path(__file__).parents[1] / "fixtures" / "gate" / "tatqa_golden_baseline.json"
 
 
-def gate_runs(group: str, *argvs: Sequence[str]) -> list[subprocess.CompletedProcess[str]]:
-    """`python -m pipeline gate --group G ...` as CI runs it, each a process of its own, all at once."""
-    started = [
-        subprocess.Popen(
-            [sys.executable, "-m", "pipeline", "gate", "--group", group, *argv],
-            cwd=PROJECT_ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for argv in argvs
-    ]
-    done = []
-    for process in started:
-        out, err = process.communicate(timeout=600)
-        done.append(subprocess.CompletedProcess(process.args, process.returncode, out, err))
-    return done
-
-
 def test_the_gate_holds_against_the_baseline_kept_in_the_repository_and_catches_a_regression(
     golden: SweepResult, tmp_path: Path
 ) -> None:
@@ -178,23 +156,23 @@ def test_the_gate_holds_against_the_baseline_kept_in_the_repository_and_catches_
     there; a bad setting is bad input."""
     group, junit = golden.spec.group_id, tmp_path / "gate.xml"
     baseline = ["--baseline", str(GATE_BASELINE)]
-    same, worse, bad = gate_runs(
+    same, worse, bad = gate(
         group,
         [*baseline, "--candidate", "graphiti-default:local:50:10", "--junit", str(junit)],
         [*baseline, "--candidate", "vector:none:50:10", "--json"],
         [*baseline, "--candidate", "vector:nothing:50:10"],
     )
-    assert same.returncode == 0, same.stdout + same.stderr
-    assert same.stdout.splitlines()[-1] == "gate holds"
+    assert same.code == 0, same.out + same.err
+    assert same.out.splitlines()[-1] == "gate holds"
     suite = ET.parse(junit).getroot()
     assert (suite.get("name"), suite.get("failures")) == ("retrieval-gate", "0")
     assert [case.get("name") for case in suite.findall("testcase")] == ["quality", "coverage"]
 
-    assert worse.returncode == 1, worse.stderr
-    report = json.loads(worse.stdout)
+    assert worse.code == 1, worse.err
+    report = json.loads(worse.out)
     quality = report["checks"][0]["numbers"]
     assert report["failed"] == ["quality"] and report["queries"] == SAMPLE and report["judgment_kind"] == "sparse"
     assert quality["ci_high"] < -quality["max_drop"] and quality["difference"] < -0.1, quality
 
-    assert bad.returncode == 2 and "Traceback" not in bad.stderr
-    assert bad.stderr.strip().startswith("error: --candidate must be [RECIPE:]RERANKER:N:K"), bad.stderr
+    assert bad.code == 2 and "Traceback" not in bad.err
+    assert bad.err.strip().startswith("error: --candidate must be [RECIPE:]RERANKER:N:K"), bad.err
