@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
 
 from pipeline.deals import DealInfo, list_deals, require_deal
 from pipeline.deals.access import DealAccess, scoped_store
@@ -22,12 +24,29 @@ from pipeline.store.private import make_private_dir
 log = logging.getLogger(__name__)
 
 
+@cache
+def package_version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "not installed"
+
+
 @dataclass
 class Lab:
     settings: Settings
     backend: GraphBackend
     embedder: LabEmbedder
     _recovering: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
+
+    def software(self) -> dict[str, str]:
+        """What a ranking ran on besides its setting, recorded with every run and experiment: graphiti-core's
+        version (its search code is the first stage), the graph backend and the embedder."""
+        return {
+            "graphiti_core": package_version("graphiti-core"),
+            "backend": self.backend.label,
+            "embedder": self.embedder.info.describe(),
+        }
 
     @classmethod
     async def open(cls, settings: Settings | None = None) -> Lab:

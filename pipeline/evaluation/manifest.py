@@ -12,7 +12,6 @@ The graph itself and the judgments are the fingerprint's other parts (`fingerpri
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from pipeline.evaluation.records import SweepSpec
@@ -29,25 +28,16 @@ PARTS = (
 )
 
 
-def package_version(name: str) -> str:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "not installed"
-
-
 def run_manifest(
-    spec: SweepSpec, backend: str, embedder: str, rerankers: dict[str, str], judge_model: str
+    spec: SweepSpec, software: dict[str, str], rerankers: dict[str, str], judge_model: str
 ) -> dict[str, Any]:
-    """`backend`: `GraphBackend.label`; `embedder`: `EmbedderInfo.describe()`; `rerankers`: name -> model (""
-    for none); `judge_model`: the configured judge, recorded only when the judgments include its grades."""
+    """`software`: `Lab.software()` (graphiti-core, backend, embedder); `rerankers`: name -> model ("" for none);
+    `judge_model`: the configured judge, recorded only when the judgments include its grades."""
     from pipeline.judge.prompt import PROMPT_VERSION
 
     judged_by = spec.judgments in JUDGE_SOURCES
     return {
-        "graphiti_core": package_version("graphiti-core"),
-        "backend": backend,
-        "embedder": embedder,
+        **software,
         "rerankers": {name: model or "-" for name, model in sorted(rerankers.items())},
         "judge": f"{judge_model}, prompt {PROMPT_VERSION}" if judged_by else "-",
         "queries": f"split {spec.split or 'all'}, sample {spec.sample or 'all'}, seed {spec.seed}"

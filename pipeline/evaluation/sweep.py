@@ -457,8 +457,7 @@ async def run_sweep(
     assert tracker.cache is not None
     fingerprint = run_fingerprint(lab.store, spec, tracker.state, tracker.cache.key[1], full)
     used = {name: models[name] for name in spec.rerankers}
-    embedder = lab.embedder.info.describe()
-    fingerprint["manifest"] = run_manifest(spec, lab.backend.label, embedder, used, lab.settings.judge_model)
+    fingerprint["manifest"] = run_manifest(spec, lab.software(), used, lab.settings.judge_model)
 
     total = len(chosen.queries)
     superseded: set[str] = set()

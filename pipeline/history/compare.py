@@ -61,6 +61,9 @@ def run_parameters(run: RetrievalRun) -> dict[str, Any]:
         "reranked": run.rerank_used,
         "fallback": run.fallback_reason or "-",
         "rerank tokens": run.timings.rerank_tokens,
+        "embedder": run.software.get("embedder", "-"),
+        "graph backend": run.software.get("backend", "-"),
+        "graphiti-core": run.software.get("graphiti_core", "-"),
         "when": run.created_at,
     }
 

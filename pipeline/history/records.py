@@ -214,6 +214,7 @@ def run_from_dict(data: Mapping[str, Any]) -> RetrievalRun:
         include_superseded=data["include_superseded"],
         first_stage=data.get("first_stage") or "exact",
         recipe=data.get("recipe") or LEGACY_RECIPE,
+        software=dict(data.get("software") or {}),
         as_of=data["as_of"],
         candidates=candidates,
         reranked=reranked,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -129,6 +129,7 @@ class RetrievalRun:
     created_at: str
     first_stage: str = "exact"  # or "vector_index": where the cosine list came from (pipeline/vector_index)
     recipe: str = LEGACY_RECIPE  # the first-stage recipe's key
+    software: dict[str, str] = field(default_factory=dict)  # `Lab.software()`; empty on runs saved before it
 
     def to_dict(self) -> dict[str, Any]:
         """The CLI's JSON contract (keys: query, group, candidates, reranked, results, timings, ...)."""

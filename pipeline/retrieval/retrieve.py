@@ -168,6 +168,7 @@ async def rank(
                 created_at=created_at,
                 first_stage=s.first_stage,
                 recipe=s.recipe.key,
+                software=lab.software(),
             )
         )
     return runs

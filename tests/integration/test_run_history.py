@@ -20,6 +20,7 @@ from pipeline.store.db import Store
 async def test_a_real_run_comes_back_exactly_after_a_reopen(lab: Lab, demo: str) -> None:
     run = await retrieve(lab, "What was Halcyon's FY2025 revenue?", demo, 25, 5, "local")
     assert run.results and run.results[0].citations  # something worth keeping
+    assert run.software == lab.software() and run.software["backend"] == "embedded FalkorDB"  # what it ran on
     run_id = save_run(lab.store, run, "dashboard")
 
     stored = load_run(Store(lab.store.path), run_id)  # a fresh Store and connection on the same file

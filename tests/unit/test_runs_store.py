@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -377,6 +378,13 @@ def test_compare_two_runs() -> None:
         ("f2", None, 2, None),
     ]
     assert cmp.differing == ("reranker", "reranked")  # not the query, and not when each ran
+    # the software each ran on: a run with another embedder says so; a run saved before it was recorded says "-"
+    moved = replace(b, software={"embedder": "voyage:voyage-finance-2 (1024-d)", "graphiti_core": "0.31.1"})
+    assert compare_runs(a, moved).differing == ("reranker", "reranked", "embedder", "graphiti-core")
+    assert dict((n, (x, y)) for n, x, y in compare_runs(a, moved).parameters)["embedder"] == (
+        "-",
+        "voyage:voyage-finance-2 (1024-d)",
+    )
     assert dict((s, (x, y)) for s, x, y in cmp.stages_ms)["total"] == (80.0, 80.0)
 
 
