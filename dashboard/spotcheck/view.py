@@ -9,6 +9,8 @@ the card, so "answer, answer, Enter" reviews every card in turn.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import MutableMapping
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -23,6 +25,7 @@ from dashboard.common.tables import stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.spotcheck.actions import CARD, NS, QUEUE, safely, show_messages
 from dashboard.spotcheck.adjudication import render_adjudication
+from dashboard.spotcheck.keys import apply_keys, key_widget, record_answer, render_keys, show_key_lines, undo_stack
 from dashboard.spotcheck.pools import render_new_pool, render_pool_panel
 from dashboard.spotcheck.source import render_source
 from dashboard.spotcheck.summary import render_summary
@@ -32,7 +35,7 @@ from pipeline.pools.records import Pool
 from pipeline.pools.repo import list_pools, pool_of
 from pipeline.rerankers import reranker_choices
 from pipeline.spotcheck.labels import queue_label
-from pipeline.spotcheck.queue import build_queue
+from pipeline.spotcheck.queue import REPLAY_S, build_queue, relevance_cards
 from pipeline.spotcheck.records import Queue, QueueItem, QueueSpec
 from pipeline.spotcheck.repo import (
     list_queues,
@@ -47,16 +50,12 @@ from pipeline.spotcheck.verdicts import (
     QUESTIONS,
     RELEVANCE,
     VERDICTS,
-    record_relevance,
-    record_verdict,
 )
 
 ITEM = f"{NS}.item"  # the card's position, in the URL only (a link opens that queue at that card)
 NOTE = f"{NS}.note"
 NOTE_FOR = f"{NS}.note_for"
 POSITIONS = SessionMemo(f"{NS}.positions", keep=100)  # each (queue, reviewer) card open in this session
-SHORTCUTS = {"supported": "1", "partially_supported": "2", "not_supported": "3", "wrong_source": "4"}
-GRADE_SHORTCUTS = {0: "a", 1: "s", 2: "d", 3: "f"}  # the digits are the support verdicts'; Streamlit keeps C and R
 
 
 def queue_picker(queues: list[Queue], pools: dict[int, Pool]) -> Queue | None:
@@ -119,18 +118,33 @@ def _go(queue: Queue, reviewer: str, position: int, to: int) -> str | None:
     return None
 
 
+def _note(queue: Queue, reviewer: str) -> tuple[int | None, str]:
+    """The card the note field is on (its item id, when it is this queue's and reviewer's) and the note's text: an
+    answer takes the note only on the card it was typed on (a key may name another card)."""
+    on = st.session_state.get(NOTE_FOR)
+    item_id = on[1] if on and on[0] == queue.id and on[2] == reviewer.casefold() else None
+    return item_id, st.session_state.get(NOTE, "")
+
+
+def _positions(queue: Queue, reviewer: str) -> tuple[MutableMapping[Any, Any], tuple[int, str]]:
+    """The session's card positions (POSITIONS' own mapping) and this queue's and reviewer's key in it: a key moves
+    the card by writing there, with no Streamlit call between a key's save and its record (keys.py)."""
+    return st.session_state.setdefault(POSITIONS.name, OrderedDict()), _position_key(queue, reviewer)
+
+
 def _record(lab: Lab, queue: Queue, item: QueueItem, reviewer: str, verdict: str) -> str:
+    """A support button clicked (the keys take `keys.apply_keys`, which saves through the same `record_answer`)."""
     _on_card(queue, reviewer, item.position)
-    saved = record_verdict(lab.store, item.id, reviewer, verdict, st.session_state.get(NOTE, ""))
-    again = f" (revision {saved.revision})" if saved.revision > 1 else ""
-    return f"Saved on card {item.position}: support **{VERDICTS[verdict].lower()}**{again}."
+    note_item, note = _note(queue, reviewer)
+    undo = undo_stack(queue.id, reviewer)
+    return record_answer(lab, item, reviewer, "support", verdict, note if note_item == item.id else "", undo)
 
 
 def _record_grade(lab: Lab, queue: Queue, item: QueueItem, reviewer: str, grade: int) -> str:
     _on_card(queue, reviewer, item.position)
-    saved = record_relevance(lab.store, item.id, reviewer, grade, st.session_state.get(NOTE, ""))
-    again = f" (revision {saved.revision})" if saved.revision > 1 else ""
-    return f"Saved on card {item.position}: relevance **{grade_label(grade)}**{again}."
+    note_item, note = _note(queue, reviewer)
+    undo = undo_stack(queue.id, reviewer)
+    return record_answer(lab, item, reviewer, "relevance", grade, note if note_item == item.id else "", undo)
 
 
 def key_hint(item: QueueItem, count: int, asks_support: bool, graded: bool, verdict: bool) -> str:
@@ -143,8 +157,8 @@ def key_hint(item: QueueItem, count: int, asks_support: bool, graded: bool, verd
     back = " · **←** previous" if item.position > 1 else ""
     if any(still):
         todo = " and ".join(p for p in still if p)
-        return f"Card {item.position}: {todo} (saved on this card, which stays) · {following}{back}."
-    return f"Card {item.position} answered (a key changes its answer) · {following}{back}."
+        return f"Card {item.position}: {todo} (saved on this card, which stays) · {following}{back} · **?** keys."
+    return f"Card {item.position} answered (a key changes its answer) · {following}{back} · **?** keys."
 
 
 def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
@@ -159,6 +173,12 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
     my_grades = reviewer_relevance(lab.store, queue.id, reviewer) if reviewer else {}
     done = progress(lab.store, queue.id, reviewer) if reviewer else None
 
+    if reviewer:  # first on the card, where nothing before it comes and goes: a redraw keeps the same component
+        widget = key_widget(queue, reviewer)
+        positions, note = partial(_positions, queue, reviewer), partial(_note, queue, reviewer)
+        apply = partial(apply_keys, lab, queue, reviewer, widget, positions, note)
+        with st.container(key=f"{NS}.card.keys"):
+            render_keys(lab, queue, reviewer, items, position, apply)
     top = st.columns([3, 1, 1])
     if done is not None:
         top[0].progress(done.fraction, text=f"{done.done} / {done.total} reviewed by {md(reviewer)}")
@@ -200,17 +220,28 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
         st.session_state[NOTE_FOR] = note_for
     st.text_input("Note (optional)", key=NOTE, max_chars=2000, placeholder="Why? e.g. the page says 2024, not 2025")
 
-    # every key is the card's own (its item id in the widget key), so a key pressed on a card acts on that card
-    # or, once the page has moved to another card, on none (`_on_card`); answers never change the card
+    # the keyboard is the key component's (keys.py: each key names the card it was pressed on and is applied once,
+    # in order); these buttons are for the mouse, each the card's own (its item id in the widget key), so a click
+    # acts on that card or, once the page has moved to another card, on none (`_on_card`)
     card = f"{NS}.{item.id}"
-    if item.query:
+    asked_on = relevance_cards(items).get(item.id, item.id)
+    if item.query and asked_on != item.id:  # another citation of the same result: relevance was asked there
+        first = next(i for i in items if i.id == asked_on)
+        given = my_grades.get(asked_on)
+        there = f" (your answer there: {grade_label(given.grade)})" if given else ""
+        st.markdown(f"**1 · {QUESTIONS['relevance']}**")
+        st.caption(
+            f"Asked on card {first.position}{there}, which cites the same fact for the same query: "
+            "this card asks support only."
+        )
+        grade = given
+    elif item.query:
         st.markdown(f"**1 · {QUESTIONS['relevance']}**")
         st.caption(rubric_line())
         for column, value in zip(st.columns(4), RELEVANCE, strict=True):
             column.button(
                 button_label(value),
                 key=f"{card}.r.{value}",
-                shortcut=GRADE_SHORTCUTS[value],
                 help=grade_help(value),
                 disabled=not reviewer,
                 width="stretch",
@@ -225,7 +256,6 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
         column.button(
             label,
             key=f"{card}.v.{verdict}",
-            shortcut=SHORTCUTS[verdict],
             disabled=not reviewer,
             width="stretch",
             type="primary" if current is not None and current.verdict == verdict else "secondary",
@@ -236,7 +266,6 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
     nav[0].button(
         "Previous",
         key=f"{card}.prev",
-        shortcut="Left",
         icon=":material/arrow_back:",
         disabled=position <= 1,
         on_click=safely,
@@ -245,17 +274,18 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
     nav[1].button(
         "Next",
         key=f"{card}.next",
-        shortcut="Enter",
         icon=":material/arrow_forward:",
         disabled=position >= len(items),
         on_click=safely,
         args=(partial(_go, queue, reviewer, position, position + 1), CARD),
     )
     asks_support = pool_of(lab.store, queue.id) is None  # a judging pool asks the relevance question only
-    hint = key_hint(item, len(items), asks_support, grade is not None, current is not None) if reviewer else ""
+    graded = grade is not None or asked_on != item.id  # relevance is not asked on this card again
+    hint = key_hint(item, len(items), asks_support, graded, current is not None) if reviewer else ""
     nav[2].caption((hint or "Enter your name above to answer.") + " Keys do not act while typing in a field.")
     with st.container(key=f"{NS}.card.messages"):  # the confirmation, by the card's keys
         show_messages(CARD)
+        show_key_lines(queue, reviewer)
 
 
 # --- building a queue ---------------------------------------------------------------------------------
@@ -283,7 +313,9 @@ def _build(lab: Lab, group_id: str) -> str:
         reranker=state[f"{NS}.new.reranker"],
         query_limit=limit or None,
     )
-    queue = run(build_queue(lab, spec), timeout=600)
+    # the same submission can arrive twice (a double click, a click the browser sends again while the first build
+    # runs): the second finds the queue the first built, and says it was built, not that the name is taken
+    queue = run(build_queue(lab, spec, replay_within_s=REPLAY_S), timeout=600)
     state[QUEUE] = queue.id
     state[f"{NS}.new.name"] = ""
     return f"Built queue **{md(queue.name)}** with {queue.item_count} items."

@@ -14,8 +14,10 @@ A queue is written in one transaction (queue row, items in order, audit record):
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 
 from pipeline.errors import InvalidInput
 from pipeline.history.records import RunFilter
@@ -33,6 +35,8 @@ from pipeline.store.db import Store
 from pipeline.temporal.supersession import supersession_links
 from pipeline.temporal.timeline import load_facts
 from pipeline.utc import now_iso
+
+REPLAY_S = 600.0  # a build sent again within this finds its queue (`build_queue(replay_within_s=...)`)
 
 # --- collecting candidate items ---------------------------------------------------------------
 
@@ -145,19 +149,56 @@ async def collect_drafts(lab: Lab, spec: QueueSpec) -> list[ItemDraft]:
     return await fact_drafts(lab, spec.group_id)
 
 
-async def build_queue(lab: Lab, spec: QueueSpec) -> Queue:
-    """Validate, collect, sample and store a queue; nothing is written when any step fails."""
+def same_build(queue: Queue, spec: QueueSpec, created_by: str, within_s: float, now: datetime | None = None) -> bool:
+    """Whether `queue` is what building `spec` by `created_by` made less than `within_s` seconds ago: the same
+    source, size, seed, priority and parameters, by the same reviewer. A repeated submission of one build (a
+    double click, a rerun that replays the click, a second session of the same browser) finds it."""
+    now = now or datetime.now(UTC)
+    try:
+        age = (now - datetime.fromisoformat(queue.created_at)).total_seconds()
+    except ValueError:
+        return False
+    return (
+        0 <= age < within_s
+        and (queue.source, queue.size, queue.seed, queue.priority) == (spec.source, spec.size, spec.seed, spec.priority)
+        and queue.params == json.loads(spec.params_json())
+        and queue.created_by.casefold() == created_by.casefold()
+    )
+
+
+async def build_queue(lab: Lab, spec: QueueSpec, *, replay_within_s: float | None = None) -> Queue:
+    """Validate, collect, sample and store a queue; nothing is written when any step fails. With
+    `replay_within_s`, a queue of that name that this same build made that recently (`same_build`) is the
+    outcome, not a clash: a submission sent twice builds once and both report it (the Spot-check page's form)."""
     check_request(spec.size, spec.seed, spec.priority, spec.source)
     name = clean_name(spec.name, "queue name")
     created_by = clean_name(spec.created_by, "reviewer name", 80)
     await lab.deal(spec.group_id)
+
+    def replayed() -> Queue | None:
+        existing = queue_named(lab.store, spec.group_id, name)
+        if (
+            existing is not None
+            and replay_within_s is not None
+            and same_build(existing, spec, created_by, replay_within_s)
+        ):
+            return existing
+        return None
+
     if queue_named(lab.store, spec.group_id, name) is not None:
+        if (mine := replayed()) is not None:
+            return mine
         raise InvalidInput(f"A queue named {name!r} already exists on deal {spec.group_id!r}: pick another name.")
     drafts = await collect_drafts(lab, spec)
     items = sample_items(drafts, spec.size, spec.seed, spec.priority)
     if not items:
         raise InvalidInput("The source has no cited results to review: pick another source.")
-    return save_queue(lab.store, spec, items, name=name, created_by=created_by)
+    try:
+        return save_queue(lab.store, spec, items, name=name, created_by=created_by)
+    except InvalidInput:  # the name was taken while this one sampled: by the same build sent twice, its outcome
+        if (mine := replayed()) is not None:
+            return mine
+        raise
 
 
 # --- storing -----------------------------------------------------------------------------------
@@ -174,3 +215,17 @@ def save_queue(
 def item_keys(items: Iterable[QueueItem | ItemDraft]) -> list[tuple[str, str, str, str]]:
     """(query id, query, fact uuid, episode uuid) per item: what makes two samples the same."""
     return [(i.query_id, i.query, i.fact_uuid, i.citation.episode_uuid) for i in items]
+
+
+def relevance_cards(items: Sequence[QueueItem]) -> dict[int, int]:
+    """Item id -> the id of the queue's first card asking relevance for the same (query, fact). Two citations of
+    one result are two cards (support is a question about each citation), but relevance is a question about the
+    query and the fact alone: it is asked on the first of them, and the later ones show that answer and ask
+    support only. Cards without a query (fact samples) ask no relevance and are left out."""
+    first: dict[tuple[str, str, str], int] = {}
+    asked_on: dict[int, int] = {}
+    for item in sorted(items, key=lambda i: i.position):
+        if not item.query:
+            continue
+        asked_on[item.id] = first.setdefault((item.query_id, item.query, item.fact_uuid), item.id)
+    return asked_on
