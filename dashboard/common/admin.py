@@ -8,6 +8,15 @@ that does not draw it runs), and the box shows "Admin: <name> · Sign out" inste
 secret itself leaves the session at the next run. The session ends on "Sign out", after
 `RETRIEVAL_LAB_ADMIN_IDLE_MINUTES` without a run, or when the configured secret changes.
 
+A reload starts a new Streamlit session: the unlock survives it through a browser cookie holding a signed,
+expiring token (`pipeline/admin/token.py`: the name and an expiry, HMAC-signed under a key derived from the
+configured secret, never the secret itself). The cookie, not the URL: a URL is copied and pasted into chats and
+tickets, and a token in it would unlock whoever opened the link; a cookie stays in this browser, is sent only to
+this site (SameSite=Strict, Secure over https), and expires with the idle timeout. Streamlit reads cookies
+(`st.context.cookies`) but cannot set them, so the page sets it with a line of JavaScript (`st.html`); being set
+by script it cannot be HttpOnly, which is acceptable because the dashboard renders no HTML from data (text.py).
+"Sign out" clears it; a changed secret invalidates every token.
+
 Wrong secrets are throttled per data directory (pipeline/admin/unlock.py). A wrong secret stays in its box
 across reruns, so each entered value is checked once: a session remembers the digest of the last wrong one
 (and of the right one while the name is missing), and only a new value reaches the throttle.
@@ -25,6 +34,7 @@ import streamlit as st
 from dashboard.common.page_state.flash import flash, show_flash
 from dashboard.common.sidebar import DRAWN_KEY
 from dashboard.common.text import md
+from pipeline.admin.token import sign, verify
 from pipeline.admin.unlock import UnlockResult, secrets_match, try_unlock
 from pipeline.settings import Settings, get_settings
 from pipeline.store import open_store
@@ -35,6 +45,10 @@ SESSION_KEY = "admin.session"  # an AdminSession: not a widget key, so it surviv
 ENDED_KEY = "admin.ended"  # why the last session ended, shown once in the box
 SIGN_OUT_KEY = "admin.sign_out"
 WELCOME_KEY = "admin.welcome"  # the unlock's one-line outcome, shown once in the run that follows it
+COOKIE = "retrieval_lab_admin"  # the browser cookie that keeps the unlock across a reload (see above)
+ISSUED_KEY = "admin.cookie_expires"  # the expiry of the token the cookie holds, as this session last wrote it
+COOKIE_OP_KEY = "admin.cookie_op"  # what to write to the cookie on this run: ("set", token, max_age) or ("clear",)
+REVOKED_KEY = "admin.cookie_revoked"  # the token this session's browser sent, once signed out: never restored
 
 
 @dataclass(frozen=True)
@@ -67,12 +81,35 @@ def _read_only_text(reason: str) -> str:
     return f"Read-only: this graph is attached read-only ({reason}); admin actions are off."
 
 
+def _cookie() -> str | None:
+    """The admin cookie the browser sent when this session began (a reload's new session reads it)."""
+    try:
+        return st.context.cookies.get(COOKIE)
+    except Exception:  # no browser behind the session (a bare run): no cookie
+        return None
+
+
+def _restored(settings: Settings) -> AdminSession | None:
+    """The session a valid admin cookie carries over a reload: its name, until its expiry."""
+    configured = settings.admin_secret.get_secret_value() if settings.admin_secret else ""
+    token = _cookie()
+    if not configured or not token or token == st.session_state.get(REVOKED_KEY):
+        return None
+    kept = verify(token, configured, _now())
+    if kept is None:
+        return None
+    session = AdminSession(kept.name, _digest(configured), kept.expires_at)
+    st.session_state[SESSION_KEY] = session
+    st.session_state[ISSUED_KEY] = kept.expires_at  # the cookie holds this token already
+    return session
+
+
 def _live_session(settings: Settings) -> AdminSession | None:
-    """This browser session's unlocked admin session, or None (ended by the idle timeout or a changed secret:
-    then it is dropped, and why is kept for the box)."""
+    """This browser session's unlocked admin session (or the one its cookie carries over a reload), or None
+    (ended by the idle timeout or a changed secret: then it is dropped, and why is kept for the box)."""
     session = st.session_state.get(SESSION_KEY)
     if not isinstance(session, AdminSession):
-        return None
+        return _restored(settings)
     configured = settings.admin_secret.get_secret_value() if settings.admin_secret else ""
     if not configured or not hmac.compare_digest(session.digest, _digest(configured)):
         why = "the admin secret was changed" if configured else "admin actions were switched off"
@@ -110,6 +147,7 @@ def draw_admin_box() -> None:
     if session is None:
         with st.sidebar:
             session = _unlock_form(settings)
+            _write_cookie()
         if session is None:
             return
         # the run starts again without the inputs: the secret leaves the session's widget state, and the box
@@ -123,22 +161,55 @@ def draw_admin_box() -> None:
     left, right = st.sidebar.columns([3, 2], vertical_alignment="center")
     left.markdown(f":material/admin_panel_settings: Admin: **{md(session.name)}**")
     right.button("Sign out", key=SIGN_OUT_KEY, type="tertiary", on_click=sign_out)
+    with st.sidebar:
+        _write_cookie()
 
 
 def _keep(session: AdminSession, settings: Settings) -> AdminSession:
-    """Store the session with its idle deadline pushed back."""
-    session = replace(session, expires_at=_now() + 60 * settings.admin_idle_minutes)
+    """Store the session with its idle deadline pushed back; the cookie's token is renewed once a quarter of the
+    idle timeout has passed since it was written (not on every run), so a reload within the timeout keeps it."""
+    idle = 60 * settings.admin_idle_minutes
+    session = replace(session, expires_at=_now() + idle)
     st.session_state[SESSION_KEY] = session
+    issued = st.session_state.get(ISSUED_KEY)
+    if not isinstance(issued, float) or session.expires_at - issued > idle / 4:
+        configured = settings.admin_secret.get_secret_value() if settings.admin_secret else ""
+        token = sign(session.name, session.expires_at, configured)
+        st.session_state[COOKIE_OP_KEY] = ("set", token, max(1, int(session.expires_at - _now())))
+        st.session_state[ISSUED_KEY] = session.expires_at
     return session
 
 
+def _write_cookie() -> None:
+    """A slot drawn on every run of the box (the elements after it keep their places), holding, on a run that
+    must change the cookie, the line of script that does."""
+    slot = st.empty()
+    op = st.session_state.pop(COOKIE_OP_KEY, None)
+    if op is None:
+        return
+    if op[0] == "set":
+        value, attributes = op[1], f"Max-Age={op[2]}"
+    else:
+        value, attributes = "", "Max-Age=0"
+    # the token is base64url and a dot: nothing in it can end the string or the script
+    script = (
+        f'document.cookie = "{COOKIE}={value}; {attributes}; Path=/; SameSite=Strict"'
+        ' + (location.protocol === "https:" ? "; Secure" : "");'
+    )
+    slot.html(f"<script>{script}</script>", unsafe_allow_javascript=True)
+
+
 def sign_out() -> None:
-    """End the admin session (the name stays in its box for the next unlock)."""
+    """End the admin session (the name stays in its box for the next unlock) and clear the cookie that would
+    carry it over a reload."""
     session = st.session_state.pop(SESSION_KEY, None)
-    for key in (UNLOCKED_KEY, FAILED_KEY, SECRET_KEY):
+    for key in (UNLOCKED_KEY, FAILED_KEY, SECRET_KEY, ISSUED_KEY):
         st.session_state.pop(key, None)
     if isinstance(session, AdminSession):
         st.session_state[NAME_KEY] = session.name
+    if token := _cookie():  # sent when this session began: not to be restored again in it
+        st.session_state[REVOKED_KEY] = token
+    st.session_state[COOKIE_OP_KEY] = ("clear",)
 
 
 def _unlock_form(settings: Settings) -> AdminSession | None:

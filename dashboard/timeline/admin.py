@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from functools import partial
 
@@ -79,13 +79,34 @@ def _picked_on_chart(facts: dict[str, tuple[str, bool]]) -> None:
     flash(PICK_FLASH, f"Picked for correction: “{md(fact)}” (in “{FIX_TAB}”, below).")
 
 
-def _done(message: str) -> None:
+FIX_FOR = f"{NS}.fact_for"  # the selection the picked fact was picked in
+FORM_RESET = f"{NS}.reset"  # set by a write: the fact its form stays on, for the next run to set before drawing it
+
+
+def _done(message: str, fact_uuid: str) -> None:
+    """After a write: its outcome, the selection as it was, and the form emptied and kept on `fact_uuid` (the
+    corrected fact's successor, or the fact an undo made current again). Popping the form's keys is not enough:
+    the browser keeps what its widgets showed and sends it back with the next click (the old statement, on the
+    first fact of the list, which a second Confirm would have written there); values set before the widgets are
+    drawn replace what the browser shows."""
     flash(FLASH, message)
     st.session_state[KEPT] = {k: st.session_state[k] for k in SELECTION_KEYS if st.session_state.get(k) is not None}
+    st.session_state[FORM_RESET] = fact_uuid
     data.clear()
-    for key in (f"{NS}.statement", f"{NS}.source", f"{NS}.author"):
-        st.session_state.pop(key, None)
     st.rerun()
+
+
+def _reset_form(current: Collection[str]) -> None:
+    """The next run after a write, before the form is drawn: every field empty, today's date, and the fact the
+    write named picked (when it is still a current fact of the selection; else none)."""
+    fact_uuid = st.session_state.pop(FORM_RESET, None)
+    if fact_uuid is None:
+        return
+    st.session_state[FIX_FACT] = fact_uuid if fact_uuid in current else None
+    st.session_state[f"{NS}.statement"] = ""
+    st.session_state[f"{NS}.author"] = ""
+    st.session_state[f"{NS}.source"] = ""
+    st.session_state[f"{NS}.date"] = datetime.now(UTC).date()
 
 
 def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str | None) -> None:
@@ -98,15 +119,28 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
         read_only_notice()
     else:
         current = {f.uuid: f for f in (tl.facts if tl else ()) if not f.superseded}
+        _reset_form(current)
+        # a fresh form, or another selection, opens on the selection's first fact; a pick of this selection no
+        # longer current (another admin corrected it) leaves none picked: never another fact in its place
+        selection = tl.selection if tl else None
+        if st.session_state.get(FIX_FACT) not in current:
+            fresh = FIX_FACT not in st.session_state or st.session_state.get(FIX_FOR) != selection
+            st.session_state[FIX_FACT] = next(iter(current)) if fresh and current else None
+        st.session_state[FIX_FOR] = selection
         if not current:
             st.info("This selection has no current fact to correct.")
-        else:
-            fact_uuid = st.selectbox(
+        elif (
+            fact_uuid := st.selectbox(
                 "Fact to correct (current facts of this selection)",
                 list(current),
                 key=FIX_FACT,
+                index=None,
+                placeholder="Pick the fact to correct, or click its bar on the chart…",
                 format_func=lambda u: plain(f"{current[u].relation} · {current[u].fact}", OPTION_CHARS),
             )
+        ) is None:
+            st.caption("The form opens once a fact is picked.")
+        else:
             fact = current[fact_uuid]
             st.caption(f"Valid since {fact.valid_at.date() if fact.valid_at else 'unknown'} · {md(fact.citation)}")
             statement = st.text_area("Corrected statement", key=f"{NS}.statement", max_chars=2000, height=80)
@@ -143,7 +177,10 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
                 except RetrievalLabError as exc:  # refused: say why here, keep the rest of the page
                     st.error(md(exc), icon=":material/block:")
                 else:
-                    _done(f"Corrected: “{md(record.old_fact)}” is superseded by “{md(record.new_fact)}” from {when}.")
+                    _done(
+                        f"Corrected: “{md(record.old_fact)}” is superseded by “{md(record.new_fact)}” from {when}.",
+                        record.new_uuid,
+                    )
     render_history(lab, group_id, actor)
 
 
@@ -204,4 +241,7 @@ def render_history(lab: Lab, group_id: str, actor: str | None) -> None:
         except RetrievalLabError as exc:
             st.error(md(exc), icon=":material/block:")
         else:
-            _done(f"Undone: “{md(record.old_fact)}” is current again; “{md(record.new_fact)}” was removed.")
+            _done(
+                f"Undone: “{md(record.old_fact)}” is current again; “{md(record.new_fact)}” was removed.",
+                record.old_uuid,
+            )

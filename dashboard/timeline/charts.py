@@ -192,9 +192,15 @@ def timeline_figure(
         ticktext=list(frame["label"]),
         title=None,
     )
-    # the dates above the bars as well as below them: a chain of 60 bars is taller than a screen
-    fig.update_xaxes(title=None, showticklabels=True, ticks="outside")
-    fig.update_layout(xaxis2={"overlaying": "x", "matches": "x", "side": "top", "showgrid": False, "ticks": "outside"})
+    # the dates above the bars as well as below them: a chain of 60 bars is taller than a screen. Both axes get
+    # the same explicit ticks: left to Plotly, the top axis (its range matched, its ticks its own) put its month
+    # ticks a month off the bottom one's
+    lo, hi = (window[0], window[1] + timedelta(days=1)) if window and window[0] and window[1] else (None, None)
+    lo = lo or min(frame["start"]).date()
+    hi = hi or max(frame["end"]).date()
+    ticks = date_ticks(lo, hi)
+    fig.update_layout(xaxis2={"overlaying": "x", "matches": "x", "side": "top", "showgrid": False, "type": "date"})
+    fig.update_xaxes(title=None, showticklabels=True, ticks="outside", **ticks)
     fig.add_trace(
         go.Scatter(
             x=list(frame["start"]), y=list(frame["uuid"]), xaxis="x2", mode="markers", opacity=0, hoverinfo="skip",
@@ -212,6 +218,22 @@ def timeline_figure(
         margin={"l": 10, "r": 10, "t": 110, "b": 10},
     )
     return fig
+
+
+TICK_STEPS = (1, 2, 3, 6, 12, 24, 60)  # months between date ticks
+MAX_TICKS = 10
+
+
+def date_ticks(lo: date, hi: date) -> dict:
+    """The date axes' ticks for the span lo..hi, as Plotly settings both axes share (same first tick, same step,
+    same format): at most about 10 ticks, on the first of a month (every 1, 2, 3, 6, 12, 24 or 60 months, counted
+    from January 2000, so both axes and every rerun agree), or every 7 or 14 days on a span under two months."""
+    days = max(1, (hi - lo).days)
+    if days <= 60:
+        step = 7 if days <= 7 * MAX_TICKS else 14
+        return {"tickmode": "linear", "tick0": "2000-01-03", "dtick": step * 86_400_000, "tickformat": "%b %d, %Y"}
+    months = next((m for m in TICK_STEPS if days / (30.44 * m) <= MAX_TICKS), TICK_STEPS[-1])
+    return {"tickmode": "linear", "tick0": "2000-01-01", "dtick": f"M{months}", "tickformat": "%b %Y"}
 
 
 def chart_title(tl: Timeline) -> str:

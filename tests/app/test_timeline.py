@@ -74,6 +74,17 @@ def test_an_entity_timeline_shows_bars_and_supersession_links(app: AppTest) -> N
     assert {t["name"].split(",")[0] for t in chart(app)["data"]} == {"document"}
 
 
+def test_the_dates_above_the_chart_are_the_dates_below_it(app: AppTest) -> None:
+    """Both date axes have the same explicit ticks: left to Plotly, the top one's read a month off (issue 38)."""
+    open_page(app, PAGE)
+    app.text_input(key="timeline.entity_search").input("Halcyon Freight").run()
+    layout = chart(app)["layout"]
+    ticks = ("tickmode", "tick0", "dtick", "tickformat")
+    below, above = ({k: layout[axis].get(k) for k in ticks} for axis in ("xaxis", "xaxis2"))
+    assert below == above and below["tickmode"] == "linear" and str(below["dtick"]).startswith("M")
+    assert layout["xaxis2"]["side"] == "top" and layout["xaxis2"]["matches"] == "x"
+
+
 def test_as_of_a_date_shows_what_changed_since(app: AppTest) -> None:
     open_page(app, PAGE)
     app.segmented_control(key="timeline.mode").set_value("relation").run()
