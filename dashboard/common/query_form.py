@@ -25,6 +25,7 @@ from pipeline.comparison.examples import Example, examples
 from pipeline.evaluation.experiments import list_experiments
 from pipeline.history.repo import save_run
 from pipeline.lab import Lab
+from pipeline.numbers import whole_number
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.recipes import RECIPE_NAMES
 from pipeline.retrieval.records import RetrievalRun
@@ -157,6 +158,28 @@ def setting_controls(ns: str, lab: Lab, side: str = "", with_none: bool = False,
     return Setting(recipe, n, reranker, k)
 
 
+def refuse_unicode_numbers(ns: str, sides: Sequence[str] = ("",)) -> None:
+    """N and k in the URL as digits 0-9 only. A slider bound to the URL reads its value with `int()`, which takes
+    any script's digits (`٣` is 3), and from the URL the page opened with, whatever the page deletes: so each such
+    value is dropped from the URL and the page runs again without it, then says so in one line each."""
+    refused = f"{ns}.refused_numbers"
+    bad = [
+        (key, what, raw)
+        for side in sides
+        for key, what in ((f"{ns}.{side}n", "N"), (f"{ns}.{side}k", "top-k"))
+        if (raw := st.query_params.get(key)) is not None and whole_number(raw) is None
+    ]
+    if bad:
+        for key, _what, _raw in bad:
+            del st.query_params[key]  # also the query string the next run opens with
+        st.session_state[refused] = [
+            f"The link's {what} “{md(raw, 40)}” is not a whole number in digits 0-9: left out." for _k, what, raw in bad
+        ]
+        st.rerun()
+    for line in st.session_state.pop(refused, []):
+        st.warning(line)
+
+
 def checked(setting: Setting) -> Setting:
     """k cut to N when larger, said in one line."""
     n = setting.candidates
@@ -168,6 +191,7 @@ def checked(setting: Setting) -> Setting:
 
 def query_form(ns: str, lab: Lab, group_id: str) -> Request | None:
     """Scores' controls: query, one setting (its first stage included); the request once a query is entered."""
+    refuse_unicode_numbers(ns)
     query = query_box(ns, lab, group_id)
     setting = setting_controls(ns, lab, with_none=True, default="local")
     first_stage = first_stage_control(ns, lab, group_id)

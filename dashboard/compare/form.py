@@ -13,7 +13,14 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from dashboard.common.page_state.url import link_id
-from dashboard.common.query_form import MAX_SHOWN_K, checked, first_stage_control, query_box, setting_controls
+from dashboard.common.query_form import (
+    MAX_SHOWN_K,
+    checked,
+    first_stage_control,
+    query_box,
+    refuse_unicode_numbers,
+    setting_controls,
+)
 from dashboard.common.text import md
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
@@ -61,6 +68,7 @@ def _legacy_params(lab: Lab) -> None:
 
 def compare_form(lab: Lab, group_id: str) -> CompareRequest | None:
     _legacy_params(lab)
+    refuse_unicode_numbers(NS, SIDES)
     query = query_box(NS, lab, group_id, SIDES)
     settings = {}
     for side, column in zip(SIDES, st.columns(2, border=True), strict=True):

@@ -6,21 +6,36 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.common.text import chart
+from pipeline.evaluation.recommend import pareto_front
 from pipeline.evaluation.records import SweepResult, setting_key
 from pipeline.rerankers.specs import colour
 
+PANEL_PX = 90  # a panel's title and k labels; then ROW_PX for each of its N rows
+ROW_PX = 28
+
 
 def heatmaps(result: SweepResult, metric: str) -> go.Figure:
-    """One heatmap per recipe and reranker: rows N, columns k, cells the metric (same colour scale for all)."""
-    recipes = list(result.spec.recipes)
-    panels = [(recipe, reranker) for recipe in recipes for reranker in result.spec.rerankers]
+    """One heatmap per recipe and reranker: rows N, columns k, cells the metric (same colour scale for all). The
+    panels are a grid, a row per recipe and a column per reranker: in one row, four recipes by two rerankers made
+    eight panels whose titles ran into one another."""
+    recipes, rerankers = list(result.spec.recipes), list(result.spec.rerankers)
+    panels = [(recipe, reranker) for recipe in recipes for reranker in rerankers]
     titles = [chart(r if len(recipes) == 1 else f"{recipe} + {r}") for recipe, r in panels]
     ns, ks = list(result.spec.candidates), list(result.spec.top_ks)
     grid = {s.key: s for s in result.grid}
     values = [s.metrics[metric] for s in result.grid]
     low, high = (min(values), max(values)) if values else (0.0, 1.0)
-    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=titles, horizontal_spacing=0.08)
-    for col, (recipe, reranker) in enumerate(panels, start=1):
+    rows, cols = len(recipes), len(rerankers)
+    height = 80 + rows * (PANEL_PX + ROW_PX * len(ns))
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=titles,
+        horizontal_spacing=0.08,
+        vertical_spacing=min(0.3, 60 / height) if rows > 1 else 0.0,  # room for the next row's title
+    )
+    for index, (recipe, reranker) in enumerate(panels):
+        panel_row, panel_col = divmod(index, cols)
         z, text = [], []
         for n in ns:
             row, labels = [], []
@@ -40,26 +55,36 @@ def heatmaps(result: SweepResult, metric: str) -> go.Figure:
                 zmin=low,
                 zmax=high,
                 colorscale="Blues",
-                showscale=col == len(panels),
-                hovertemplate=f"{titles[col - 1]}<br>%{{y}}, %{{x}}<br>{metric} %{{z:.4f}}<extra></extra>",
+                showscale=index == 0,  # one colour bar: every panel has the same scale
+                colorbar={"len": min(1.0, 400 / height), "y": 1, "yanchor": "top"},
+                hovertemplate=f"{titles[index]}<br>%{{y}}, %{{x}}<br>{metric} %{{z:.4f}}<extra></extra>",
             ),
-            row=1,
-            col=col,
+            row=panel_row + 1,
+            col=panel_col + 1,
         )
     note = " (of the top k each setting hands on: columns differ by k)" if metric.endswith("@k") else ""
     fig.update_layout(
         title=f"{metric} by candidates N and top-k, per {'recipe and ' if len(recipes) > 1 else ''}reranker{note}",
-        height=120 + 60 * len(ns),
+        height=height,
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
     )
     return fig
 
 
-def pareto(result: SweepResult, metric: str, recommended: str, front: set[str]) -> go.Figure:
+def pareto(result: SweepResult, metric: str, recommended: str, front: set[str] | None = None) -> go.Figure:
     """Quality (y) against p50 latency (x); marker size grows with cost; the Pareto front joined by a
-    line; the recommended setting starred."""
+    line; the recommended setting starred at its own quality and p50.
+
+    The front is taken over the points drawn, the recommended setting among them (the baseline, computed beside a
+    grid that lacks it, included), on the same metric, p50 and cost. The rule that recommends is not the front's
+    (a setting within noise of the best that hands on fewer facts, or the baseline kept when nothing beats it
+    significantly): when the star is off the front, the subtitle says why."""
     fig = go.Figure()
     recipes = list(result.spec.recipes)
+    rec = result.setting(recommended)
+    drawn = [*result.grid, *([] if any(s.key == rec.key for s in result.grid) else [rec])]
+    if front is None:
+        front = pareto_front(drawn, metric)
     symbols = ("circle", "diamond", "square", "triangle-up", "cross", "x", "star-square")
     for recipe, reranker in [(recipe, r) for recipe in recipes for r in result.spec.rerankers]:
         points = [s for s in result.grid if s.reranker == reranker and s.recipe == recipe]
@@ -80,7 +105,7 @@ def pareto(result: SweepResult, metric: str, recommended: str, front: set[str]) 
                 "<br>p vs baseline %{customdata[1]:.4f}<extra></extra>",
             )
         )
-    on_front = sorted((s for s in result.grid if s.key in front), key=lambda s: s.p50_ms)
+    on_front = sorted((s for s in drawn if s.key in front), key=lambda s: (s.p50_ms, -s.metrics[metric]))
     fig.add_trace(
         go.Scatter(
             name="Pareto front",
@@ -91,7 +116,6 @@ def pareto(result: SweepResult, metric: str, recommended: str, front: set[str]) 
             hoverinfo="skip",
         )
     )
-    rec = result.setting(recommended)
     fig.add_trace(
         go.Scatter(
             name=f"recommended: {chart(rec.key)}",
@@ -102,12 +126,21 @@ def pareto(result: SweepResult, metric: str, recommended: str, front: set[str]) 
             hovertemplate=f"recommended: {chart(rec.key)}<extra></extra>",
         )
     )
+    title = f"Quality vs latency vs cost ({metric}; marker size: cost)"
+    if rec.key not in front:
+        why = (
+            "the baseline, kept: no setting beats it significantly"
+            if rec.key == result.baseline
+            else "as good as the best within noise, and it hands on fewer facts (smaller k, then N)"
+        )
+        title += f"<br><sup>The recommended setting (★) is off the front: {why}.</sup>"
     fig.update_layout(
-        title=f"Quality vs latency vs cost ({metric}; marker size: cost)",
+        title=title,
         xaxis_title="p50 latency (ms)",
         yaxis_title=metric,
         height=420,
-        margin={"l": 10, "r": 10, "t": 70, "b": 10},
-        legend={"orientation": "h", "yanchor": "bottom", "y": -0.35, "x": 0},
+        margin={"l": 10, "r": 10, "t": 80, "b": 10},
+        # beside the plot, one entry a line: below it, eight recipe + reranker entries wrapped onto the x axis
+        legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"},
     )
     return fig

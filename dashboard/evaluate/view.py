@@ -313,8 +313,9 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     render_pool_gap(lab, result.unjudged_gap(rec))
     _stale_note(result, rec.key if rec.beats_baseline else rec.best)
 
+    table = results_frame(result, metric, rec)
     show_table(
-        results_frame(result, metric, rec),
+        table,
         f"{NS}.table",
         export=False,  # "Table CSV" below
         names={**RESULT_NAMES, "p_value": f"p {metric} (randomization)", "p_ttest": f"p {metric} (t-test)"},
@@ -336,21 +337,37 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
         "cost, fallbacks, in_grid)."
     )
     st.plotly_chart(heatmaps(result, metric), key=f"{NS}.heatmap")
-    st.plotly_chart(pareto(result, metric, rec.key, result.pareto(metric)), key=f"{NS}.pareto")
+    st.plotly_chart(pareto(result, metric, rec.key), key=f"{NS}.pareto")
 
-    keys = [s.key for s in result.grid]
-    shown = rec.key if rec.key in keys else rec.best  # nothing beat the baseline: the best of the rest
-    picked = st.selectbox(
-        "Setting to inspect", keys, index=keys.index(shown) if shown in keys else 0, key=f"{NS}.inspect"
-    )
+    picked, against = _pick_two(result, list(table["setting"]))
     setting = result.setting(picked)
     st.markdown(f"**By query type** — {md(picked)}")
     show_table(
         pd.DataFrame([{"type": t, **{k: round(v, 4) for k, v in m.items()}} for t, m in setting.by_type.items()]),
         f"{NS}.by_type",
     )
-    render_wins_losses(lab, result, picked, metric, exp_id)
+    render_wins_losses(lab, result, picked, metric, exp_id, against)
     render_exports(lab, result, saved_as, metric, exp_id, picked)
+
+
+def _pick_two(result: SweepResult, rows: list[str]) -> tuple[str, str]:
+    """Any two rows of the results table, side by side: the setting inspected (its query types, its wins and
+    losses, its code) and the one it is held against (side A in Compare). By default the table's top two: the
+    recommended setting against the best of the rest; when the baseline is recommended, the best of the rest is
+    inspected against it."""
+    top = rows[:2] if len(rows) > 1 else rows * 2
+    inspect, against = top if top[0] != result.baseline else (top[1], top[0])
+    cols = st.columns(2)
+    picked = cols[0].selectbox("Setting to inspect", rows, index=rows.index(inspect), key=f"{NS}.inspect")
+    other = cols[1].selectbox(
+        "Against",
+        rows,
+        index=rows.index(against),
+        key=f"{NS}.against",
+        help="Per-query wins and losses, and each query's link to Compare, pair these two settings (A: this one). "
+        "Any two rows of the table; the baseline is one of them.",
+    )
+    return picked, other
 
 
 RESULT_NAMES = {"p50_ms": "p50 (ms)", "p95_ms": "p95 (ms)", "cost_usd": "Cost ($)"}
@@ -390,7 +407,9 @@ def results_frame(result: SweepResult, metric: str, recommended: Recommendation)
         table = table.drop(columns=["fallbacks"])
     first = [c for c in (*FIRST_COLUMNS[:2], metric, *FIRST_COLUMNS[2:]) if c in table.columns]
     table = table[[*first, *(c for c in table.columns if c not in first)]]
-    return table.sort_values("recommended", ascending=False, kind="stable").reset_index(drop=True)
+    # the recommended row, then the rest best first on the metric: the table's top two are what is compared first
+    ranked = table.sort_values(["recommended", metric], ascending=[False, False], kind="stable")
+    return ranked.reset_index(drop=True)
 
 
 def _stale_note(result: SweepResult, key: str) -> None:
@@ -406,14 +425,21 @@ def _stale_note(result: SweepResult, key: str) -> None:
     )
 
 
-def render_wins_losses(lab: Lab, result: SweepResult, key: str, metric: str, exp_id: int | None = None) -> None:
-    if key == result.baseline:
+def render_wins_losses(
+    lab: Lab, result: SweepResult, key: str, metric: str, exp_id: int | None = None, against: str | None = None
+) -> None:
+    """Per query, where `key` did better or worse than `against` (the baseline unless given), each with a link that
+    opens the query in Compare with `against` as side A and `key` as side B."""
+    against = against or result.baseline
+    if key == against:
+        st.caption("Pick two different settings to see where one helps or hurts against the other.")
         return
     if exp_id is not None:  # only the two settings' rankings are read, not the whole experiment's
-        result = with_rankings(lab.store, exp_id, result, (result.baseline, key))
-    wins, losses = wins_and_losses(result, key, metric)
-    st.markdown(f"**Per-query wins and losses** of {md(key)} against the baseline ({metric})")
-    base, mine = result.setting(result.baseline), result.setting(key)
+        result = with_rankings(lab.store, exp_id, result, (against, key))
+    wins, losses = wins_and_losses(result, key, metric, against)
+    which = "the baseline" if against == result.baseline else md(against)
+    st.markdown(f"**Per-query wins and losses** of {md(key)} against {which} ({metric})")
+    base, mine = result.setting(against), result.setting(key)
     a, b = result.retrieval_setting(base), result.retrieval_setting(mine)
     changes = [*wins, *losses]
     if changes:
@@ -425,8 +451,8 @@ def render_wins_losses(lab: Lab, result: SweepResult, key: str, metric: str, exp
                         "delta": round(c.delta, 4),
                         "query": plain(c.query),
                         "type": plain(c.type),
-                        "baseline": round(c.baseline, 4),
-                        "setting": round(c.setting, 4),
+                        "A (against)": round(c.baseline, 4),  # QueryChange names side A "baseline"
+                        "B (inspected)": round(c.setting, 4),
                         "compare": compare_url(result.spec.group_id, c.query, a, b),
                     }
                     for c in changes
@@ -437,7 +463,7 @@ def render_wins_losses(lab: Lab, result: SweepResult, key: str, metric: str, exp
                 "compare": st.column_config.LinkColumn(
                     "Compare",
                     display_text="open in Compare",
-                    help="This query, the baseline (A) beside the setting (B)",
+                    help="This query, the setting held against (A) beside the one inspected (B)",
                 )
             },
         )
@@ -446,12 +472,12 @@ def render_wins_losses(lab: Lab, result: SweepResult, key: str, metric: str, exp
         col.markdown(f"{len(items)} queries {verb}")
         for change in items[:15]:
             with col.expander(f"{change.delta:+.3f} · {label(change.query)}"):
-                st.caption(f"{md(change.type)} · baseline {change.baseline:.3f} → {change.setting:.3f}")
+                st.caption(f"{md(change.type)} · A {change.baseline:.3f} → B {change.setting:.3f}")
                 for j in change.judged:
                     where = f"rank {_rank(j.rank_baseline)} → {_rank(j.rank_setting)}"
                     st.markdown(f"- relevant (grade {j.grade}), {where}: {md(j.fact)}")
-                st.markdown("Top 3 before: " + " · ".join(f"_{md(f, LABEL_CHARS)}_" for f in change.top_baseline if f))
-                st.markdown("Top 3 after: " + " · ".join(f"_{md(f, LABEL_CHARS)}_" for f in change.top_setting if f))
+                st.markdown("Top 3 of A: " + " · ".join(f"_{md(f, LABEL_CHARS)}_" for f in change.top_baseline if f))
+                st.markdown("Top 3 of B: " + " · ".join(f"_{md(f, LABEL_CHARS)}_" for f in change.top_setting if f))
 
 
 def _rank(rank: int | None) -> str:
@@ -506,6 +532,9 @@ def render_exports(
             "limit N and the reranker call cut to k.",
             on_click="ignore",
         )
+        with st.expander(f"Setting as code: {label(picked)}", icon=":material/code:"):
+            # st.code: shown as text (never Markdown), with Streamlit's own copy button
+            st.code(setting_module(result, picked, lab.settings, experiment), language="python")
 
 
 # --- experiments -------------------------------------------------------------------------------

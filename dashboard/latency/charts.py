@@ -33,13 +33,20 @@ OVER_NAME = "over budget"
 TITLES = {"hybrid_search": "Hybrid search", "rerank": "Rerank", "total": "End to end"}
 
 
+# the legend sits at the bottom of the figure itself (`yref="container"`), below a margin that holds the tick labels
+# (a date axis adds the day on a second line), the axis title: placed on the plot (`y` < 0 of the paper), it moved
+# with the plot's height and covered the day under the first tick
+LEGEND = {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0, "x": 0}
+BOTTOM = 110  # px: tick labels on two lines, the axis title and the legend's row
+
+
 def _layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     fig.update_layout(
         title=title,
-        height=height,
-        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        height=height + BOTTOM,
+        margin={"l": 10, "r": 10, "t": 70, "b": BOTTOM},
         bargap=0.05,
-        legend={"orientation": "h", "yanchor": "bottom", "y": -0.3, "x": 0},
+        legend=LEGEND,
     )
     return fig
 
@@ -90,9 +97,7 @@ def stacked_stages(medians: Mapping[str, Mapping[str, float]]) -> go.Figure:
     else:  # a line far beyond the bars would flatten them; say how far below it they are instead
         title += f"<br><sup>all far below the end-to-end budget ({budget:,.0f} ms)</sup>"
     fig.update_layout(barmode="stack", xaxis_title="ms (median of each stage)", yaxis={"autorange": "reversed"})
-    _layout(fig, title, height=260 + 50 * max(len(names), 3))
-    fig.update_layout(legend={"y": -0.3, "yanchor": "top"}, margin={"b": 120})
-    return fig
+    return _layout(fig, title, height=150 + 50 * max(len(names), 3))
 
 
 def _three_panels(title: str, x_title: str, y_title: str, shared_y: bool = False) -> go.Figure:
@@ -207,12 +212,15 @@ def _percentile_lines(fig: go.Figure, x: np.ndarray, p50: np.ndarray, p95: np.nd
 
 
 def latency_by_candidates(table: TimingTable) -> go.Figure:
-    """p50 / p95 against N, one panel per budgeted stage, the budget as a horizontal line."""
-    fig = _three_panels("Latency against N (candidates)", "N", "ms")
+    """p50 / p95 for each N the runs used, one panel per budgeted stage, the budget as a horizontal line. The axis
+    is categorical, the Ns present in order: a numeric axis around a single N drew 49, 49.5, ... 51, Ns never run."""
+    fig = _three_panels("Latency by candidates N", "N", "ms")
     for col, stage in enumerate(BUDGETED_STAGES, start=1):
         series = by_candidates(table, stage)
-        _percentile_lines(fig, series.x, series.p50, series.p95, col, BUDGETS_MS[stage])
+        ns = np.array([str(n) for n in series.x], dtype=object)
+        _percentile_lines(fig, ns, series.p50, series.p95, col, BUDGETS_MS[stage])
         _budget(fig, stage, col, vertical=False)
+    fig.update_xaxes(type="category")
     return fig
 
 
@@ -224,4 +232,5 @@ def latency_over_time(table: TimingTable) -> go.Figure:
         when = (series.x * 1000).astype("datetime64[ms]")
         _percentile_lines(fig, when, series.p50, series.p95, col, BUDGETS_MS[stage])
         _budget(fig, stage, col, vertical=False)
+    fig.update_xaxes(title_text="UTC")
     return fig

@@ -46,6 +46,15 @@ COST_NAMES = {
 }
 
 
+SILENT_UNLESS = {
+    "tokens/query": ("tokens/query", "$ / M tokens"),
+    "searches/query": ("searches/query", "$ / 1k searches"),
+    "fallbacks": ("fallbacks",),
+}
+# the cost per query is shown per 1,000 queries only: the same number, legible ($0.0023 rather than $0.0000023)
+HIDDEN = ("$ / query",)
+
+
 def _over(names: Sequence[str]) -> str:
     return "✓ " + ", ".join(names) if names else MISSING
 
@@ -68,12 +77,33 @@ def percentiles_frame(stages: Sequence[StagePercentiles]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(STAGE_NAMES))
 
 
+NEVER_RAN = " (fell back)"
+
+
+def never_reranked(row: Mapping[str, object]) -> bool:
+    """None of the reranker's runs reranked (no key set, say): its latencies are the first stage's alone."""
+    runs, fallbacks = row.get("runs"), row.get("fallbacks")
+    return str(row["reranker"]) != "none" and bool(runs) and fallbacks == runs
+
+
+def _reranker_name(row: Mapping[str, object]) -> str:
+    """The reranker's label, marked when it never reranked: a row that read as the reranker's own would mislead
+    (the page says it in full below the table)."""
+    return str(row["reranker"]) + (NEVER_RAN if never_reranked(row) else "")
+
+
 def costs_frame(rows: Sequence[Mapping[str, object]], budgets: Mapping[str, float] = BUDGETS_MS) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows))
+    frame["reranker"] = [_reranker_name(row) for row in rows]
     frame["over"] = [
         _over([c for c, stage in COST_BUDGETS.items() if _above(row.get(c), budgets.get(stage))]) for row in rows
     ]
-    return frame[[c for c in COST_NAMES if c in frame.columns]]
+    # columns that say nothing on these runs are left out, so the rest fit the page without a sideways scroll
+    # (which cut the last headers off): no tokens sent, no search billed, no fallback
+    for measure, columns in SILENT_UNLESS.items():
+        if measure in frame.columns and not (frame[measure].fillna(0) > 0).any():
+            frame = frame.drop(columns=[c for c in columns if c in frame.columns])
+    return frame[[c for c in COST_NAMES if c in frame.columns and c not in HIDDEN]]
 
 
 def _above(value: object, budget: float | None) -> bool:
@@ -127,7 +157,7 @@ def show_costs(rows: Sequence[Mapping[str, object]]) -> None:
             "searches/query": st.column_config.NumberColumn(format="%.1f", width="small"),
             "$ / 1k searches": st.column_config.NumberColumn(format="$%.2f", width="small"),
             "$ / query": st.column_config.NumberColumn(format="$%.6f", width="small"),
-            "$ / 1k queries": st.column_config.NumberColumn(format="$%.4f", width="small"),
+            "$ / 1k queries": st.column_config.NumberColumn(format="$%.4f"),  # its header is wider than "small"
             "fallbacks": st.column_config.NumberColumn(width="small"),
         },
     )

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from pipeline.history.records import STAGES, ModelUsage, RunFilter
-from pipeline.history.repo import model_usage, stage_rows
+from pipeline.history.repo import cold_run_ids, model_usage, stage_rows
 from pipeline.rerankers.specs import is_free, traits
 from pipeline.retrieval.records import BUDGETS_MS
 from pipeline.store.db import Store
@@ -36,9 +36,26 @@ class TimingTable:
     reranker: np.ndarray  # object: "local", "voyage · rerank-2.5", ...
     ms: np.ndarray  # float64, shape (runs, stages)
     stages: tuple[str, ...] = STAGES
+    cold: np.ndarray | None = None  # bool per run: the first of its reranker on its deal in a process; None: none
 
     def __len__(self) -> int:
         return len(self.run_ids)
+
+    @property
+    def cold_mask(self) -> np.ndarray:
+        return self.cold if self.cold is not None else np.zeros(len(self), dtype=bool)
+
+    def only(self, keep: np.ndarray) -> TimingTable:
+        """The runs where `keep` is True."""
+        return TimingTable(
+            self.run_ids[keep],
+            self.at_epoch[keep],
+            self.num_candidates[keep],
+            self.reranker[keep],
+            self.ms[keep],
+            self.stages,
+            self.cold_mask[keep],
+        )
 
     def stage(self, name: str) -> np.ndarray:
         return self.ms[:, self.stages.index(name)]
@@ -74,7 +91,10 @@ def timing_table(rows: Sequence[tuple], stages: Sequence[str] = STAGES) -> Timin
 
 
 def load_timings(store: Store, flt: RunFilter | None = None, stages: Sequence[str] = STAGES) -> TimingTable:
-    return timing_table(stage_rows(store, flt, stages), stages)
+    """The matching runs' timings, each run marked cold or warm."""
+    table = timing_table(stage_rows(store, flt, stages), stages)
+    cold = np.isin(table.run_ids, np.fromiter(cold_run_ids(store, flt), dtype=np.int64))
+    return replace(table, cold=cold)
 
 
 # --- percentiles ---------------------------------------------------------------------------------

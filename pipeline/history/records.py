@@ -152,6 +152,7 @@ def run_columns(payload: Mapping[str, Any], source: str) -> dict[str, Any]:
         "result_count": len(payload["results"]),
         "first_stage": payload.get("first_stage") or "exact",
         "recipe": payload.get("recipe") or LEGACY_RECIPE,
+        "cold": int(bool(payload.get("cold"))),
     }
 
 
@@ -215,6 +216,7 @@ def run_from_dict(data: Mapping[str, Any]) -> RetrievalRun:
         first_stage=data.get("first_stage") or "exact",
         recipe=data.get("recipe") or LEGACY_RECIPE,
         software=dict(data.get("software") or {}),
+        cold=bool(data.get("cold")),
         as_of=data["as_of"],
         candidates=candidates,
         reranked=reranked,

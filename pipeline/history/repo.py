@@ -4,6 +4,7 @@ one back, filter and count them, and the rows the latency and cost aggregates st
 from __future__ import annotations
 
 import sqlite3
+import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
@@ -29,16 +30,17 @@ from pipeline.history.records import (
 )
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.store.db import Store
+from pipeline.store.integrity import damaged_record
 
 MAX_LIST = 500
 SUMMARY_COLUMNS = ", ".join(f"r.{name}" for name in SUMMARY_FIELDS)
 INSERT_RUN = """
 INSERT INTO runs (created_at, at_epoch, source, group_id, query, num_candidates, top_k, reranker, reranker_model,
                   include_superseded, as_of, rerank_used, fallback_reason, rerank_tokens, rerank_cost_usd, total_ms,
-                  result_count, first_stage, rerank_searches, recipe)
+                  result_count, first_stage, rerank_searches, recipe, cold)
 VALUES (:created_at, :at_epoch, :source, :group_id, :query, :num_candidates, :top_k, :reranker, :reranker_model,
         :include_superseded, :as_of, :rerank_used, :fallback_reason, :rerank_tokens, :rerank_cost_usd, :total_ms,
-        :result_count, :first_stage, :rerank_searches, :recipe)
+        :result_count, :first_stage, :rerank_searches, :recipe, :cold)
 """
 
 
@@ -86,7 +88,10 @@ def load_run(store: Store, run_id: int) -> StoredRun:
     if not rows:
         raise InvalidInput(f"No stored run #{run_id}.")
     values = dict(rows[0])
-    payload = unpack_payload(values.pop("payload"))
+    try:
+        payload = unpack_payload(values.pop("payload"))
+    except (zlib.error, ValueError) as exc:  # bytes changed inside the store (UnicodeDecodeError: a ValueError)
+        raise damaged_record(store.path, f"stored run #{run_id}", exc) from None
     return StoredRun(summary=RunSummary.from_row(values), run=run_from_dict(payload))
 
 
@@ -189,6 +194,12 @@ def stage_rows(store: Store, flt: RunFilter | None = None, stages: Sequence[str]
     clause, params = where(flt or ALL_RUNS, access_of(store))
     sql = f"SELECT r.id, r.at_epoch, r.num_candidates, r.reranker, r.reranker_model, {pivot} FROM runs r WHERE {clause}"
     return [tuple(row) for row in store.query(sql + " ORDER BY r.id", params)]
+
+
+def cold_run_ids(store: Store, flt: RunFilter | None = None) -> set[int]:
+    """The ids of the matching runs that were cold (the first of their reranker on their deal in a process)."""
+    clause, params = where(flt or ALL_RUNS, access_of(store))
+    return {int(row[0]) for row in store.query(f"SELECT r.id FROM runs r WHERE {clause} AND r.cold = 1", params)}
 
 
 def model_usage(store: Store, flt: RunFilter | None = None) -> list[ModelUsage]:

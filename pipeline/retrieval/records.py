@@ -130,6 +130,9 @@ class RetrievalRun:
     first_stage: str = "exact"  # or "vector_index": where the cosine list came from (pipeline/vector_index)
     recipe: str = LEGACY_RECIPE  # the first-stage recipe's key
     software: dict[str, str] = field(default_factory=dict)  # `Lab.software()`; empty on runs saved before it
+    # the first run of its reranker on its deal in this process: its timings include loading models, opening
+    # connections and compiling statements, once per process (`pipeline/retrieval/retrieve.py`)
+    cold: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The CLI's JSON contract (keys: query, group, candidates, reranked, results, timings, ...)."""

@@ -45,6 +45,10 @@ from pipeline.vector_index.records import FirstStageName
 from pipeline.vector_index.search import indexed_similarity_search
 
 MAX_QUERY_CHARS = 2000
+# (deal, reranker) pairs this process has ranked with: the first run of each pays the process's one-time costs
+# (the embedding model's session, graph connections, compiled statements, the reranker's model and vectors) inside
+# its timings, so it is marked cold and the Latency page keeps it apart from the steady state
+_WARM: set[tuple[str, str]] = set()
 
 
 def validate_query(query: str) -> str:
@@ -169,8 +173,10 @@ async def rank(
                 first_stage=s.first_stage,
                 recipe=s.recipe.key,
                 software=lab.software(),
+                cold=(group_id, s.reranker) not in _WARM,
             )
         )
+    _WARM.update((group_id, s.reranker) for s in settings)
     return runs
 
 

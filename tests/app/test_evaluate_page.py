@@ -241,6 +241,7 @@ def test_the_sentence_leads_the_results_and_each_win_or_loss_links_to_compare(ap
 
     # a per-query win or loss links to Compare with that query and both settings
     app.selectbox(key="evaluate.inspect").set_value("graphiti-default local N=25 k=5")
+    app.selectbox(key="evaluate.against").set_value("graphiti-default none N=50 k=10")  # the baseline as side A
     app.run()
     no_errors(app)
     changes = frame(app, "Compare")
@@ -293,8 +294,12 @@ def test_a_sweep_of_two_recipes_from_the_page_shows_both_and_their_heatmaps(app:
     assert {"vector + none", "graphiti-default + local"} <= set(titles)  # one heatmap per recipe and reranker
     # the inspected setting can be taken away as code to ship (pipeline/evaluation/ship.py)
     assert "Setting as code" in [b.proto.label for b in app.get("download_button")]
+    # and is on the page as code (st.code: Streamlit's copy button), the same module
+    (code,) = [c for c in app.code if "async def retrieve(" in c.value]
+    assert code.language == "python" and code.value.startswith('"""Retrieval setting chosen with Retrieval Lab: ')
     # a per-query win or loss opens Compare with each side's own recipe
     app.selectbox(key="evaluate.inspect").set_value("vector none N=25 k=10")
+    app.selectbox(key="evaluate.against").set_value(result.baseline)
     app.run()
     no_errors(app)
     changes = frame(app, "Compare")
