@@ -232,7 +232,12 @@ async def connect(settings: Settings) -> GraphBackend:
 async def _connect_embedded(settings: Settings) -> GraphBackend:
     server = EmbeddedFalkorDB(settings.resolved_data_dir)
     await asyncio.to_thread(server.ensure_running)
-    client = FalkorDB(unix_socket_path=str(server.socket_path))
+    try:
+        # the client's constructor sends a blocking INFO: a server killed while starting refuses it here
+        client = FalkorDB(unix_socket_path=str(server.socket_path))
+    except Exception as exc:
+        server.release()
+        raise BackendUnavailable(f"embedded FalkorDB at {server.uri}: {_reason(exc)}") from None
     # redis-py passes no connect timeout to a unix socket's connections (they keep its 5 s default): the pool does
     client.connection.connection_pool.update_connection_kwargs(socket_connect_timeout=SOCKET_CONNECT_TIMEOUT_S)
     backend = GraphBackend(kind="falkordb", location=server.uri, falkor=client, embedded=server)

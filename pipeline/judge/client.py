@@ -17,8 +17,10 @@ the run's deadline.
 
 from __future__ import annotations
 
+import importlib
 import json
-from collections.abc import Iterator
+import logging
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -40,6 +42,7 @@ from pipeline.settings import Settings
 from pipeline.text import one_line
 
 __all__ = [
+    "AnswerTooLarge",
     "BadAnswer",
     "JudgeConfig",
     "TokenUsage",
@@ -58,6 +61,12 @@ Api = Literal["chat", "responses"]
 ANSWER_MAX_TOKENS = 300  # a grade and one short sentence; a longer answer is cut, fails to parse, and is retried
 REASON_CHARS = 300  # a reason is kept to this many characters
 FAILURE_CHARS = 160  # a server's error message, in a one-line failure
+# an answer's HTTP body is read up to this: 300 tokens and OpenAI's envelope are a few kB, and a server that sent
+# 100 MB once took 1 GB of memory to parse
+ANSWER_MAX_BYTES = 1 << 20
+# a count of tokens past this for one answer is no count (one server reported 10**30, which no database column
+# holds): it is taken as unknown, counted 0
+TOKENS_PER_ANSWER_MAX = 10_000_000
 NO_KEY = (
     "No LLM judge: set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible server such as vLLM or Ollama)."
 )
@@ -124,9 +133,9 @@ class TokenUsage:
 def _count(usage: Any, *names: str) -> int:
     for name in names:
         value = getattr(usage, name, None)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= TOKENS_PER_ANSWER_MAX:
             return value
-    return 0
+    return 0  # missing, or not a count (negative, absurd): unknown
 
 
 # per task: each pair is graded in a task of its own, so concurrent answers are counted to their own pair
@@ -158,11 +167,88 @@ def _count_tokens_of(resource: Any, method_name: str) -> None:
     setattr(resource, method_name, counted)
 
 
+# the HTTP library the openai SDK is built on (httpx, or its fork httpx2 in recent SDKs): the transport below must
+# be that library's, or the SDK's requests fail its type checks
+httpx: Any = importlib.import_module(openai.DefaultAsyncHttpxClient.__mro__[1].__module__.partition(".")[0])
+
+
+class AnswerTooLarge(Exception):
+    """The server's answer was longer than ANSWER_MAX_BYTES; it is not read further."""
+
+    def __init__(self) -> None:
+        super().__init__(f"an answer larger than {ANSWER_MAX_BYTES // 1024} kB (not read)")
+
+
+class _CappedBody(httpx.AsyncByteStream):
+    def __init__(self, stream: httpx.AsyncByteStream, limit: int) -> None:
+        self._stream, self._limit = stream, limit
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        async for chunk in self._stream:
+            seen += len(chunk)
+            if seen > self._limit:
+                raise AnswerTooLarge
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+class _CappedTransport(httpx.AsyncBaseTransport):
+    """httpx's transport, reading no answer past `limit` bytes (httpx itself reads any length into memory)."""
+
+    def __init__(self, limit: int) -> None:
+        self._inner, self._limit = httpx.AsyncHTTPTransport(), limit
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._inner.handle_async_request(request)
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) > self._limit:
+            await response.aclose()
+            raise AnswerTooLarge
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_CappedBody(response.stream, self._limit),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+# graphiti's clients log every failed request ("Error in generating LLM response: ...") before raising it; the
+# judge retries and reports failures itself (one summary line per run, see grade.py), so those lines are dropped
+# while the judge asks (a context variable: graphiti's other uses still log)
+_ASKING: ContextVar[bool] = ContextVar("judge_asking", default=False)
+_GRAPHITI_LOGGERS = ("graphiti_core.llm_client.openai_generic_client", "graphiti_core.llm_client.openai_base_client")
+
+
+class _QuietWhileAsking(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not _ASKING.get()
+
+
+_QUIET = _QuietWhileAsking()
+
+
+def _quiet_graphiti() -> None:
+    for name in _GRAPHITI_LOGGERS:
+        logger = logging.getLogger(name)
+        if _QUIET not in logger.filters:
+            logger.addFilter(_QUIET)
+
+
 def make_llm(config: JudgeConfig) -> LLMClient:
-    """graphiti's client for `config.api`, over an AsyncOpenAI with the request timeout, no SDK retries, and token
-    counting. The caller closes it (`close_llm`)."""
+    """graphiti's client for `config.api`, over an AsyncOpenAI with the request timeout, no SDK retries, answers
+    read up to ANSWER_MAX_BYTES, and token counting. The caller closes it (`close_llm`)."""
     key = config.api_key.get_secret_value()
-    sdk = openai.AsyncOpenAI(api_key=key, base_url=config.base_url, timeout=config.timeout_s, max_retries=0)
+    _quiet_graphiti()
+    http = openai.DefaultAsyncHttpxClient(transport=_CappedTransport(ANSWER_MAX_BYTES))
+    sdk = openai.AsyncOpenAI(
+        api_key=key, base_url=config.base_url, timeout=config.timeout_s, max_retries=0, http_client=http
+    )
     llm_config = LLMConfig(
         api_key=key, model=config.model, small_model=config.model, base_url=config.base_url, temperature=0
     )
@@ -189,7 +275,11 @@ class BadAnswer(ValueError):
 
 async def ask(llm: LLMClient, messages: list[Message]) -> JudgeAnswer:
     """One request through graphiti's client (see the module doc for why not `generate_response`)."""
-    answer = await llm._generate_response(messages, JudgeAnswer, ANSWER_MAX_TOKENS)
+    asking = _ASKING.set(True)
+    try:
+        answer = await llm._generate_response(messages, JudgeAnswer, ANSWER_MAX_TOKENS)
+    finally:
+        _ASKING.reset(asking)
     if isinstance(answer, tuple):  # graphiti's Responses API client returns (answer, input tokens, output tokens)
         answer = answer[0]
     return parse_answer(answer)
@@ -227,10 +317,22 @@ def _status_error(exc: BaseException) -> openai.APIStatusError | None:
     return None
 
 
+def too_large(exc: BaseException) -> AnswerTooLarge | None:
+    """The AnswerTooLarge behind `exc` (the SDK re-raises a transport's error as its connection error)."""
+    cause: BaseException | None = exc
+    for _ in range(5):
+        if cause is None or isinstance(cause, AnswerTooLarge):
+            return cause
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
 def is_transient(exc: BaseException) -> bool:
     """Worth another request: no answer in time, no connection, 408/409/429/5xx, or an answer that was not a
-    grade of the rubric (a model may answer better the next time). A refused key, an unknown model or a
-    bad request would fail the same way again."""
+    grade of the rubric (a model may answer better the next time). A refused key, an unknown model, a
+    bad request or an answer past ANSWER_MAX_BYTES would fail the same way again."""
+    if too_large(exc) is not None:
+        return False
     if isinstance(exc, GraphitiRateLimitError):
         return True
     if isinstance(exc, openai.APIStatusError):
@@ -265,6 +367,9 @@ def retry_wait_s(exc: BaseException | None) -> float:
 
 def describe_failure(exc: BaseException, config: JudgeConfig) -> str:
     """A failed request as a few words for a one-line message."""
+    big = too_large(exc)
+    if big is not None:
+        return str(big)
     if isinstance(exc, GraphitiRateLimitError):  # graphiti's client turns the SDK's 429 into its own error
         return "rate limited (429)"
     model_setting = "RETRIEVAL_LAB_JUDGE_MODEL and OPENAI_BASE_URL"

@@ -16,7 +16,9 @@ deadline for the whole run, and a one-line failure that keeps what was graded.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 
@@ -36,6 +38,8 @@ from pipeline.judge.client import (
 from pipeline.judge.prompt import PROMPT_VERSION, JudgeAnswer, judge_messages
 from pipeline.judge.repo import cached_grades, save_grade
 from pipeline.store.db import Store
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["JudgeGrade", "JudgePair", "JudgeReport", "Progress", "grade_pairs"]
 
@@ -116,6 +120,7 @@ class _Run:
     input_tokens: int = 0
     output_tokens: int = 0
     failure: _Failed | None = None  # the first pair that still failed
+    failed_attempts: Counter[str] = field(default_factory=Counter)  # what each failed request was, for one summary
     timed_out: bool = False
 
     async def grade_all(
@@ -195,13 +200,31 @@ class _Run:
                         raise _Abandoned
                     attempts += 1
                     self.calls += 1
-                    async with asyncio.timeout(self.config.timeout_s):
-                        return await ask(llm, judge_messages(query, fact))
+                    try:
+                        async with asyncio.timeout(self.config.timeout_s):
+                            return await ask(llm, judge_messages(query, fact))
+                    except Exception as exc:
+                        self.failed_attempts[describe_failure(exc, self.config)] += 1
+                        raise
         except _Abandoned:
             raise
         except Exception as exc:
             raise _Failed(describe_failure(exc, self.config), attempts) from exc
         raise AssertionError("unreachable: tenacity either returns or reraises")  # pragma: no cover
+
+    def log_failed_attempts(self) -> None:
+        """One warning for the run's failed requests (retried or not), the most common reasons first."""
+        failed = sum(self.failed_attempts.values())
+        if failed:
+            reasons = "; ".join(f"{n} x {reason}" for reason, n in self.failed_attempts.most_common(3))
+            more = len(self.failed_attempts) - 3
+            logger.warning(
+                "LLM judge: %d of %d requests failed (%s%s)",
+                failed,
+                self.calls,
+                reasons,
+                f"; {more} other reasons" if more > 0 else "",
+            )
 
     def failure_line(self, graded: int, total: int) -> str | None:
         """What stopped the run, and how far it got, in one line; None when nothing did."""
@@ -248,6 +271,7 @@ async def grade_pairs(
         finally:
             if llm is None:
                 await close_llm(client)
+            run.log_failed_attempts()
 
     grades = tuple(_grades(pairs, graded))
     return JudgeReport(

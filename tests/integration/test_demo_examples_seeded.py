@@ -4,7 +4,9 @@ each of them through the one retrieval path and the verdict Compare shows."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -15,9 +17,12 @@ from pipeline.evaluation.experiments import list_experiments
 from pipeline.ingest.demo.examples import NAME, measure_examples
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.lab import Lab
+from pipeline.query_sets import load_query_set
+from pipeline.retrieval.retrieve import retrieve
 from pipeline.retrieval.setting import setting
 
 GROUP = "demo_seeded_examples"
+README = Path(__file__).resolve().parents[2] / "README.md"
 CLI_GROUP = "demo_seeded_examples_cli"
 
 
@@ -52,6 +57,10 @@ async def test_a_freshly_seeded_demo_offers_first_the_queries_reranking_wins(lab
         before, after = result.scores
         assert after.ndcg - before.ndcg == pytest.approx(example.delta, abs=1e-9)
         assert result.verdict.outcome == "better", result.verdict.line
+    first = offered[0].text
+    answer_rank, reranked_above = await _answer_rank(lab, fresh, first, "local")
+    assert answer_rank <= 3, f"{first!r}: its answer is #{answer_rank} with the local reranker"
+    assert reranked_above == [], f"{first!r}: reranking put facts not judged relevant above its answer"
     assert await measure_examples(lab, fresh) is None  # measured once: a deal with an experiment is left as it is
 
 
@@ -67,3 +76,26 @@ def test_seed_demo_measures_the_examples_once(lab: Lab, capsys: pytest.CaptureFi
     finally:
         with lab.store.transaction() as conn:
             conn.execute("DELETE FROM experiments WHERE group_id = ?", (CLI_GROUP,))
+
+
+async def _answer_rank(lab: Lab, group_id: str, text: str, reranker: str) -> tuple[int, list[str]]:
+    """The rank of the query's best-graded labelled fact under the default N and k (11 when not in the top k),
+    and the facts above it that the labels do not judge relevant."""
+    labelled = load_query_set(lab.store, group_id)
+    assert labelled is not None
+    (query,) = [q for q in labelled.queries if q.text == text]
+    grades = labelled.judged_uuids(query.id)
+    best = max(grades.values())
+    run = await retrieve(lab, text, group_id, lab.settings.default_candidates, lab.settings.default_top_k, reranker)
+    order = [r.ranked.candidate for r in run.results]
+    rank = next((i for i, c in enumerate(order, 1) if grades.get(c.uuid) == best), len(order) + 1)
+    return rank, [c.fact for c in order[: rank - 1] if grades.get(c.uuid, 0) == 0]
+
+
+async def test_the_readme_headline_question_finds_its_answer_in_the_top_3(lab: Lab, fresh: str) -> None:
+    """The question the README's tour opens on, read from the README: the demo should show the answer, both
+    without reranking and with the local re-scorer (the default of `query`)."""
+    (headline,) = set(re.findall(r'pipeline query "([^"]+)" --group demo', README.read_text(encoding="utf-8")))
+    for reranker in ("none", "local"):
+        rank, _ = await _answer_rank(lab, fresh, headline, reranker)
+        assert rank <= 3, f"{headline!r}: its answer is #{rank} with reranker {reranker}"

@@ -215,6 +215,9 @@ class _Handler(LoopbackHandler):
         except _ApiError as exc:
             self._send_error(exc.status, exc.message, param=exc.param, code=exc.code or _DEFAULT)
             return None
+        override = self.fake.usage_tokens
+        if override is not None and self.path != "/v1/embeddings":
+            payload["usage"] = {k: override if k.endswith("tokens") else v for k, v in payload["usage"].items()}
         self.fake._keep_answer(self.path, payload)
         return payload
 
@@ -342,6 +345,7 @@ class FakeOpenAIServer(LoopbackServer):
         super().__init__(api_key, hang_s)
         self.retry_after_ms = retry_after_ms  # sent with 429 and 5xx answers when set
         self.judge: JudgeScript = judge if judge is not None else {}
+        self.usage_tokens: int | None = None  # when set, every judge answer reports this many tokens of each kind
         self._request_ids = itertools.count(1)
         self._answers: list[tuple[str, dict[str, Any]]] = []
 
@@ -350,6 +354,7 @@ class FakeOpenAIServer(LoopbackServer):
         super().reset()
         with self._lock:
             self._answers.clear()
+            self.usage_tokens = None
 
     @property
     def answers(self) -> list[tuple[str, dict[str, Any]]]:
