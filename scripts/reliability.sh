@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reliability checks: bad input, faults, kills at every admin step, crash recovery (random kills, kills while
 # loading, a lost or corrupt store), jobs and imports, two processes on one data dir, damaged persistence files,
-# loaders, isolation and the allow-list, the admin gate, inert data, exports and load; then the figures.
+# loaders, isolation and the allow-list, the admin gate, inert data, exports, load, held-out attacks and writes that
+# must land where they were meant; then the figures.
 #
 #   bash scripts/reliability.sh            (needs .venv with the test extras: bash scripts/setup.sh --test)
 #

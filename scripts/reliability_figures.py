@@ -81,6 +81,23 @@ GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "exports that cannot act": ("tests/browser/test_grid_export.py", "tests/unit/test_csv_cells.py"),
     "load": ("tests/integration/test_load.py", "tests/browser/test_load_through_streamlit.py"),
+    "held-out attacks (injection, integrity, caps)": (
+        "tests/integration/test_attacks_export_injection.py",
+        "tests/integration/test_attacks_integrity.py",
+        "tests/integration/test_query_set_listing.py",
+        "tests/integration/test_llm_judge_limits.py",
+        "tests/unit/test_embedded_connect_refused.py",
+        "tests/unit/test_recipe_caps.py",
+        "tests/app/test_custom_recipe_input.py",
+    ),
+    "writes land where they were meant": (
+        "tests/browser/test_spotcheck_keys.py",
+        "tests/browser/test_timeline_two_corrections.py",
+        "tests/browser/test_spotcheck_build_once.py",
+        "tests/app/test_spotcheck_build_twice.py",
+        "tests/app/test_timeline_corrections.py",
+        "tests/app/test_admin_reload.py",
+    ),
 }
 
 

@@ -64,7 +64,7 @@ class BackupContents:
                 raise DataFileError(f"{path}: backup format {raw['format']!r} is not {FORMAT}; nothing was changed.")
             files = {str(k): FileDigest(int(v["size"]), str(v["sha256"])) for k, v in raw["files"].items()}
             contents = cls(str(raw["created_at"]), str(raw["source"]), bool(raw["graph"]), files)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):  # deep nesting too
             raise DataFileError(f"{path} is damaged; nothing was changed.") from None
         for name, expected in contents.files.items():
             if not allowed(name):

@@ -26,8 +26,8 @@ from pipeline.errors import DataFileError, InvalidInput
 from pipeline.graph.embedded.locks import FileLock, is_free
 from pipeline.graph.embedded.paths import ServerFiles
 from pipeline.journal.lock import try_admin_lock
-from pipeline.store.db import DB_NAME
-from pipeline.store.integrity import store_absent
+from pipeline.store.db import DB_NAME, newest_migration
+from pipeline.store.integrity import store_absent, store_file_problem
 from pipeline.store.private import make_private_dir
 
 SERVER_GONE_S = 15.0  # a server whose last client left stops about 2 s later
@@ -120,6 +120,10 @@ def _stage(source: Path, contents: BackupContents, staging: Path) -> None:
                 f"{source / name} is not the file the backup recorded (sha256 differs); nothing was changed."
             )
         _fsync(copy)
+    # digests only say the files are those the backup recorded, not that they are a store: check the store itself
+    problem = store_file_problem(staging / DB_NAME, newest_migration())
+    if problem is not None:
+        raise DataFileError(f"{source / DB_NAME} is {problem}; nothing was changed.")
     _fsync(staging / AOF_DIR if (staging / AOF_DIR).is_dir() else staging)
 
 

@@ -30,6 +30,7 @@ from pipeline.evaluation.repo import cached_pool, cached_scores, count_scores, s
 from pipeline.graph.backend import GraphBackend
 from pipeline.rerankers import RERANKERS, traits
 from pipeline.store.db import Store
+from pipeline.store.integrity import damaged_record
 
 # rerankers whose score for a fact does not depend on the other candidates (cross-encoders)
 POOL_INDEPENDENT = frozenset(name for name in RERANKERS if traits(name).pool_independent)
@@ -74,7 +75,13 @@ class FirstStageCache:
 
     def get(self, recipe: str, depth: int, query: str) -> Pool | None:
         row = cached_pool(self.store, self.key, recipe, depth, query)
-        return None if row is None else Pool.unpack(row["payload"], float(row["ms"]))
+        if row is None:
+            return None
+        try:
+            return Pool.unpack(row["payload"], float(row["ms"]))
+        except (zlib.error, ValueError, TypeError, IndexError) as exc:  # bytes changed inside the store
+            what = f"the cached first-stage candidates of query {query[:60]!r} ({recipe}, N={depth})"
+            raise damaged_record(self.store.path, what, exc) from None
 
     def put_many(self, query: str, pools: dict[tuple[str, int], Pool]) -> None:
         """One query's pools by (recipe, depth), in one transaction."""

@@ -165,6 +165,8 @@ async def available_eval_sets(lab: Lab, group_id: str) -> list[EvalSet]:
             sets.append(found)
         if name == "labelled":
             for info in list_query_sets(lab.store, group_id)[1:]:
+                if not info.scorable:  # from the listing's counts: an unjudged log of a million lines is not read
+                    continue
                 stored = _stored_set(lab, group_id, info.name)
                 if stored is not None and stored.scorable:
                     sets.append(stored)

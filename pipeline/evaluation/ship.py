@@ -1,15 +1,27 @@
 """The chosen setting as code a team pastes into its service: graphiti's `SearchConfig`, the `search_()` call at
 limit N, and the reranker call cut to k.
 
-The module written is self-contained for the first stage (graphiti only) and for Voyage and Cohere (their SDKs, with
-this tool's model names). `local` is this tool's offline re-scorer, not a cross-encoder: the module then imports it
-from this package and says so. Its top k is the tool's top k for the same query (`tests/integration/test_ship.py`).
+The module written needs graphiti-core alone for the first stage, and the SDK for Voyage and Cohere (with this
+tool's model names). `local` is this tool's offline re-scorer, not a cross-encoder: its code (BM25 over the
+candidates fused with cosine) is copied into the module from `pipeline.rerankers.local`, which then needs numpy
+besides graphiti-core and nothing of this package; its cosine comes from the graph's own embedder
+(`graphiti.embedder`), the same numbers as here when the deal is embedded with the local MiniLM. Its top k is
+the tool's top k for the same query (`tests/integration/test_ship.py`).
+
+Text that comes from users or files (an experiment's name, a deal id, a date) enters the module only as data:
+escaped inside the docstring and comments (`_doc`: a backslash, a quote and every character that is not
+printable become escapes, so no text can close the docstring or end a comment's line) and as `repr` in code.
 """
 
 from __future__ import annotations
 
+import inspect
+import textwrap
+
 from pipeline.evaluation.records import SettingResult, SweepResult
+from pipeline.graph.dialects.common import GraphQueries
 from pipeline.graph.dialects.falkordb import FalkorQueries
+from pipeline.rerankers import local as local_reranker
 from pipeline.rerankers.specs import spec as reranker_spec
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.settings import Settings
@@ -17,17 +29,17 @@ from pipeline.settings import Settings
 _HEAD = '''"""Retrieval setting chosen with Retrieval Lab: {label}.
 
 {why}
-Deal {group!r}, {queries} judged queries, {when}. Call `await retrieve(graphiti, query, group_ids)`: the top k facts.
+Deal {group}, {queries} judged queries, {when}. Call `await retrieve(graphiti, query, group_ids)`: the top k facts.
 """
 
 from __future__ import annotations
-
+{imports}
 from graphiti_core import Graphiti
 from graphiti_core.edges import EntityEdge
 from graphiti_core.search.search_config import EdgeReranker, SearchConfig
 from graphiti_core.search.search_filters import SearchFilters
 
-# graphiti's search recipe {recipe!r} (its limit is set to N below)
+# graphiti's search recipe {recipe} (its limit is set to N below)
 SEARCH_CONFIG = SearchConfig.model_validate_json({config!r})
 # {filter_note}
 SEARCH_FILTER = SearchFilters.model_validate_json({search_filter!r})
@@ -95,22 +107,89 @@ async def rerank(graphiti: Graphiti, query: str, edges: list[EntityEdge]) -> lis
     found = await client.rerank(model=RERANK_MODEL, query=query, documents=[e.fact for e in edges], top_n=len(edges))
     return [edges[r.index] for r in sorted(found.results, key=lambda r: (-r.relevance_score, r.index))]
 ''',
-    "local": '''
+}
+
+# the local re-scorer: its constants and functions copied from pipeline/rerankers/local.py as they are, so the
+# module scores exactly as the tool does without importing it
+_LOCAL_IMPORTS = """
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+"""
+_LOCAL_FUNCTIONS = (
+    local_reranker.tokenize,
+    local_reranker._fold_plural,
+    local_reranker.bm25_scores,
+    local_reranker.minmax,
+    local_reranker.fuse,
+)
+_LOCAL_TAIL = '''
+
+async def _fact_vectors(graphiti: Graphiti, edges: list[EntityEdge], dim: int) -> np.ndarray:
+    """The facts' stored embeddings (one indexed lookup each), or, when one is missing or of another size, the
+    facts embedded by the graph's embedder."""
+    records, _, _ = await graphiti.driver.execute_query(
+        FACT_VECTORS, uuids=list(dict.fromkeys(e.uuid for e in edges)), routing_="r"
+    )
+    stored = {r["uuid"]: r["vector"] for r in records if r["vector"] is not None}
+    vectors = [stored.get(e.uuid) for e in edges]
+    if any(v is None or len(v) != dim for v in vectors):
+        vectors = await graphiti.embedder.create_batch([e.fact for e in edges])
+    return np.asarray(vectors, dtype=np.float32)
+
 
 async def rerank(graphiti: Graphiti, query: str, edges: list[EntityEdge]) -> list[EntityEdge]:
-    """Retrieval Lab's offline re-scorer (embedding similarity and BM25 over the pool), imported from the
-    retrieval-lab package: it is not a cross-encoder. A service would measure Voyage or Cohere the same way and ship
-    one of those."""
-    from pipeline.rerankers import make_reranker
-    from pipeline.retrieval.rerank import rank_order, score_pool
-    from pipeline.settings import get_settings
+    """Retrieval Lab's offline re-scorer over all N: cosine (the graph's embedder: the query, and the facts'
+    stored vectors) fused with BM25 over the candidates. It is not a cross-encoder: a service would measure
+    Voyage or Cohere the same way and ship one of those. Ties keep first-stage order."""
+    query_vector = np.asarray(await graphiti.embedder.create(input_data=[query]), dtype=np.float32)
+    matrix = await _fact_vectors(graphiti, edges, len(query_vector))
+    cosine = (matrix @ query_vector) / np.clip(np.linalg.norm(matrix, axis=1), 1e-12, None)
+    scores = fuse(cosine.astype(np.float64), bm25_scores(query, [e.fact for e in edges]))
+    return [edges[i] for i in sorted(range(len(edges)), key=lambda i: (-float(scores[i]), i))]
+'''
 
-    ranker = make_reranker("local", get_settings())
-    assert ranker is not None
-    outcome = await score_pool(graphiti.driver, ranker, query, [e.uuid for e in edges], [e.fact for e in edges])
-    return [edges[i] for i in rank_order(outcome.scores)]
-''',
-}
+
+def _local_rerank() -> str:
+    constants = [
+        "",
+        "# Retrieval Lab's offline re-scorer (pipeline/rerankers/local.py), copied here: numpy and graphiti only",
+        f"COSINE_WEIGHT = {local_reranker.COSINE_WEIGHT!r}",
+        f"BM25_K1 = {local_reranker.BM25_K1!r}",
+        f"BM25_B = {local_reranker.BM25_B!r}",
+        f"MAX_CHARS = {local_reranker.MAX_CHARS!r}  # the embedding model's reach: later text does not count",
+        f"_TOKEN = re.compile({local_reranker._TOKEN.pattern!r})",
+        "STOP_WORDS = frozenset(",
+        *(
+            f"    {line!r}"
+            for line in textwrap.wrap(" ".join(sorted(local_reranker.STOP_WORDS)) + " ", 100, drop_whitespace=False)
+        ),
+        "    .split()",
+        ")",
+        f"FACT_VECTORS = {' '.join(GraphQueries.FACT_VECTORS.split())!r}",
+    ]
+    functions = "".join(f"\n\n{inspect.getsource(fn)}" for fn in _LOCAL_FUNCTIONS)
+    return "\n".join(constants) + "\n" + functions + _LOCAL_TAIL
+
+
+def _doc(text: object) -> str:
+    """`text` as it may stand inside a triple-quoted docstring or a comment of the module: a backslash, a double
+    quote and every character that is not printable (line breaks of any kind, NUL, a lone surrogate) become
+    escapes, so the text can neither close the docstring nor end a comment's line, and reads back as it was."""
+    out = []
+    for char in str(text):
+        if char == "\\":
+            out.append("\\\\")
+        elif char == '"':
+            out.append('\\"')
+        elif char.isprintable():
+            out.append(char)
+        else:
+            out.append(repr(char)[1:-1])  # \\n, \\r, \\x00, \\u2028, \\ud800...
+    return "".join(out)
 
 
 def setting_module(result: SweepResult, key: str, settings: Settings, experiment: str = "") -> str:
@@ -122,12 +201,12 @@ def setting_module(result: SweepResult, key: str, settings: Settings, experiment
     rec = result.recommendation()
     base = result.setting(result.baseline)
     if rec.key == key and rec.beats_baseline:
-        why = f"Recommended: {rec.sentence}"
+        why = [f"Recommended: {rec.sentence}"]
     else:
-        why = f"nDCG@k {chosen.metric('ndcg@k'):.3f}; the baseline ({base.key}) {base.metric('ndcg@k'):.3f}."
+        why = [f"nDCG@k {chosen.metric('ndcg@k'):.3f}; the baseline ({base.key}) {base.metric('ndcg@k'):.3f}."]
     if settings.graph_backend != "neo4j" and FalkorQueries.fulltext_groups([spec.group_id]) is None:
-        why += (
-            f"\nWARNING: on FalkorDB, graphiti's full-text search finds nothing in group {spec.group_id!r} (RediSearch "
+        why.append(
+            f"WARNING: on FalkorDB, graphiti's full-text search finds nothing in group {spec.group_id!r} (RediSearch "
             "splits the id where graphiti's filter does not), so search_() below runs without BM25 and its top k "
             "can differ from the one measured, which searched without that filter."
         )
@@ -140,17 +219,20 @@ def setting_module(result: SweepResult, key: str, settings: Settings, experiment
     reranker = reranker_spec(chosen.reranker)  # its model setting (none, local: no model)
     model = reranker.model(settings) if reranker else ""
     head = _HEAD.format(
-        label=f"{chosen.recipe} + {chosen.reranker}, N={chosen.candidates}, k={chosen.top_k}",
-        why=why,
-        group=spec.group_id,
+        label=_doc(f"{chosen.recipe} + {chosen.reranker}, N={chosen.candidates}, k={chosen.top_k}"),
+        why="\n".join(_doc(line) for line in why),
+        group=_doc(repr(spec.group_id)),
         queries=result.stats.queries,
-        when=f"{when}{', experiment ' + experiment if experiment else ''}",
-        recipe=recipe.key,
+        when=_doc(f"{when}{', experiment ' + experiment if experiment else ''}"),
+        imports=_LOCAL_IMPORTS if chosen.reranker == "local" else "",
+        recipe=_doc(repr(recipe.key)),
         config=recipe.config.model_dump_json(),
-        filter_note=f"the sweep's filter: {when}",
+        filter_note=_doc(f"the sweep's filter: {when}"),
         search_filter=search_filter.model_dump_json(),
-        n=chosen.candidates,
-        k=chosen.top_k,
+        n=int(chosen.candidates),
+        k=int(chosen.top_k),
         center=recipe.center,
     )
+    if chosen.reranker == "local":
+        return head + _local_rerank()
     return head + _RERANK[chosen.reranker].format(model=model)

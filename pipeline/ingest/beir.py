@@ -18,7 +18,7 @@ from pipeline.embedders.base import LabEmbedder
 from pipeline.errors import DataFileError
 from pipeline.graph.backend import GraphBackend
 from pipeline.ingest.fields import date_field, page_field
-from pipeline.ingest.jsonl import read_jsonl
+from pipeline.ingest.jsonl import read_jsonl, text_field
 from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, write_deal
 from pipeline.ingest.progress import Report, Step
 from pipeline.ingest.rebuild import Announce, Rebuild, check_rebuild, rebuild_deal
@@ -50,10 +50,13 @@ class ImportResult:
 
 
 def _passage(row: Any, folder_name: str) -> Passage:
-    pid, text = str(row["_id"] if "_id" in row else row["id"]), str(row["text"])
+    """A corpus row; id, text, title and document name must be text (an id may be a whole number), never a list
+    or null stored as its Python spelling."""
+    pid, text = text_field(row, "_id" if "_id" in row else "id", ids=True), text_field(row, "text")
     page, date = page_field(row.get("page")), date_field(row.get("date"))
-    doc = row.get("doc_name") or row.get("report_id") or row.get("title") or folder_name
-    return Passage(pid, text, str(row.get("title") or ""), str(doc), page, date)
+    title = text_field(row, "title", "")
+    doc = text_field(row, "doc_name", "") or text_field(row, "report_id", "", ids=True) or title or folder_name
+    return Passage(pid, text, title, doc, page, date)
 
 
 def read_corpus(path: Path) -> list[Passage]:

@@ -17,6 +17,7 @@ from pipeline.lab import Lab
 from pipeline.pools.records import Pool, PoolSpec
 from pipeline.pools.repo import insert_pool, pool_of
 from pipeline.query_sets import list_query_sets, load_query_set
+from pipeline.rerankers import has_key, reranker_choices
 from pipeline.retrieval.records import Citation, Result
 from pipeline.retrieval.retrieve import rank
 from pipeline.retrieval.setting import Setting
@@ -59,17 +60,23 @@ def pool_pairs(query_id: str, query: str, runs: Sequence[Sequence[Result]]) -> l
     ]
 
 
-def _settings(settings: Sequence[Setting]) -> tuple[Setting, ...]:
+def _settings(settings: Sequence[Setting], lab: Lab) -> tuple[Setting, ...]:
+    """The distinct settings; one whose reranker cannot run here (no API key) is refused before anything runs:
+    its pool would hold the first stage's order under the reranker's name."""
     unique = tuple(dict.fromkeys(s.validate() for s in settings))
     if not 1 <= len(unique) <= MAX_SETTINGS:
         raise InvalidInput(f"A pool needs 1 to {MAX_SETTINGS} settings; got {len(unique)}.")
+    choices = {c.name: c for c in reranker_choices(lab.settings)}
+    for s in unique:
+        if not has_key(s.reranker, lab.settings):
+            raise InvalidInput(f"Setting {s.text!r} cannot be pooled here: {choices[s.reranker].note}.")
     return unique
 
 
 async def build_pool(lab: Lab, spec: PoolSpec) -> Pool:
     name = clean_name(spec.name, "pool name")
     created_by = clean_reviewer(spec.created_by)
-    settings = _settings(spec.settings)
+    settings = _settings(spec.settings, lab)
     await lab.deal(spec.group_id)
     query_set = load_query_set(lab.store, spec.group_id, spec.set_name)
     if query_set is None:
@@ -90,6 +97,12 @@ async def build_pool(lab: Lab, spec: PoolSpec) -> Pool:
     skipped = 0
     for query in query_set.queries:
         runs = await rank(lab, query.text, spec.group_id, settings)
+        for setting, run in zip(settings, runs, strict=True):
+            if run.fallback_reason:  # a reranker that failed mid-way: its top k would be the first stage's
+                raise InvalidInput(
+                    f"Setting {setting.text!r} fell back to first-stage order on query {query.id!r} "
+                    f"({run.fallback_reason}); nothing was written. Pool it when its reranker answers."
+                )
         judged = {**analysts.get(query.id, {}), **query_set.judged_uuids(query.id)}
         for draft in pool_pairs(query.id, query.text, [run.results for run in runs]):
             if draft.fact_uuid in judged:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import DataFileError
-from pipeline.ingest.jsonl import read_jsonl, text_lines
+from pipeline.ingest.jsonl import read_jsonl, text_field, text_lines
 from pipeline.ingest.loading import stable_uuid
 from pipeline.numbers import whole_number
 from pipeline.query_sets.records import LabelledQuery
@@ -26,8 +26,12 @@ HEADER = ["query-id", "corpus-id", "score"]  # BEIR's column names (compared in 
 
 
 def _query(row: Any) -> LabelledQuery:
-    query_id, text = str(row["_id"] if "_id" in row else row["id"]), str(row["text"])
-    return LabelledQuery(query_id, text, str(row.get("type") or "unlabelled"), str(row.get("split") or ""))
+    """A query row; its id and text must be text (an id may be a whole number), never a list or null stored as
+    its Python spelling."""
+    query_id = text_field(row, "_id" if "_id" in row else "id", ids=True)
+    return LabelledQuery(
+        query_id, text_field(row, "text"), text_field(row, "type", "unlabelled"), text_field(row, "split", "")
+    )
 
 
 def read_queries(path: Path) -> list[LabelledQuery]:
@@ -53,8 +57,9 @@ def _is_header(row: list[str]) -> bool:
 
 
 def read_qrels(path: Path) -> dict[str, dict[str, int]]:
-    """query id -> corpus id -> grade (a repeated pair: the last line counts)."""
-    qrels: dict[str, dict[str, int]] = {}
+    """query id -> corpus id -> grade. A pair given twice with the same grade counts once; with two grades it is
+    refused (`Judged`): which grade was meant is not for this tool to guess."""
+    qrels = Judged(path.name)
     for number, line in text_lines(path):
         row = next(csv.reader([line.removeprefix("\ufeff").rstrip("\r\n")], delimiter="\t"), [])
         if not row or (number == 1 and _is_header(row)):
@@ -65,8 +70,30 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
                 f"{path.name} line {number}: expected query-id<TAB>corpus-id<TAB>score "
                 f"(score: a whole number from -{MAX_GRADE} to {MAX_GRADE}, in digits 0-9)"
             )
-        qrels.setdefault(row[0], {})[row[1]] = grade
-    return qrels
+        qrels.add(row[0], row[1], grade, number)
+    return qrels.qrels
+
+
+class Judged:
+    """Judgments as a file gives them, line by line: a (query, doc) pair graded twice differently is one line
+    naming both lines (a loader used to keep the last one silently)."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.qrels: dict[str, dict[str, int]] = {}
+        self._lines: dict[tuple[str, str], int] = {}
+
+    def add(self, query_id: str, doc: str, grade: int, line: int, query: str | None = None) -> None:
+        judged = self.qrels.setdefault(query_id, {})
+        earlier = judged.get(doc)
+        if earlier is not None and earlier != grade:
+            first = self._lines[(query_id, doc)]
+            raise DataFileError(
+                f"{self.file} line {line}: query {query or query_id!r} and doc {doc!r} graded {grade}, but line "
+                f"{first} graded the same pair {earlier}; keep one grade per pair"
+            )
+        judged[doc] = grade
+        self._lines.setdefault((query_id, doc), line)
 
 
 def query_files(folder: Path) -> tuple[Path, Path]:

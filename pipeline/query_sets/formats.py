@@ -22,7 +22,15 @@ from pipeline.csv_cells import undo_reversible_cell
 from pipeline.errors import DataFileError
 from pipeline.ingest.jsonl import text_lines
 from pipeline.numbers import whole_number
-from pipeline.query_sets.files import MAX_GRADE, QRELS_FILE, QUERIES_FILE, check_query_ids, read_qrels, read_queries
+from pipeline.query_sets.files import (
+    MAX_GRADE,
+    QRELS_FILE,
+    QUERIES_FILE,
+    Judged,
+    check_query_ids,
+    read_qrels,
+    read_queries,
+)
 from pipeline.query_sets.logs import (
     SetRead,
     column,
@@ -60,10 +68,11 @@ def read_beir(folder: Path) -> SetRead:
 
 
 def read_trec_queries(path: Path) -> list[LabelledQuery]:
-    """`query-id<TAB>text` lines (blank ones skipped): the text is everything after the first tab, as it is."""
+    """`query-id<TAB>text` lines (blank ones skipped; a lone CR ends a line too): the text is everything after the
+    first tab, as it is."""
     queries: list[LabelledQuery] = []
     lines: dict[str, int] = {}
-    for number, raw in text_lines(path):
+    for number, raw in text_lines(path, lone_cr=True):
         line = (raw.removeprefix("\ufeff") if number == 1 else raw).removesuffix("\n").removesuffix("\r")
         if not line.strip():
             continue
@@ -81,8 +90,8 @@ def read_trec_queries(path: Path) -> list[LabelledQuery]:
 
 def read_trec_qrels(path: Path) -> dict[str, dict[str, int]]:
     """`query-id iteration doc-id grade` lines (whitespace-separated; the iteration, usually 0, is ignored as
-    trec_eval ignores it); a repeated (query, doc) pair: the last line counts."""
-    qrels: dict[str, dict[str, int]] = {}
+    trec_eval ignores it); a (query, doc) pair given twice: once when the grades agree, refused when they do not."""
+    qrels = Judged(path.name)
     for number, raw in text_lines(path):
         fields = (raw.removeprefix("\ufeff") if number == 1 else raw).split()
         if not fields:
@@ -90,8 +99,8 @@ def read_trec_qrels(path: Path) -> dict[str, dict[str, int]]:
         grade = _grade(fields[3]) if len(fields) == 4 else None
         if grade is None:
             raise DataFileError(f"{path.name} line {number}: expected 'query-id 0 doc-id grade' (grade: {GRADE_RULE})")
-        qrels.setdefault(fields[0], {})[fields[2]] = grade
-    return qrels
+        qrels.add(fields[0], fields[2], grade, number)
+    return qrels.qrels
 
 
 def read_trec(folder: Path) -> SetRead:
@@ -113,7 +122,7 @@ def read_quepid(path: Path) -> SetRead:
         raise DataFileError(f"{path.name}: not a Quepid ratings CSV (query,docid,rating); columns found: {found}")
     at = [column(header, name) for name in QUEPID_HEADER]
     queries: dict[str, LabelledQuery] = {}  # normalised text -> the query (its first spelling)
-    qrels: dict[str, dict[str, int]] = {}
+    qrels = Judged(path.name)
     rows_read = 0
     for number, row in rows:
         cells = [row[i] if i is not None and i < len(row) else None for i in at]
@@ -123,11 +132,11 @@ def read_quepid(path: Path) -> SetRead:
             raise DataFileError(f"{path.name} line {number}: expected query,docid,rating (rating: {GRADE_RULE})")
         text, doc = undo_reversible_cell(text), undo_reversible_cell(doc.strip())
         query = queries.setdefault(normalised(text), LabelledQuery(text_query_id(text), text, UNLABELLED))
-        qrels.setdefault(query.id, {})[doc] = grade
+        qrels.add(query.id, doc, grade, number, query=text)
         rows_read += 1
     if not queries:
         raise DataFileError(f"{path.name}: no ratings")
-    return SetRead(tuple(queries.values()), qrels, "quepid", str(path), str(path), read=rows_read)
+    return SetRead(tuple(queries.values()), qrels.qrels, "quepid", str(path), str(path), read=rows_read)
 
 
 def detect_format(path: Path) -> str:

@@ -34,7 +34,16 @@ def normalised(text: str) -> str:
 
 def text_query_id(text: str) -> str:
     """A query's id from its text: stable across imports, and the same for texts equal once normalised."""
-    return "q-" + hashlib.sha256(normalised(text).encode("utf-8")).hexdigest()[:12]
+    return _id_of(normalised(text))
+
+
+def _id_of(key: str) -> str:
+    return "q-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+
+
+def _digest(key: str) -> bytes:
+    """16 bytes standing for a normalised text: what a large log keeps per query to find repeats (not the text)."""
+    return hashlib.blake2b(key.encode("utf-8"), digest_size=16).digest()
 
 
 @dataclass(frozen=True)
@@ -86,31 +95,39 @@ def sample(read: SetRead, size: int, seed: int) -> SetRead:
 
 
 def _log_queries(path: Path, rows: Iterable[tuple[int, str | None, str]], format: str, what: str) -> SetRead:
-    """(line number, id or None, text) rows -> a de-duplicated unjudged set. An id the file gives twice for
-    different texts is one line naming both lines."""
-    queries: list[LabelledQuery] = []
-    first: dict[str, tuple[int, str]] = {}  # query id -> (the line it was first read on, its normalised text)
+    """(line number, id or None, text) rows -> a de-duplicated unjudged set, as `dedupe` keeps it. An id the file
+    gives twice for different texts is one line naming both lines. Streamed: each text is normalised once, and
+    only the queries kept and a 16-byte digest per distinct text stay in memory (a million-line log)."""
+    kept: list[LabelledQuery] = []
+    first: dict[str, tuple[int, bytes]] = {}  # query id -> (the line it was first read on, its text's digest)
+    seen: set[bytes] = set()  # digests of the normalised texts kept
+    read = 0
     for number, given_id, text in rows:
         if len(text) > MAX_QUERY_CHARS:
             raise DataFileError(
                 f"{path.name} line {number}: a query of {len(text):,} characters (at most {MAX_QUERY_CHARS:,})"
             )
-        query = LabelledQuery(given_id or text_query_id(text), text, LOG_TYPE)
-        line, earlier = first.setdefault(query.id, (number, normalised(text)))
-        if earlier != normalised(text):
-            raise DataFileError(f"{path.name} line {number}: query id {query.id!r} already names line {line}'s query")
-        queries.append(query)
-    if not queries:
+        key = normalised(text)
+        digest = _digest(key)
+        query_id = given_id or _id_of(key)
+        line, earlier = first.setdefault(query_id, (number, digest))
+        if earlier != digest:
+            raise DataFileError(f"{path.name} line {number}: query id {query_id!r} already names line {line}'s query")
+        read += 1
+        if digest not in seen:
+            seen.add(digest)
+            kept.append(LabelledQuery(query_id, text, LOG_TYPE))
+    if not read:
         raise DataFileError(f"{path.name}: no queries ({what})")
-    kept, dropped = dedupe(queries)
-    return SetRead(kept, {}, format, str(path), read=len(queries), duplicates=dropped)
+    return SetRead(tuple(kept), {}, format, str(path), read=read, duplicates=read - len(kept))
 
 
 def read_text_log(path: Path) -> SetRead:
-    """A `.txt` query log: one query a line, whitespace stripped, blank lines skipped; UTF-8 text only."""
+    """A `.txt` query log: one query a line (a line ends at LF, CRLF or a lone CR), whitespace stripped, blank
+    lines skipped; UTF-8 text only."""
 
     def rows() -> Iterable[tuple[int, str | None, str]]:
-        for number, line in text_lines(path):
+        for number, line in text_lines(path, lone_cr=True):
             if "\x00" in line:
                 raise DataFileError(f"{path.name} line {number}: not text (a NUL byte); a query log is UTF-8 text")
             text = (line.removeprefix("\ufeff") if number == 1 else line).strip()

@@ -50,13 +50,16 @@ class QuerySet:
         return tuple(q.id for q in self.queries if not self.qrels.get(q.id))
 
     def content_hash(self) -> str:
-        """What the set holds (source, queries in order, judgments): equal hashes mean nothing to rewrite."""
-        content = {
-            "source": self.source,
-            "queries": [[q.id, q.text, q.type, q.split] for q in self.queries],
-            "qrels": {q: dict(sorted(j.items())) for q, j in sorted(self.qrels.items())},
-        }
-        return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]
+        """What the set holds (source, queries in order, judgments): equal hashes mean nothing to rewrite. The
+        sha256 of `json.dumps({"qrels": ..., "queries": [[id, text, type, split], ...], "source": ...},
+        sort_keys=True)`, fed query by query rather than built as one string (a million-query set)."""
+        digest = hashlib.sha256()
+        qrels = {q: dict(sorted(j.items())) for q, j in sorted(self.qrels.items())}
+        digest.update(f'{{"qrels": {json.dumps(qrels, sort_keys=True)}, "queries": ['.encode())
+        for i, q in enumerate(self.queries):
+            digest.update(((", " if i else "") + json.dumps([q.id, q.text, q.type, q.split])).encode())
+        digest.update(f'], "source": {json.dumps(self.source)}}}'.encode())
+        return digest.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class SetInfo:
     created_by: str
     queries: int
     judgments: int
+    scorable: int = 0  # queries with a judgment of grade >= 1: what a sweep can score (0: it cannot use the set)
 
 
 @dataclass(frozen=True)

@@ -10,35 +10,46 @@ from pipeline.errors import InvalidInput
 from pipeline.query_sets.records import OWN_SOURCES, LabelledQuery, QuerySet, SaveResult, SetInfo
 from pipeline.store.db import Store, utc_now
 
+# the counts are columns of the set's row (migration 0024), written with the set: a listing reads no query or
+# judgment row (`_counted` counts only for a row written without them, by a version from before 0024)
 INFO_SQL = """
-SELECT s.*,
-       (SELECT COUNT(*) FROM query_set_queries q WHERE q.set_id = s.id) AS query_count,
-       (SELECT COUNT(*) FROM query_set_judgments j WHERE j.set_id = s.id) AS judgment_count
+SELECT s.id, s.group_id, s.name, s.source, s.content_hash, s.created_at, s.created_by,
+       s.query_count, s.judgment_count, s.scorable_count
 FROM query_sets s
+"""
+COUNTS_SQL = """
+SELECT (SELECT COUNT(*) FROM query_set_queries q WHERE q.set_id = :id) AS query_count,
+       (SELECT COUNT(*) FROM query_set_judgments j WHERE j.set_id = :id) AS judgment_count,
+       (SELECT COUNT(DISTINCT j.query_id) FROM query_set_judgments j WHERE j.set_id = :id AND j.grade >= 1)
+           AS scorable_count
 """
 # the deal's own set (built with it by the demo seed or a BEIR import) first, then the oldest judged one (an
 # unjudged set, e.g. an imported query log, scores nothing: it is the default only when no set is judged)
 OWN_FIRST = f"ORDER BY s.source IN ({', '.join(repr(s) for s in OWN_SOURCES)}) DESC, judgment_count > 0 DESC, s.id"
 
 
-def _info(row: sqlite3.Row) -> SetInfo:
+def _info(store: Store, row: sqlite3.Row) -> SetInfo:
+    values = dict(row)
+    if values["query_count"] is None:  # written by a version from before migration 0024
+        values.update(dict(store.query(COUNTS_SQL, {"id": values["id"]})[0]))
     return SetInfo(
-        id=row["id"],
-        group_id=row["group_id"],
-        name=row["name"],
-        source=row["source"],
-        content_hash=row["content_hash"],
-        created_at=row["created_at"],
-        created_by=row["created_by"],
-        queries=row["query_count"],
-        judgments=row["judgment_count"],
+        id=values["id"],
+        group_id=values["group_id"],
+        name=values["name"],
+        source=values["source"],
+        content_hash=values["content_hash"],
+        created_at=values["created_at"],
+        created_by=values["created_by"],
+        queries=values["query_count"],
+        judgments=values["judgment_count"],
+        scorable=values["scorable_count"],
     )
 
 
 def list_sets(store: Store, group_id: str) -> list[SetInfo]:
     """The deal's sets, its own set first, then judged ones oldest first, then unjudged ones oldest first."""
     access_of(store).require(group_id)
-    return [_info(r) for r in store.query(f"{INFO_SQL} WHERE s.group_id = ? {OWN_FIRST}", (group_id,))]
+    return [_info(store, r) for r in store.query(f"{INFO_SQL} WHERE s.group_id = ? {OWN_FIRST}", (group_id,))]
 
 
 def get_set(store: Store, group_id: str, name: str | None = None) -> QuerySet | None:
@@ -51,7 +62,7 @@ def get_set(store: Store, group_id: str, name: str | None = None) -> QuerySet | 
         rows = store.query(f"{INFO_SQL} WHERE s.group_id = ? AND s.name = ?", (group_id, name))
     if not rows:
         return None
-    info = _info(rows[0])
+    info = _info(store, rows[0])
     queries = store.query(
         "SELECT query_id, text, type, split FROM query_set_queries WHERE set_id = ? ORDER BY position", (info.id,)
     )
@@ -71,21 +82,34 @@ def get_set(store: Store, group_id: str, name: str | None = None) -> QuerySet | 
 
 
 def _insert(conn: sqlite3.Connection, query_set: QuerySet, content_hash: str, created_by: str) -> None:
+    judgments = sum(len(judged) for judged in query_set.qrels.values())
+    scorable = sum(1 for judged in query_set.qrels.values() if any(g >= 1 for g in judged.values()))
     cursor = conn.execute(
         """
-        INSERT INTO query_sets (group_id, name, source, content_hash, created_at, created_by)
-        VALUES (?, ?, ?, ?, ?, ?)
+        INSERT INTO query_sets (group_id, name, source, content_hash, created_at, created_by, query_count,
+                                judgment_count, scorable_count)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
-        (query_set.group_id, query_set.name, query_set.source, content_hash, utc_now(), created_by),
+        (
+            query_set.group_id,
+            query_set.name,
+            query_set.source,
+            content_hash,
+            utc_now(),
+            created_by,
+            len(query_set.queries),
+            judgments,
+            scorable,
+        ),
     )
     set_id = int(cursor.lastrowid or 0)
-    conn.executemany(
+    conn.executemany(  # generators: rows are made as SQLite takes them, not all at once
         "INSERT INTO query_set_queries (set_id, query_id, position, text, type, split) VALUES (?, ?, ?, ?, ?, ?)",
-        [(set_id, q.id, position, q.text, q.type, q.split) for position, q in enumerate(query_set.queries)],
+        ((set_id, q.id, position, q.text, q.type, q.split) for position, q in enumerate(query_set.queries)),
     )
     conn.executemany(
         "INSERT INTO query_set_judgments (set_id, query_id, fact_uuid, grade) VALUES (?, ?, ?, ?)",
-        [(set_id, q, uuid, grade) for q, judged in query_set.qrels.items() for uuid, grade in judged.items()],
+        ((set_id, q, uuid, grade) for q, judged in query_set.qrels.items() for uuid, grade in judged.items()),
     )
 
 

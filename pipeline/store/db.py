@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pipeline.store.integrity import damaged_store
+from pipeline.store.integrity import damaged_pages, damaged_store
 from pipeline.store.private import make_private_dir
 from pipeline.utc import now_iso
 
@@ -32,6 +32,7 @@ class Store:
         make_private_dir(path.parent)  # 0700, files 0600 (runs, verdicts and the audit log are not for others)
         self._local = threading.local()
         try:
+            self._check()
             self._migrate()
         except sqlite3.DatabaseError as exc:  # random bytes, a damaged page, no access: one line, not a trace
             problem = damaged_store(path, exc)
@@ -80,6 +81,15 @@ class Store:
     def applied_migrations(self) -> set[int]:
         return {int(r[0]) for r in self.query("SELECT version FROM schema_migrations")}
 
+    def _check(self) -> None:
+        """SQLite's quick check of every page, once per Store object (one per process and data directory:
+        `open_store`), before anything reads or writes: damage in the middle of the file is one line here, not a
+        failure deep inside a command that reads the damaged record. About 2-3 ms per MB of store."""
+        (first,) = self.connection().execute("PRAGMA quick_check(1)").fetchone()
+        if first != "ok":
+            self.close()
+            raise damaged_pages(self.path, str(first))
+
     def _migrate(self) -> None:
         """Apply every migration file not applied yet, in number order, each with its record in one
         transaction. Tracked per version (not only as a high-water mark), so a migration that lands
@@ -99,6 +109,11 @@ class Store:
                         tx.execute(statement)
                 tx.execute("INSERT INTO schema_migrations VALUES (?, ?)", (version, utc_now()))
                 tx.execute(f"PRAGMA user_version = {max(version, self.schema_version)}")
+
+
+def newest_migration() -> int:
+    """The highest schema version this version of the tool knows."""
+    return max(int(p.name[:4]) for p in MIGRATIONS_DIR.glob("[0-9][0-9][0-9][0-9]_*.sql"))
 
 
 def store_path(data_dir: Path) -> Path:

@@ -56,3 +56,47 @@ def damaged_store(path: Path, exc: sqlite3.DatabaseError) -> StoreUnavailable | 
         f"The store {path} {what} ({one_line(exc)}); nothing was changed. Keep it as it is and {RESTORE_HINT}; "
         "docs/recovery.md says more."
     )
+
+
+def damaged_pages(path: Path, problem: str) -> StoreUnavailable:
+    """One line for a store whose `PRAGMA quick_check` found damage (its first finding, on one line)."""
+    return StoreUnavailable(
+        f"The store {path} is damaged (SQLite's quick check: {one_line(problem)[:200]}); nothing was changed. "
+        f"Keep it as it is and {RESTORE_HINT}; docs/recovery.md says more."
+    )
+
+
+def damaged_record(path: Path, what: str, exc: BaseException) -> StoreUnavailable:
+    """One line for a record of the store that no longer reads back (a packed blob that will not unpack): which
+    record, and what to do."""
+    return StoreUnavailable(
+        f"The store {path} is damaged: {what} cannot be read back ({type(exc).__name__}: {one_line(exc)[:120]}); "
+        f"nothing was changed. Keep it as it is and {RESTORE_HINT}; docs/recovery.md says more."
+    )
+
+
+def store_file_problem(path: Path, known_version: int) -> str | None:
+    """What makes the file at `path` no store this version can take (not a database, damaged pages, no schema
+    record of ours, a schema newer than `known_version`), or None. Read without writing a byte: SQLite opens it
+    immutable (no journal, no lock files beside it)."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+    except sqlite3.DatabaseError as exc:
+        return f"not a SQLite database ({one_line(exc)})"
+    try:
+        (first,) = conn.execute("PRAGMA quick_check(1)").fetchone()
+        if first != "ok":
+            return f"damaged (SQLite's quick check: {one_line(str(first))[:200]})"
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "schema_migrations" not in tables:
+            return "not a Retrieval Lab store (it has no schema_migrations table)"
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        applied = [int(r[0]) for r in conn.execute("SELECT version FROM schema_migrations")]
+        newest = max([version, *applied])
+        if newest > known_version:
+            return f"a store of schema {newest}, newer than this version of Retrieval Lab knows ({known_version})"
+    except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
+        return f"not a readable store ({one_line(exc)})"
+    finally:
+        conn.close()
+    return None

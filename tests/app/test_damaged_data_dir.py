@@ -15,6 +15,7 @@ from dashboard.common import runtime
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
 from pipeline.settings import get_settings
 from pipeline.store.db import DB_NAME
+from tests.integration.test_attacks_integrity import filled_store, overwrite_middle
 from tests.support.redis_client import redis_client
 from tests.support.shown import shown
 
@@ -53,7 +54,7 @@ def test_a_damaged_file_is_one_line_on_the_page(app: AppTest, damaged: Path) -> 
     assert not EmbeddedFalkorDB(damaged).is_running()
 
 
-@pytest.fixture(params=["missing", "garbage"])
+@pytest.fixture(params=["missing", "garbage", "mid-file"])
 def lost_store(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A data directory whose embedded graph holds a deal, with its store missing or overwritten with garbage."""
     data = tmp_path / "data"
@@ -65,6 +66,8 @@ def lost_store(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pyte
     server.stop()
     if request.param == "garbage":
         (data / DB_NAME).write_bytes(os.urandom(65536))
+    if request.param == "mid-file":  # a sound store with 4 KB overwritten in its middle (SQLite's quick check)
+        overwrite_middle(filled_store(data), os.urandom(4096))
     monkeypatch.setenv("RETRIEVAL_LAB_DATA_DIR", str(data))
     get_settings.cache_clear()
     runtime._lab.clear()

@@ -155,16 +155,18 @@ def test_trec_folders_read_and_malformed_lines_name_file_and_line(tmp_path: Path
     folder = tmp_path / "trec"
     folder.mkdir()
     _write(folder / "queries.tsv", "\ufeffq1\tRevenue, FY2025?\nq2\t  spaced text \n\nq3\t\n")
-    _write(folder / "qrels.txt", "q1 0 fact-a 2\nq1\tQ0\tfact-b\t-1\n\nq2 0 ep-1 1\nq1 0 fact-a 3\n")
+    _write(folder / "qrels.txt", "q1 0 fact-a 2\nq1\tQ0\tfact-b\t-1\n\nq2 0 ep-1 1\nq1 0 fact-a 2\n")
     read = read_path(folder)
     assert read.format == "trec" and read.judgments_file.endswith("qrels.txt")
     assert [(q.id, q.text) for q in read.queries] == [("q1", "Revenue, FY2025?"), ("q2", "  spaced text "), ("q3", "")]
-    assert read.qrels == {"q1": {"fact-a": 3, "fact-b": -1}, "q2": {"ep-1": 1}}  # a repeated pair: the last line
+    assert read.qrels == {"q1": {"fact-a": 2, "fact-b": -1}, "q2": {"ep-1": 1}}  # a pair repeated alike: once
     cases = [
         ("qrels.txt", "q1 0 fact-a 2\nq1 fact-b 1\n", ("qrels.txt line 2", "query-id 0 doc-id grade")),
         ("qrels.txt", "q1 0 fact-a 1.5\n", ("qrels.txt line 1", "digits 0-9")),
         ("qrels.txt", "q1 0 fact-a \u0662\n", ("qrels.txt line 1",)),
         ("qrels.txt", "q9 0 fact-a 1\n", ("unknown query ids", "q9")),
+        # a pair graded twice differently: neither grade is guessed (issue 38)
+        ("qrels.txt", "q1 0 fact-a 1\nq1 0 fact-a 3\n", ("qrels.txt line 2", "line 1 graded the same pair 1")),
         ("queries.tsv", "q1\tok\nq2 no tab\n", ("queries.tsv line 2", "query-id<TAB>text")),
         ("queries.tsv", "q1\tok\nq1\tagain\n", ("queries.tsv line 2", "repeats line 1")),
     ]
