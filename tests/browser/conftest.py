@@ -147,3 +147,27 @@ async def screenshot(page: Page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     await page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def key(name: str) -> str:
+    """The CSS class Streamlit gives the element of widget key `name`."""
+    return ".st-key-" + name.replace(".", "-")
+
+
+async def unlock_admin(page: Page, name: str, secret: str) -> None:
+    """Unlock admin actions in the sidebar's Admin box, as a user does (name, secret, Enter)."""
+    await page.locator("[data-testid='stSidebar'] [data-testid='stExpander'] summary", has_text="Admin").click()
+    await page.get_by_role("textbox", name="Your name (kept in the audit log)").fill(name)
+    box = page.get_by_role("textbox", name="Admin secret")
+    await box.fill(secret)
+    await box.press("Enter")
+
+
+async def admin_shown(page: Page, name: str) -> None:
+    """The sidebar says `name` is the admin, with Sign out, and asks for no secret."""
+    sidebar = page.locator("[data-testid='stSidebar']")
+    await sidebar.get_by_text(f"Admin: {name}").wait_for(timeout=STUCK_MS)
+    await wait_for_app(page)
+    assert await sidebar.get_by_role("button", name="Sign out").is_visible()
+    assert await page.locator(key("admin.secret")).count() == 0  # never asked again
+    assert await page.get_by_text("Read-only: unlock admin actions").count() == 0

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, expect
 
-from tests.browser.conftest import STUCK_MS, choose, screenshot, wait_for_app
+from tests.browser.conftest import STUCK_MS, admin_shown, choose, key, screenshot, unlock_admin, wait_for_app
 from tests.browser.test_pages import assert_no_error
 from tests.conftest import ADMIN_SECRET
 
@@ -25,25 +25,11 @@ FIX_TAB = "Correct a fact"
 LONG = 90_000  # ms: a correction or a reset on a loaded 2-core machine
 
 
-def key(name: str) -> str:
-    """The CSS class Streamlit gives the element of widget key `name`."""
-    return ".st-key-" + name.replace(".", "-")
-
-
 async def go(page: Page, title: str) -> None:
     """Another page through the sidebar's navigation: the same browser session, as a person does."""
     await page.locator("[data-testid='stSidebarNav'] a", has_text=title).first.click()
     await page.get_by_role("heading", name=title, level=1).wait_for(timeout=STUCK_MS)
     await wait_for_app(page)
-
-
-async def still_admin(page: Page) -> None:
-    sidebar = page.locator("[data-testid='stSidebar']")
-    await sidebar.get_by_text(f"Admin: {ADMIN}").wait_for(timeout=STUCK_MS)
-    await wait_for_app(page)
-    assert await sidebar.get_by_role("button", name="Sign out").is_visible()
-    assert await page.locator(key("admin.secret")).count() == 0  # never asked again
-    assert await page.get_by_text("Read-only: unlock admin actions").count() == 0
 
 
 async def pick(page: Page, widget: str, text: str, typed: str | None = None) -> None:
@@ -100,12 +86,8 @@ async def test_the_admin_journey_unlocks_once_and_every_action_is_in_the_audit_l
     await wait_for_app(page)
 
     # unlock once, on the Timeline
-    await page.locator("[data-testid='stSidebar'] [data-testid='stExpander'] summary", has_text="Admin").click()
-    await page.get_by_role("textbox", name="Your name (kept in the audit log)").fill(ADMIN)
-    secret = page.get_by_role("textbox", name="Admin secret")
-    await secret.fill(ADMIN_SECRET)
-    await secret.press("Enter")
-    await still_admin(page)
+    await unlock_admin(page, ADMIN, ADMIN_SECRET)
+    await admin_shown(page, ADMIN)
 
     # correct a fact of the cash relation, then undo it: the relation and the tab stay
     await page.locator(key("timeline.mode")).get_by_text("Relation", exact=True).click()
@@ -138,7 +120,7 @@ async def test_the_admin_journey_unlocks_once_and_every_action_is_in_the_audit_l
 
     # merge a candidate pair and undo it, on another page, still unlocked
     await go(page, "Entity merges")
-    await still_admin(page)
+    await admin_shown(page, ADMIN)
     await pick(page, "merges.pair", "Greyfield Venture Partners → Greyfield Ventures", "Greyfield Venture Partners")
     await confirm(page, "merges.merge", "Merge 'Greyfield Venture Partners' into 'Greyfield Ventures'", "Merged ")
     picker = page.locator(".st-key-merges-pair input[role='combobox']")  # the merged pair: not left picked,
@@ -154,12 +136,12 @@ async def test_the_admin_journey_unlocks_once_and_every_action_is_in_the_audit_l
 
     # reset the demo deal, after the confirmation says what is lost
     await go(page, "Deals & data")
-    await still_admin(page)
+    await admin_shown(page, ADMIN)
     await confirm(page, "deals.reset", "Reset the demo deal: its ", "Demo deal reset")
 
     # each action is in the audit log, by this admin
     await go(page, "Audit log")
-    await still_admin(page)
+    await admin_shown(page, ADMIN)
     await page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=STUCK_MS)
     await screenshot(page, "admin-journey-audit")
     async with page.expect_download() as download:

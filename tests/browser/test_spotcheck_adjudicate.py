@@ -15,7 +15,7 @@ from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueSpec
 from pipeline.spotcheck.repo import queue_items
 from pipeline.spotcheck.verdicts import record_verdict
-from tests.browser.conftest import STUCK_MS, choose, screenshot, wait_for_app
+from tests.browser.conftest import STUCK_MS, choose, screenshot, unlock_admin, wait_for_app
 from tests.browser.test_pages import assert_no_error
 from tests.conftest import ADMIN_SECRET
 
@@ -38,11 +38,7 @@ async def test_adjudicating_stays_on_its_tab_and_shows_the_source(
 
     await page.goto(f"{app_url}/spotcheck?spotcheck.queue={queue.id}")
     await wait_for_app(page)
-    await page.locator("[data-testid='stSidebar'] [data-testid='stExpander'] summary", has_text="Admin").click()
-    await page.get_by_role("textbox", name="Your name (kept in the audit log)").fill("Cleo Judge")
-    secret = page.get_by_role("textbox", name="Admin secret")
-    await secret.fill(ADMIN_SECRET)
-    await secret.press("Enter")
+    await unlock_admin(page, "Cleo Judge", ADMIN_SECRET)
     await wait_for_app(page)
     await page.get_by_role("tab", name="Adjudicate").click()
     await on_adjudicate(page)

@@ -16,7 +16,7 @@ from playwright.async_api import Page, expect
 from pipeline.corrections.actions import list_corrections
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.lab import Lab
-from tests.browser.conftest import STUCK_MS, choose, wait_for_app
+from tests.browser.conftest import STUCK_MS, admin_shown, choose, key, unlock_admin, wait_for_app
 from tests.browser.test_pages import assert_no_error
 from tests.conftest import ADMIN_SECRET
 
@@ -29,17 +29,6 @@ TICKS = """axis => {  // the tick labels Plotly drew on that axis
   const chart = document.querySelector("[data-testid='stMain'] .js-plotly-plot");
   return chart._fullLayout[axis]._vals.map(v => v.text);
 }"""
-
-
-def key(name: str) -> str:
-    return ".st-key-" + name.replace(".", "-")
-
-
-async def admin_shown(page: Page) -> None:
-    sidebar = page.locator("[data-testid='stSidebar']")
-    await sidebar.get_by_text(f"Admin: {ADMIN}").wait_for(timeout=STUCK_MS)
-    await wait_for_app(page)
-    assert await page.locator(key("admin.secret")).count() == 0
 
 
 async def correct(page: Page, relation: str, statement: str) -> str:
@@ -95,15 +84,11 @@ async def test_unlock_survives_a_reload_and_two_corrections_land_on_the_facts_na
     await wait_for_app(page)
 
     # unlock once; a reload (a new session) is still unlocked
-    await page.locator("[data-testid='stSidebar'] [data-testid='stExpander'] summary", has_text="Admin").click()
-    await page.get_by_role("textbox", name="Your name (kept in the audit log)").fill(ADMIN)
-    secret = page.get_by_role("textbox", name="Admin secret")
-    await secret.fill(ADMIN_SECRET)
-    await secret.press("Enter")
-    await admin_shown(page)
+    await unlock_admin(page, ADMIN, ADMIN_SECRET)
+    await admin_shown(page, ADMIN)
     await page.reload()
     await wait_for_app(page)
-    await admin_shown(page)
+    await admin_shown(page, ADMIN)
 
     await page.get_by_role("tab", name=FIX_TAB).click()
     await wait_for_app(page)
