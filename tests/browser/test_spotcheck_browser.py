@@ -9,7 +9,7 @@ import pytest
 from playwright.async_api import Page
 
 from pipeline.lab import Lab
-from pipeline.spotcheck.queue import build_queue
+from pipeline.spotcheck.queue import build_queue, relevance_cards
 from pipeline.spotcheck.records import QueueSpec
 from pipeline.spotcheck.repo import queue_items, reviewer_relevance, reviewer_verdicts
 from pipeline.spotcheck.verdicts import record_relevance, record_verdict
@@ -74,8 +74,14 @@ async def test_two_reviewers_answer_both_questions_and_the_kappa_is_shown(
     queue = await build_queue(lab, spec)
     items = queue_items(lab.store, queue.id)
     assert len(items) == 3
-    for item, (grade, verdict) in zip(items, [(3, "supported"), (0, "not_supported"), (2, "supported")], strict=True):
-        record_relevance(lab.store, item.id, "Ben Browser", grade)  # the first reviewer, already done
+    # cards 1 and 2 cite one fact for one query (two citations): relevance is asked on card 1 only
+    asked_on = relevance_cards(items)
+    assert [asked_on[i.id] for i in items] == [items[0].id, items[0].id, items[2].id]
+    for item, (grade, verdict) in zip(
+        items, [(3, "supported"), (None, "not_supported"), (0, "supported")], strict=True
+    ):
+        if grade is not None:  # the first reviewer, already done
+            record_relevance(lab.store, item.id, "Ben Browser", grade)
         record_verdict(lab.store, item.id, "Ben Browser", verdict)
 
     await page.goto(f"{app_url}/spotcheck")
@@ -89,14 +95,18 @@ async def test_two_reviewers_answer_both_questions_and_the_kappa_is_shown(
     await page.get_by_text("2 · Does the cited source support the fact?").wait_for(timeout=STUCK_MS)
     assert await page.locator(".spotcheck-episode:visible").count() == 1  # the source, under both questions
 
-    for position, (item, grade) in enumerate(zip(items, [3, 2, 2], strict=True), start=1):
+    for position, (item, grade) in enumerate(zip(items, [3, None, 2], strict=True), start=1):
         if position == 1:  # a key for the relevance grade (F = 3), then a click for the support verdict
             await page.locator("h1").first.click()
             await page.keyboard.press("f")
+        elif grade is None:  # the second citation: the first card's answer is shown, not asked again
+            await page.get_by_text("Asked on card 1 (your answer there: 3").wait_for(timeout=STUCK_MS)
+            assert await page.locator(f".st-key-spotcheck-{item.id}-r-3 button").count() == 0
         else:
             await page.locator(f".st-key-spotcheck-{item.id}-r-{grade} button").first.click()
-        await page.get_by_text(f"Saved on card {position}: relevance").wait_for(timeout=STUCK_MS)
-        await wait_for_app(page)
+        if grade is not None:
+            await page.get_by_text(f"Saved on card {position}: relevance").wait_for(timeout=STUCK_MS)
+            await wait_for_app(page)
         await page.locator(f".st-key-spotcheck-{item.id}-v-supported button").click()
         await page.get_by_text(f"Saved on card {position}: support supported").wait_for(timeout=STUCK_MS)
         await wait_for_app(page)
@@ -104,13 +114,14 @@ async def test_two_reviewers_answer_both_questions_and_the_kappa_is_shown(
             await screenshot(page, "spotcheck-two-questions")
         if position < len(items):
             await page.locator(f".st-key-spotcheck-{item.id}-next button").click()
-            await page.get_by_text(f"Card {position + 1}: relevance").wait_for(timeout=STUCK_MS)
+            question = "relevance" if position + 1 != 2 else "support"
+            await page.get_by_text(f"Card {position + 1}: {question}").wait_for(timeout=STUCK_MS)
             await wait_for_app(page)
     await page.get_by_text("3 / 3 reviewed by Cy Browser").wait_for(timeout=STUCK_MS)
 
     await page.get_by_role("tab", name="Summary").click()
-    # by hand: Ana 3 2 2 against Ben 3 0 2, quadratic weights: 1 - (4/3) / (20/9) = 0.40
-    kappa = "Cohen's kappa (quadratic weights) = 0.40, 67% answered alike (Ben Browser and Cy Browser, 3 shared items)"
+    # by hand: Cy 3 2 against Ben 3 0 (cards 1 and 3), quadratic weights on 0-3: 1 - (2/9) / (3.5/9) = 3/7 = 0.43
+    kappa = "Cohen's kappa (quadratic weights) = 0.43, 50% answered alike (Ben Browser and Cy Browser, 2 shared items)"
     await page.get_by_text(kappa).wait_for(timeout=STUCK_MS)
     await page.get_by_text(
         "Cohen's kappa = 0.00, 67% answered alike (Ben Browser and Cy Browser, 3 shared items)"
@@ -123,7 +134,6 @@ async def test_two_reviewers_answer_both_questions_and_the_kappa_is_shown(
     store = Store(lab.store.path)
     assert {i: g.grade for i, g in reviewer_relevance(store, queue.id, "Cy Browser").items()} == {
         items[0].id: 3,
-        items[1].id: 2,
         items[2].id: 2,
     }
     assert {v.verdict for v in reviewer_verdicts(store, queue.id, "Cy Browser").values()} == {"supported"}
