@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.evaluation.records import SettingResult, SweepResult, SweepSpec, SweepStats
 from pipeline.evaluation.ship import setting_module
 from pipeline.rerankers.local import bm25_scores, fuse
 from pipeline.retrieval.rerank import rank_order
 from pipeline.settings import Settings
+from tests.support.sweeps import hybrid_walk_sweep
 
 KINDS = ("none", "local", "voyage", "cohere")
 PWN = 'import os;os.system("touch pwned");open("pwned","w")'
@@ -66,25 +66,6 @@ RUNNER = textwrap.dedent(
 )
 
 
-def _sweep(rerankers: tuple[str, ...] = KINDS, group_id: str = "demo") -> SweepResult:
-    settings = tuple(
-        SettingResult(r, 50, 10, "", True, {"ndcg@k": 0.5}, {}, 10.0, 20.0, 0, 0.0, 0, None, None, "hybrid-walk")
-        for r in rerankers
-    )
-    return SweepResult(
-        spec=SweepSpec(group_id, (50,), (10,), rerankers, recipes=("hybrid-walk",)),
-        eval_set={},
-        created_at="2026-11-27",
-        settings=settings,
-        rows=(),
-        queries={},
-        qrels={},
-        facts={},
-        stats=SweepStats(0, 0, 0, 0, 0, 0.0),
-        baseline="hybrid-walk none N=50 k=10",
-    )
-
-
 def _run(cwd: Path, script: str, *args: str) -> str:
     # -I: no PYTHON* variables, no user site, neither the script's folder nor the working directory on sys.path
     done = subprocess.run(
@@ -105,7 +86,7 @@ def _imports(source: str) -> set[str]:
 
 
 def test_every_kind_imports_without_this_package(tmp_path: Path) -> None:
-    result, settings = _sweep(), Settings()
+    result, settings = hybrid_walk_sweep(KINDS), Settings()
     paths = []
     for kind in KINDS:
         path = tmp_path / "out" / f"setting_{kind}.py"
@@ -185,7 +166,7 @@ def test_the_local_module_ranks_as_the_tools_re_scorer(tmp_path: Path, stored: b
     }
     (tmp_path / "case.json").write_text(json.dumps(case))
     path = tmp_path / "setting_local.py"
-    path.write_text(setting_module(_sweep(("none", "local")), "hybrid-walk local N=50 k=10", Settings()))
+    path.write_text(setting_module(hybrid_walk_sweep(("none", "local")), "hybrid-walk local N=50 k=10", Settings()))
     blocked = RUNNER.split("out = {}")[0] + RERANK_RUNNER  # `pipeline` cannot be imported here either
     ranked = json.loads(_run(tmp_path, blocked, str(path), str(tmp_path / "case.json")))
     assert ranked == expected and ranked.index("u0") < ranked.index("u6")
@@ -199,7 +180,9 @@ def test_hostile_names_stay_data(tmp_path: Path, kind: str) -> None:
         for j, (group, experiment) in enumerate(
             ((f"deal {name}", f"#1 {name!r}"), ("demo", name))  # as eval / the page pass it, and raw
         ):
-            text = setting_module(_sweep(("none", kind), group), f"hybrid-walk {kind} N=50 k=10", settings, experiment)
+            text = setting_module(
+                hybrid_walk_sweep(("none", kind), group), f"hybrid-walk {kind} N=50 k=10", settings, experiment
+            )
             compile(text, "setting.py", "exec")
             path = tmp_path / "modules" / f"m{i}_{j}.py"
             path.parent.mkdir(exist_ok=True)

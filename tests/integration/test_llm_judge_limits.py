@@ -5,21 +5,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from pipeline.judge.client import ANSWER_MAX_BYTES, JudgeConfig, judge_config
+from pipeline.judge.client import ANSWER_MAX_BYTES
 from pipeline.judge.grade import JudgePair, grade_pairs
 from pipeline.judge.prompt import PROMPT_VERSION
 from pipeline.judge.repo import cached_grades
-from pipeline.settings import Settings
 from pipeline.store.db import Store
+from tests.integration.test_llm_judge import KEY, MODEL, config_for  # the judge as the settings give it
 from tests.support.fakes.openai_server import FakeOpenAIServer
 
-KEY = "sk-test-judge-limits"
-MODEL = "gpt-4o-mini"
 PAIRS = [JudgePair(i, "net debt", f"fact number {i}") for i in range(3)]
 
 
@@ -39,13 +36,6 @@ def server(openai_server: FakeOpenAIServer) -> FakeOpenAIServer:
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     return Store(tmp_path / "lab.sqlite3")
-
-
-def config_for(server: FakeOpenAIServer, **overrides: object) -> JudgeConfig:
-    settings = Settings(
-        openai_api_key=KEY, openai_base_url=server.base_url, judge_model=MODEL, judge_timeout_s=30, judge_deadline_s=60
-    )
-    return replace(judge_config(settings), **overrides)
 
 
 @pytest.mark.parametrize("api", ["chat", "responses"])

@@ -10,13 +10,13 @@ import pytest
 
 from dashboard.evaluate.charts import pareto
 from pipeline.cli.status import reranker_key_lines
-from pipeline.evaluation.records import SettingResult, SweepResult, SweepSpec, SweepStats
 from pipeline.evaluation.ship import setting_module
 from pipeline.history.latency import cost_rows
 from pipeline.history.records import ModelUsage
 from pipeline.rerankers import RERANKERS, SPECS, RerankerSpec, RerankerTraits, reranker_choices, spec, traits
 from pipeline.rerankers import specs as specs_module
 from pipeline.settings import Settings
+from tests.support.sweeps import hybrid_walk_sweep
 
 FAKE = RerankerSpec(
     "fake",
@@ -68,25 +68,6 @@ def test_the_facts_the_pages_showed_before() -> None:
     }
 
 
-def _sweep(rerankers: tuple[str, ...]) -> SweepResult:
-    settings = tuple(
-        SettingResult(r, 50, 10, "", True, {"ndcg@k": 0.5}, {}, 10.0, 20.0, 0, 0.0, 0, None, None, "hybrid-walk")
-        for r in rerankers
-    )
-    return SweepResult(
-        spec=SweepSpec("demo", (50,), (10,), rerankers, recipes=("hybrid-walk",)),
-        eval_set={},
-        created_at="2026-11-27",
-        settings=settings,
-        rows=(),
-        queries={},
-        qrels={},
-        facts={},
-        stats=SweepStats(0, 0, 0, 0, 0, 0.0),
-        baseline="hybrid-walk none N=50 k=10",
-    )
-
-
 def test_a_new_spec_shows_up_in_latency_costs_status_and_chart_colours(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(SPECS, "fake", FAKE)
     monkeypatch.setitem(SPECS, "free-fake", FREE_FAKE)
@@ -104,7 +85,9 @@ def test_a_new_spec_shows_up_in_latency_costs_status_and_chart_colours(monkeypat
     assert lines["fake"] == "no API key (Fake reranker off)"
 
     # the Evaluate page's quality / latency / cost chart
-    fig = pareto(_sweep(("none", "fake", "free-fake", "unlisted")), "ndcg@k", "hybrid-walk none N=50 k=10", set())
+    fig = pareto(
+        hybrid_walk_sweep(("none", "fake", "free-fake", "unlisted")), "ndcg@k", "hybrid-walk none N=50 k=10", set()
+    )
     colours = {t.name: t.marker.color for t in fig.data if t.name in {"none", "fake", "free-fake", "unlisted"}}
     assert colours == {"none": "#8c9bb5", "fake": "#123456", "free-fake": "#abcdef", "unlisted": "#555"}
 
@@ -135,7 +118,7 @@ async def test_the_cli_status_prints_one_line_per_keyed_spec(
 
 
 def test_the_shipped_module_names_the_model_of_the_spec_s_model_setting() -> None:
-    result = _sweep(("none", "local", "voyage", "cohere"))
+    result = hybrid_walk_sweep(("none", "local", "voyage", "cohere"))
     settings = Settings(voyage_rerank_model="rerank-2.5-lite", cohere_rerank_model="rerank-english-v3.0")
     voyage = setting_module(result, "hybrid-walk voyage N=50 k=10", settings)
     cohere = setting_module(result, "hybrid-walk cohere N=50 k=10", settings)
