@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pipeline.store.integrity import damaged_pages, damaged_store
+from pipeline.store.integrity import damaged_pages, damaged_store, quick_check
 from pipeline.store.private import make_private_dir
 from pipeline.utc import now_iso
 
@@ -85,10 +85,9 @@ class Store:
         """SQLite's quick check of every page, once per Store object (one per process and data directory:
         `open_store`), before anything reads or writes: damage in the middle of the file is one line here, not a
         failure deep inside a command that reads the damaged record. About 2-3 ms per MB of store."""
-        (first,) = self.connection().execute("PRAGMA quick_check(1)").fetchone()
-        if first != "ok":
+        if (problem := quick_check(self.connection())) is not None:
             self.close()
-            raise damaged_pages(self.path, str(first))
+            raise damaged_pages(self.path, problem)
 
     def _migrate(self) -> None:
         """Apply every migration file not applied yet, in number order, each with its record in one

@@ -58,6 +58,12 @@ def damaged_store(path: Path, exc: sqlite3.DatabaseError) -> StoreUnavailable | 
     )
 
 
+def quick_check(conn: sqlite3.Connection) -> str | None:
+    """SQLite's quick check of every page: its first finding, or None when the pages are sound."""
+    (first,) = conn.execute("PRAGMA quick_check(1)").fetchone()
+    return None if first == "ok" else str(first)
+
+
 def damaged_pages(path: Path, problem: str) -> StoreUnavailable:
     """One line for a store whose `PRAGMA quick_check` found damage (its first finding, on one line)."""
     return StoreUnavailable(
@@ -84,9 +90,8 @@ def store_file_problem(path: Path, known_version: int) -> str | None:
     except sqlite3.DatabaseError as exc:
         return f"not a SQLite database ({one_line(exc)})"
     try:
-        (first,) = conn.execute("PRAGMA quick_check(1)").fetchone()
-        if first != "ok":
-            return f"damaged (SQLite's quick check: {one_line(str(first))[:200]})"
+        if (problem := quick_check(conn)) is not None:
+            return f"damaged (SQLite's quick check: {one_line(problem)[:200]})"
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "schema_migrations" not in tables:
             return "not a Retrieval Lab store (it has no schema_migrations table)"
