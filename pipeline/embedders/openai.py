@@ -21,8 +21,8 @@ import openai
 from graphiti_core.embedder.openai import OpenAIEmbedder as GraphitiOpenAIEmbedder
 from graphiti_core.embedder.openai import OpenAIEmbedderConfig
 
+from pipeline.embedder_spec import EmbedderSpec
 from pipeline.embedders.base import EmbedderInfo, LabEmbedder
-from pipeline.embedders.spec import EmbedderSpec
 from pipeline.errors import EmbedderUnavailable
 from pipeline.openai_errors import openai_failure
 from pipeline.settings import Settings

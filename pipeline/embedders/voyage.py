@@ -17,8 +17,8 @@ from __future__ import annotations
 import voyageai
 import voyageai.error as voyage_error
 
+from pipeline.embedder_spec import EmbedderSpec, parse_embedder_spec
 from pipeline.embedders.base import EmbedderInfo, LabEmbedder
-from pipeline.embedders.spec import EmbedderSpec, parse_embedder_spec
 from pipeline.errors import EmbedderUnavailable
 from pipeline.settings import Settings
 from pipeline.text import one_line

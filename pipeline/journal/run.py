@@ -21,6 +21,7 @@ from pipeline.journal import failpoint, repo
 from pipeline.journal.kinds import load_kinds
 from pipeline.journal.lock import DEFAULT_TIMEOUT, admin_lock
 from pipeline.journal.records import BEGUN, DONE, OPEN, ROLLED_BACK
+from pipeline.journal.recovery import recover_open
 from pipeline.store.db import Store
 
 if TYPE_CHECKING:
@@ -32,8 +33,6 @@ log = logging.getLogger(__name__)
 @contextlib.asynccontextmanager
 async def admin_section(lab: Lab, timeout: float = DEFAULT_TIMEOUT) -> AsyncIterator[None]:
     """The admin lock, with every entry a killed process left open finished first."""
-    from pipeline.journal.recovery import recover_open  # recovery imports the features, which import this
-
     async with admin_lock(lab.settings.resolved_data_dir, timeout):
         await recover_open(lab)
         yield

@@ -5,7 +5,7 @@ moved from the alias to the canonical entity (enough to undo the merge exactly).
 its name are kept. The relationship type is not RELATES_TO, so no fact search can return it.
 
 Writing a merge (record and moved facts) and reverting one are one graph query each, which the database
-runs atomically (the statements are in `pipeline/graph/dialects/common.py`).
+runs atomically (the statements are in `pipeline/graph/dialects/merges.py`).
 """
 
 from __future__ import annotations

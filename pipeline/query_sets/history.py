@@ -3,10 +3,14 @@ query set: the newest distinct ones, to pool and judge (pipeline/pools)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pipeline.errors import InvalidInput
 from pipeline.history.repo import asked_queries
-from pipeline.lab import Lab
 from pipeline.query_sets.logs import SetRead, history_read
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab  # annotations only: Lab stands above the features
 
 HISTORY_SET_NAME = "history"
 HISTORY_LIMIT = 200

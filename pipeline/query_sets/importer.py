@@ -17,14 +17,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline.errors import DataFileError
-from pipeline.lab import Lab
 from pipeline.query_sets.files import query_files
 from pipeline.query_sets.formats import read_beir
 from pipeline.query_sets.logs import SetRead
 from pipeline.query_sets.records import QuerySet, SaveResult
 from pipeline.query_sets.sets import clean_set_name, save_query_set
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab  # annotations only: Lab stands above the features
 
 SHOW_IDS = 3  # how many unknown ids the error names
 

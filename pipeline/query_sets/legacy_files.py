@@ -13,6 +13,8 @@ import logging
 from pathlib import Path
 
 from pipeline.errors import DataFileError
+from pipeline.ingest.demo import QRELS_FILE as DEMO_QRELS
+from pipeline.ingest.demo import QUERIES_FILE as DEMO_QUERIES
 from pipeline.query_sets.files import QRELS_FILE, QUERIES_FILE, check_query_ids, keyed_qrels, read_qrels, read_queries
 from pipeline.query_sets.records import OWN_SET_NAME, QuerySet
 from pipeline.query_sets.repo import import_file_set, imported_folders
@@ -27,9 +29,6 @@ _checked: set[Path] = set()  # stores whose data directory was scanned by this p
 def _source(folder: Path) -> str:
     """Only the demo seed and the BEIR import wrote these folders: the demo's are byte-identical copies of its
     bundled files."""
-    from pipeline.ingest.demo.seed import QRELS_FILE as DEMO_QRELS
-    from pipeline.ingest.demo.seed import QUERIES_FILE as DEMO_QUERIES
-
     same = all(
         (folder / name).read_bytes() == demo.read_bytes()
         for name, demo in (

@@ -11,8 +11,8 @@ import pytest
 from pydantic import ValidationError
 
 from pipeline import settings as settings_module
+from pipeline.embedder_spec import EmbedderSpec, EmbedderSpecError, parse_embedder_spec, setting_for_dim
 from pipeline.embedders import make_embedder
-from pipeline.embedders.spec import EmbedderSpec, EmbedderSpecError, parse_embedder_spec, setting_for_dim
 from pipeline.errors import InvalidInput
 from pipeline.settings import LOCAL_EMBEDDER, Settings, get_settings, settings_error_line
 

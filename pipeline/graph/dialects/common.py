@@ -1,5 +1,7 @@
 """The openCypher that FalkorDB and Neo4j both run: one section per feature, one method per operation.
 
+`GraphQueries` is the whole interface a dialect overrides; the first stage's searches (`search.py`) and the
+merges' statements (`merges.py`) are parts of it kept in modules of their own.
 User text only ever travels in parameters. Methods return plain rows (`list[dict]`) or plain values; the
 feature that calls them turns rows into its records.
 """
@@ -7,53 +9,16 @@ feature that calls them turns rows into its records.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from graphiti_core.driver.driver import GraphDriver
-from graphiti_core.edges import EntityEdge
-from graphiti_core.search.search_filters import SearchFilters
-from graphiti_core.search.search_utils import edge_bfs_search, fulltext_query
-
-from pipeline.graph.dialects.reads import edges_from, filter_condition, rows
+from pipeline.graph.dialects.merges import MERGE_RELATION, MergeQueries
+from pipeline.graph.dialects.search import SearchQueries
 from pipeline.graph.group_id import GROUP_ID_PATTERN
 
-if TYPE_CHECKING:
-    from pipeline.graph.backend import GraphBackend
-
-# graphiti's filter conditions over `e`, `n`, `m` go where this stands (`reads.filter_condition`)
-SEARCH_FILTER = "/* search filter */ true"
+__all__ = ["MERGE_RELATION", "FactVectorIndex", "GraphQueries"]
 
 
-def with_filter(statement: str, condition: str) -> str:
-    """`statement` with graphiti's filter conditions (one parenthesised condition; empty: no filter)."""
-    return statement.replace(SEARCH_FILTER, f"({condition})" if condition else "true")
-
-
-# graphiti's edge fields (get_entity_edge_return_query) without `properties(e)`
-EDGE_FIELDS = """
-    e.uuid AS uuid, startNode(e).uuid AS source_node_uuid, endNode(e).uuid AS target_node_uuid,
-    e.group_id AS group_id, e.created_at AS created_at, e.name AS name, e.fact AS fact,
-    e.episodes AS episodes, e.expired_at AS expired_at, e.valid_at AS valid_at, e.invalid_at AS invalid_at,
-    e.reference_time AS reference_time
-    """
-
-# Merge records are their own relationship type, not RELATES_TO facts, so no search can return them.
-MERGE_RELATION = "IS_DUPLICATE_OF"
-
-
-class GraphQueries:
-    def __init__(self, backend: GraphBackend) -> None:
-        self._backend = backend
-
-    async def _rows(self, group_id: str, cypher: str, **params: Any) -> list[dict[str, Any]]:
-        """A read: on a read-only deal the driver runs it as a read, which the database enforces."""
-        return await self._backend.query(group_id, cypher, **params)
-
-    async def _write(self, group_id: str, cypher: str, **params: Any) -> list[dict[str, Any]]:
-        """A write: refused with one line (ReadOnly) on a read-only deal before it reaches the database."""
-        self._backend.require_writable(group_id)
-        return await self._backend.query(group_id, cypher, **params)
-
+class GraphQueries(SearchQueries, MergeQueries):
     # --- deals ---------------------------------------------------------------------------------------
     # A deal is a group_id that holds graphiti `Entity` or `Episodic` nodes, whoever wrote them. Neo4j keeps
     # every group in one database; FalkorDB keeps a graph per group or several groups in one graph (its dialect
@@ -128,93 +93,6 @@ class GraphQueries:
             "episodes": sum(r["n"] for r in nodes if not r["entity"]),
             "merges": merges[0]["n"] if merges else 0,
         }
-
-    # --- retrieval: first stage ----------------------------------------------------------------------
-    # graphiti's edge searches (its `SearchInterface`: graphiti_core/search/search_utils.py), over one deal's
-    # driver. BM25 and cosine run graphiti's statements with the same MATCH, filter and order, returning graphiti's
-    # edge fields but not `properties(e)`: that map holds the fact's embedding, which would travel back and be
-    # parsed for every hit (about half the cosine search's time). The hits are the same, in the same order
-    # (tests/integration/test_search_statements.py). The walk is graphiti's own statement unless a dialect has a
-    # better one.
-
-    @classmethod
-    async def edge_fulltext_search(
-        cls, driver: GraphDriver, query: str, search_filter: SearchFilters, group_ids: list[str] | None, limit: int
-    ) -> list[EntityEdge]:
-        """graphiti's `edge_fulltext_search(driver, query, search_filter, group_ids, limit)`."""
-        text = fulltext_query(query, cls.fulltext_groups(group_ids), driver)
-        if text == "":
-            return []
-        condition, params = filter_condition(driver, search_filter, group_ids)
-        statement = with_filter(cls.FACTS_BY_TEXT, condition)
-        return edges_from(await rows(driver, statement, query=text, limit=limit, **params), driver)
-
-    @classmethod
-    def fulltext_groups(cls, group_ids: list[str] | None) -> list[str] | None:
-        """The groups graphiti's full-text query itself filters on (the statement filters them too)."""
-        return group_ids
-
-    @classmethod
-    async def edge_similarity_search(
-        cls,
-        driver: GraphDriver,
-        vector: list[float],
-        search_filter: SearchFilters,
-        group_ids: list[str] | None,
-        limit: int,
-        min_score: float,
-    ) -> list[tuple[EntityEdge, float]]:
-        """graphiti's `edge_similarity_search(driver, vector, None, None, search_filter, group_ids, limit,
-        min_score)`, each hit with its cosine score."""
-        condition, params = filter_condition(driver, search_filter, group_ids)
-        statement = with_filter(cls.FACTS_BY_VECTOR, condition)
-        found = await rows(driver, statement, search_vector=vector, limit=limit, min_score=min_score, **params)
-        return list(zip(edges_from(found, driver), (float(r["score"]) for r in found), strict=True))
-
-    @classmethod
-    async def edge_bfs_search(
-        cls,
-        driver: GraphDriver,
-        origins: list[str],
-        max_depth: int,
-        search_filter: SearchFilters,
-        group_ids: list[str] | None,
-        limit: int,
-    ) -> list[EntityEdge]:
-        """graphiti's BFS edge search: its own statement."""
-        return await edge_bfs_search(driver, origins, max_depth, search_filter, group_ids, limit)
-
-    @classmethod
-    async def fact_vectors(cls, driver: GraphDriver, uuids: list[str]) -> dict[str, list[float]]:
-        """The stored embeddings of these facts, by uuid (missing ones left out): one indexed lookup each."""
-        found = await rows(driver, cls.FACT_VECTORS, uuids=uuids)
-        return {r["uuid"]: list(r["vector"]) for r in found if r["vector"] is not None}
-
-    FACTS_BY_TEXT = f"""
-        CALL db.index.fulltext.queryRelationships("edge_name_and_fact", $query, {{limit: $limit}})
-        YIELD relationship AS rel, score
-        MATCH (n:Entity)-[e:RELATES_TO {{uuid: rel.uuid}}]->(m:Entity)
-        WHERE {SEARCH_FILTER}
-        WITH e, score, n, m
-        RETURN {EDGE_FIELDS}
-        ORDER BY score DESC
-        LIMIT $limit
-        """
-    FACTS_BY_VECTOR = f"""
-        MATCH (n:Entity)-[e:RELATES_TO]->(m:Entity)
-        WHERE {SEARCH_FILTER}
-        WITH DISTINCT e, n, m, vector.similarity.cosine(e.fact_embedding, $search_vector) AS score
-        WHERE score > $min_score
-        RETURN {EDGE_FIELDS}, score
-        ORDER BY score DESC
-        LIMIT $limit
-        """
-    # the stored vectors of the facts a reranker re-scores, by uuid (an index lookup each)
-    FACT_VECTORS = """
-        UNWIND $uuids AS u
-        MATCH ()-[e:RELATES_TO {uuid: u}]->()
-        RETURN u AS uuid, e.fact_embedding AS vector
-        """
 
     # --- retrieval: citations ------------------------------------------------------------------------
 
@@ -307,148 +185,6 @@ class GraphQueries:
     async def restore_episode(self, group_id: str, props: dict[str, Any]) -> None:
         """Re-create an episode node with exactly these properties (it carries no vector)."""
         await self._write(group_id, self.RESTORE_EPISODE, p=props)
-
-    # --- merges --------------------------------------------------------------------------------------
-
-    ENTITIES_WITH_FACT_COUNTS = """
-        MATCH (n:Entity {group_id: $g})
-        WITH n ORDER BY n.uuid LIMIT $limit
-        OPTIONAL MATCH (n)-[e:RELATES_TO]-(:Entity)
-        RETURN n.uuid AS uuid, n.name AS name, n.rl_key AS key, n.name_embedding AS vector, count(e) AS facts
-        """
-    COUNT_ENTITIES = "MATCH (n:Entity {group_id: $g}) RETURN count(n) AS n"
-    ENTITY_IN_DEAL = """
-        MATCH (n:Entity {uuid: $u}) WHERE n.group_id = $g
-        RETURN n.uuid AS uuid, n.name AS name, n.rl_key AS key, n.name_embedding AS vector
-        """
-    ENTITIES_BY_KEY = """
-        MATCH (n:Entity {group_id: $g}) WHERE n.rl_key IN $keys
-        RETURN n.rl_key AS key, n.name AS name, n.name_embedding AS vector
-        """
-    BROUGHT_FACTS = """
-        MATCH (s:Entity)-[e:RELATES_TO]->(t:Entity) WHERE e.uuid IN $uuids AND e.group_id = $g
-        RETURN e.uuid AS uuid, e.name AS relation, e.fact AS fact, s.uuid AS s, s.name AS s_name,
-               t.name AS t_name, e.invalid_at IS NULL AND e.expired_at IS NULL AS current
-        """
-    ENTITY_FACT_ENDPOINTS = """
-        MATCH (s:Entity)-[e:RELATES_TO]->(t:Entity) WHERE (s.uuid = $a OR t.uuid = $a) AND e.group_id = $g
-        RETURN e.uuid AS fact, s.uuid AS source, t.uuid AS target ORDER BY e.uuid
-        """
-    FACT_ENDPOINTS = """
-        MATCH (s:Entity)-[e:RELATES_TO]->(t:Entity) WHERE e.uuid IN $uuids AND e.group_id = $g
-        RETURN e.uuid AS fact, s.uuid AS source, t.uuid AS target ORDER BY e.uuid
-        """
-    WRITE_MERGE_RECORD = f"""
-        MATCH (a:Entity {{uuid: $alias, group_id: $g}})
-        MATCH (c:Entity {{uuid: $canonical, group_id: $g}})
-        MERGE (a)-[m:{MERGE_RELATION} {{uuid: $uuid}}]->(c)
-        SET m += $props
-        """
-    MERGE_RECORDS = f"""
-        MATCH (a:Entity {{group_id: $g}})-[m:{MERGE_RELATION}]->(c:Entity)
-        RETURN properties(m) AS m, a.uuid AS alias_uuid, c.uuid AS canonical_uuid
-        ORDER BY m.merged_at
-        """
-    COUNT_MERGE_RECORD = f"""
-        MATCH (:Entity {{group_id: $g}})-[m:{MERGE_RELATION} {{uuid: $uuid}}]->() RETURN count(m) AS n
-        """
-    # Cypher cannot change a relationship's endpoint, so a moved fact is recreated on the new endpoints with
-    # identical properties (`SET e = properties(old)` keeps every property, vectors included, with their
-    # types) and the old relationship is deleted. The denormalised `source_node_uuid` / `target_node_uuid`,
-    # where present, follow the new endpoints (graphiti reads endpoints from the graph, not from them), so a
-    # merged fact looks exactly like one written on the canonical entity in the first place, and an undo
-    # puts back exactly what was there.
-    MOVE_FACTS = """
-        UNWIND $moves AS mv
-        MATCH (s:Entity {uuid: mv.source})-[old:RELATES_TO {uuid: mv.fact, group_id: $g}]->(t:Entity {uuid: mv.target})
-        MATCH (ns:Entity {uuid: mv.new_source, group_id: $g})
-        MATCH (nt:Entity {uuid: mv.new_target, group_id: $g})
-        CREATE (ns)-[e:RELATES_TO]->(nt)
-        SET e = properties(old)
-        SET e.source_node_uuid = CASE WHEN old.source_node_uuid IS NULL THEN NULL ELSE mv.new_source END,
-            e.target_node_uuid = CASE WHEN old.target_node_uuid IS NULL THEN NULL ELSE mv.new_target END
-        DELETE old
-        """
-    # The merge record and the moved facts in one query, which the database runs atomically; the guards
-    # (alias not merged yet nor a canonical entity, canonical not an alias) are checked inside it.
-    APPLY_MERGE = f"""
-        MATCH (a:Entity {{uuid: $alias, group_id: $g}})
-        MATCH (c:Entity {{uuid: $canonical, group_id: $g}})
-        WHERE NOT (a)-[:{MERGE_RELATION}]->() AND NOT ()-[:{MERGE_RELATION}]->(a)
-          AND NOT (c)-[:{MERGE_RELATION}]->()
-        CREATE (a)-[m:{MERGE_RELATION}]->(c)
-        SET m = $props
-        WITH m
-        {MOVE_FACTS}
-        """
-    # The facts move back only if the record was there.
-    REVERT_MERGE = f"""
-        MATCH (:Entity {{group_id: $g}})-[m:{MERGE_RELATION} {{uuid: $uuid}}]->(:Entity)
-        DELETE m
-        WITH count(*) AS found
-        WHERE found > 0
-        {MOVE_FACTS}
-        """
-
-    async def entities_with_fact_counts(self, group_id: str, limit: int) -> list[dict[str, Any]]:
-        """The deal's first `limit` entities by uuid, with their name vector and how many facts touch them."""
-        return await self._rows(group_id, self.ENTITIES_WITH_FACT_COUNTS, g=group_id, limit=limit)
-
-    async def count_entities(self, group_id: str) -> int:
-        rows = await self._rows(group_id, self.COUNT_ENTITIES, g=group_id)
-        return int(rows[0]["n"]) if rows else 0
-
-    async def entity_in_deal(self, group_id: str, entity_uuid: str) -> dict[str, Any] | None:
-        rows = await self._rows(group_id, self.ENTITY_IN_DEAL, u=entity_uuid, g=group_id)
-        return rows[0] if rows else None
-
-    async def entities_by_key(self, group_id: str, keys: list[str]) -> list[dict[str, Any]]:
-        return await self._rows(group_id, self.ENTITIES_BY_KEY, g=group_id, keys=keys)
-
-    async def brought_facts(self, group_id: str, fact_uuids: list[str]) -> list[dict[str, Any]]:
-        """The facts merges moved, with the names at both ends and whether each is current."""
-        return await self._rows(group_id, self.BROUGHT_FACTS, uuids=fact_uuids, g=group_id)
-
-    async def entity_fact_endpoints(self, group_id: str, entity_uuid: str) -> list[dict[str, Any]]:
-        return await self._rows(group_id, self.ENTITY_FACT_ENDPOINTS, a=entity_uuid, g=group_id)
-
-    async def fact_endpoints(self, group_id: str, fact_uuids: list[str]) -> list[dict[str, Any]]:
-        return await self._rows(group_id, self.FACT_ENDPOINTS, uuids=fact_uuids, g=group_id)
-
-    async def write_merge_record(
-        self, group_id: str, alias_uuid: str, canonical_uuid: str, merge_uuid: str, props: dict[str, Any]
-    ) -> None:
-        """A merge record alone (no facts move): for data whose facts already sit on the canonical entity."""
-        await self._write(
-            group_id,
-            self.WRITE_MERGE_RECORD,
-            alias=alias_uuid,
-            canonical=canonical_uuid,
-            uuid=merge_uuid,
-            props=props,
-            g=group_id,
-        )
-
-    async def merge_records(self, group_id: str) -> list[dict[str, Any]]:
-        return await self._rows(group_id, self.MERGE_RECORDS, g=group_id)
-
-    async def merge_record_exists(self, group_id: str, merge_uuid: str) -> bool:
-        rows = await self._rows(group_id, self.COUNT_MERGE_RECORD, uuid=merge_uuid, g=group_id)
-        return bool(rows and rows[0]["n"])
-
-    async def apply_merge(
-        self, group_id: str, alias_uuid: str, canonical_uuid: str, props: dict[str, Any], moves: list[dict[str, str]]
-    ) -> bool:
-        """Write the record `props` and move the facts; True when the record is there afterwards."""
-        await self._write(
-            group_id, self.APPLY_MERGE, alias=alias_uuid, canonical=canonical_uuid, props=props, moves=moves, g=group_id
-        )
-        return await self.merge_record_exists(group_id, props["uuid"])
-
-    async def revert_merge(self, group_id: str, merge_uuid: str, moves: list[dict[str, str]]) -> bool:
-        """Delete the record and move the facts back; True when the record is gone afterwards."""
-        await self._write(group_id, self.REVERT_MERGE, uuid=merge_uuid, moves=moves, g=group_id)
-        return not await self.merge_record_exists(group_id, merge_uuid)
 
     # --- evaluation ----------------------------------------------------------------------------------
 

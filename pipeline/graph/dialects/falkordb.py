@@ -16,9 +16,10 @@ from graphiti_core.driver.driver import GraphDriver
 from graphiti_core.edges import EntityEdge
 from graphiti_core.search.search_filters import SearchFilters
 
-from pipeline.graph.dialects.common import EDGE_FIELDS, SEARCH_FILTER, FactVectorIndex, GraphQueries
+from pipeline.graph.dialects.common import FactVectorIndex, GraphQueries
 from pipeline.graph.dialects.falkordb_graphs import FalkorGraphs
 from pipeline.graph.dialects.falkordb_walk import walk_bfs_search
+from pipeline.graph.dialects.search import EDGE_FIELDS, SEARCH_FILTER
 from pipeline.graph.group_id import GROUP_ID_PATTERN
 
 # graphiti's FalkorDriver database when none is given: where its default group `_` lives

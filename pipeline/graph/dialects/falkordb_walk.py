@@ -23,9 +23,9 @@ from graphiti_core.driver.driver import GraphDriver
 from graphiti_core.edges import EntityEdge
 from graphiti_core.search.search_filters import SearchFilters
 
-from pipeline.graph.dialects.common import SEARCH_FILTER as FILTER
-from pipeline.graph.dialects.common import with_filter
 from pipeline.graph.dialects.reads import edges_from, filter_condition, rows
+from pipeline.graph.dialects.search import SEARCH_FILTER as FILTER
+from pipeline.graph.dialects.search import with_filter
 from pipeline.graph.dialects.walk_order import first_reached, walk_order
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pipeline.graph.dialects.common import EDGE_FIELDS, FactVectorIndex, GraphQueries
+from pipeline.graph.dialects.common import FactVectorIndex, GraphQueries
+from pipeline.graph.dialects.search import EDGE_FIELDS
 
 
 class Neo4jQueries(GraphQueries):

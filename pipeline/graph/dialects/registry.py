@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from graphiti_core.driver.driver import GraphDriver, GraphProvider
 
 from pipeline.graph.dialects.common import GraphQueries
+from pipeline.graph.dialects.connection import GraphConnection
 from pipeline.graph.dialects.falkordb import FalkorQueries
 from pipeline.graph.dialects.neo4j import Neo4jQueries
-
-if TYPE_CHECKING:
-    from pipeline.graph.backend import GraphBackend
 
 DIALECTS: dict[str, type[GraphQueries]] = {"falkordb": FalkorQueries, "neo4j": Neo4jQueries}
 
 
-def queries_for(backend: GraphBackend) -> GraphQueries:
+def queries_for(backend: GraphConnection) -> GraphQueries:
     return DIALECTS[backend.kind](backend)
 
 

@@ -1,0 +1,14 @@
+"""The bundled demo deal: its files (named here), seeding it (`seed.py`), its labelled entity pairs
+(`labels.py`) and its example queries (`examples.py`).
+
+The paths live here, not in `seed.py`, so that what only reads the files needs nothing of the seeder: older data
+directories' query-set files are recognised as the demo's by their bytes (`pipeline/query_sets/legacy_files.py`,
+a layer below the loaders).
+"""
+
+from pathlib import Path
+
+DATA_DIR = Path(__file__).parent / "data"
+DEAL_FILE = DATA_DIR / "deal.json"  # entities, episodes, facts, merges and labelled entity pairs
+QUERIES_FILE = DATA_DIR / "queries.jsonl"  # its labelled query set, in the BEIR layout
+QRELS_FILE = DATA_DIR / "qrels.tsv"

@@ -9,10 +9,14 @@ seed: reseeding writes the same graph, so its numbers still hold) is left as it 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pipeline.evaluation.experiments import list_experiments, save_experiment, unique_name
 from pipeline.evaluation.records import SweepSpec
 from pipeline.evaluation.sweep import run_sweep
-from pipeline.lab import Lab
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab  # annotations only: Lab stands above the features
 
 NAME = "Demo examples (measured at seeding)"
 RERANKERS = ("none", "local")

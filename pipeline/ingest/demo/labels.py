@@ -7,10 +7,13 @@ over an `entity_pairs` label for the same two entities).
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from pipeline.ingest.demo.seed import DEAL_FILE
-from pipeline.lab import Lab
+from pipeline.ingest.demo import DEAL_FILE
 from pipeline.merges.labelled import LabelledEvaluation, PairLabel, evaluate_labels
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab  # annotations only: Lab stands above the features
 
 
 def labelled_pairs() -> list[PairLabel]:

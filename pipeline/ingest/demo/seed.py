@@ -18,6 +18,8 @@ from pipeline.audit import record_audit
 from pipeline.deals import DealRecord, get_deal, validate_group_id
 from pipeline.embedders.base import LabEmbedder
 from pipeline.graph.backend import GraphBackend
+from pipeline.ingest.demo import DATA_DIR as DATA_DIR  # kept importable from here
+from pipeline.ingest.demo import DEAL_FILE, QRELS_FILE, QUERIES_FILE
 from pipeline.ingest.loading import (
     DealContent,
     EntitySpec,
@@ -41,11 +43,7 @@ from pipeline.utc import now_iso
 if TYPE_CHECKING:
     from pipeline.lab import Lab
 
-DATA_DIR = Path(__file__).parent / "data"
 DEMO_GROUP = "demo"  # the bundled deal: what `scripts/run.sh` opens and the sidebar picks first
-DEAL_FILE = DATA_DIR / "deal.json"
-QUERIES_FILE = DATA_DIR / "queries.jsonl"
-QRELS_FILE = DATA_DIR / "qrels.tsv"
 LOADER_VERSION = "1"
 SOURCE = "demo"  # the deals row's source: what seed-demo may rebuild without --replace
 

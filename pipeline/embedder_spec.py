@@ -15,7 +15,9 @@ embedded. Model names may contain `:` (e.g. `nomic-embed-text:latest` on a compa
 last part made of digits is read as DIM.
 
 The settings validate `RETRIEVAL_LAB_EMBEDDER` with `parse_embedder_spec`, and `Settings.embedder_spec` is
-its result; the registry (`make_embedder`) builds from that.
+its result; the registry (`pipeline.embedders.make_embedder`) builds from that. This module sits below the
+settings (it imports nothing of ours but `numbers`), outside the embedders package, whose `__init__` loads
+graphiti: reading the settings never loads an embedder.
 """
 
 from __future__ import annotations
@@ -24,11 +26,12 @@ from dataclasses import dataclass
 from typing import Literal, cast
 
 from pipeline.numbers import MAX_INTEGER, whole_number
-from pipeline.settings import LOCAL_EMBEDDER, VOYAGE_EMBEDDER
 
 Provider = Literal["local", "voyage", "openai"]
 
 ENV_NAME = "RETRIEVAL_LAB_EMBEDDER"
+LOCAL_EMBEDDER = "local-minilm-l6-v2-int8"  # the model names a deal records
+VOYAGE_EMBEDDER = "voyage-finance-2"
 LOCAL_MODEL = LOCAL_EMBEDDER
 LOCAL_DIM = 384
 DEFAULT_VOYAGE_MODEL = VOYAGE_EMBEDDER
