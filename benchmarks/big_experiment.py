@@ -30,19 +30,22 @@ from pipeline.evaluation.records import (
     SweepResult,
     SweepSpec,
     SweepStats,
-    setting_key,
 )
+from pipeline.retrieval.setting import Setting
 
 ROOT = Path(__file__).resolve().parents[1]
 MODES = ("whole", "page")
 
 
-def _grid(settings: int) -> list[tuple[str, str, int, int]]:
-    """`settings` (recipe, reranker, N, k) with k <= N, deep k first (the heaviest rankings), the baseline outside
-    it."""
-    recipe = BASELINE[0]
+def _grid(settings: int) -> list[Setting]:
+    """`settings` settings with k <= N, deep k first (the heaviest rankings), the baseline outside it."""
+    recipe = BASELINE.recipe
     grid = [
-        (recipe, r, n, k) for k in range(100, 0, -1) for n in range(200, 0, -1) for r in ("local", "none") if k <= n
+        Setting(recipe, n, r, k)
+        for k in range(100, 0, -1)
+        for n in range(200, 0, -1)
+        for r in ("local", "none")
+        if k <= n
     ]
     grid = [s for s in grid if s != BASELINE]
     return grid[:settings]
@@ -54,16 +57,16 @@ def synthetic(settings: int, queries: int, seed: int = 7) -> SweepResult:
     pool = list(facts)
     qids = [f"q{i}" for i in range(queries)]
     rows, results = [], []
-    for recipe, reranker, n, k in [*_grid(settings), BASELINE]:
-        key = setting_key(recipe, reranker, n, k)
+    for setting in [*_grid(settings), BASELINE]:
+        k = setting.top_k
         metrics = {m: rng.random() for m in METRIC_NAMES} | {"tokens@k": float(k * 40)}
         results.append(
-            SettingResult(reranker, n, k, reranker, (recipe, reranker, n, k) != BASELINE, metrics, {}, 50.0, 90.0, 0,
-                          None, 0, 0.5, 0.5, recipe)
+            SettingResult(setting, setting.reranker, setting != BASELINE, metrics, {}, 50.0, 90.0, 0, None, 0, 0.5,
+                          0.5)
         )  # fmt: skip
         for q in qids:
             per_query = {m: rng.random() for m in METRIC_NAMES} | {"tokens@k": float(k * 40)}
-            rows.append(QueryRow(key, q, per_query, 40.0, tuple(rng.sample(pool, max(10, k)))))
+            rows.append(QueryRow(setting, q, per_query, 40.0, tuple(rng.sample(pool, max(10, k)))))
     spec = SweepSpec("bench", (50,), (10,), ("none", "local"))
     return SweepResult(
         spec=spec,

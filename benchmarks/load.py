@@ -37,7 +37,7 @@ async def load_test(
     sessions: int = 20,
     queries_per_session: int = 10,
     reranker: str = "local",
-    num_candidates: int = 50,
+    candidates: int = 50,
     top_k: int = 10,
     time_limit_s: float = 120.0,
 ) -> LoadReport:
@@ -57,7 +57,7 @@ async def load_test(
             text = texts[(number * queries_per_session + i) % len(texts)]
             started = time.perf_counter()
             try:
-                await retrieve(lab, text, group_id, num_candidates, top_k, reranker)
+                await retrieve(lab, text, group_id, candidates, top_k, reranker)
             except Exception as exc:  # counted and reported, never hidden
                 errors.append(f"{type(exc).__name__}: {exc}")
                 continue

@@ -24,7 +24,7 @@ from pipeline.lab import Lab
 
 def _fingerprint(result: SweepResult) -> list[tuple[str, str, tuple[str, ...], tuple[tuple[str, float], ...]]]:
     """Every (setting, query): its ranking and metrics; what two runs of one sweep must agree on."""
-    return sorted((r.setting, r.query_id, r.ranking, tuple(sorted(r.metrics.items()))) for r in result.rows)
+    return sorted((r.setting.key, r.query_id, r.ranking, tuple(sorted(r.metrics.items()))) for r in result.rows)
 
 
 async def time_sweep(

@@ -62,18 +62,19 @@ def _use_example(ns: str, notes: dict[str, Example], sides: tuple[str, ...]) -> 
         return
     st.session_state[f"{ns}.q"] = picked  # the picker keeps showing it until the query is edited (`_typed`)
     example = notes.get(picked)
-    if example is None or example.delta is None:
+    if example is None or example.delta is None or example.setting is None:
         return
-    if example.candidates % 5 or not 5 <= example.candidates <= MAX_CANDIDATES or example.top_k > MAX_SHOWN_K:
+    swept = example.setting
+    if swept.candidates % 5 or not 5 <= swept.candidates <= MAX_CANDIDATES or swept.top_k > MAX_SHOWN_K:
         return  # not a setting the sliders can show
-    if example.recipe not in RECIPE_NAMES:
+    if swept.recipe.key not in RECIPE_NAMES:
         return  # a recipe the select box does not offer (a given center)
-    rerankers = ("none", example.reranker) if len(sides) == 2 else (example.reranker,)
+    rerankers = ("none", swept.reranker) if len(sides) == 2 else (swept.reranker,)
     for side, reranker in zip(sides, rerankers, strict=True):
-        st.session_state[f"{ns}.{side}recipe"] = example.recipe
+        st.session_state[f"{ns}.{side}recipe"] = swept.recipe.key
         st.session_state[f"{ns}.{side}reranker"] = reranker
-        st.session_state[f"{ns}.{side}n"] = example.candidates
-        st.session_state[f"{ns}.{side}k"] = example.top_k
+        st.session_state[f"{ns}.{side}n"] = swept.candidates
+        st.session_state[f"{ns}.{side}k"] = swept.top_k
 
 
 def _typed(ns: str) -> None:

@@ -7,8 +7,9 @@ from plotly.subplots import make_subplots
 
 from dashboard.common.text import chart
 from pipeline.evaluation.recommend import pareto_front
-from pipeline.evaluation.records import SweepResult, setting_key
+from pipeline.evaluation.records import SweepResult
 from pipeline.rerankers.specs import colour
+from pipeline.retrieval.setting import Setting
 
 PANEL_PX = 90  # a panel's title and k labels; then ROW_PX for each of its N rows
 ROW_PX = 28
@@ -40,7 +41,7 @@ def heatmaps(result: SweepResult, metric: str) -> go.Figure:
         for n in ns:
             row, labels = [], []
             for k in ks:
-                s = grid.get(setting_key(recipe, reranker, n, k))
+                s = grid.get(Setting(result.spec.recipe(recipe), n, reranker, k).key)
                 row.append(s.metrics[metric] if s else None)
                 labels.append(f"{s.metrics[metric]:.3f}" if s else "k > N")
             z.append(row)
@@ -87,7 +88,7 @@ def pareto(result: SweepResult, metric: str, recommended: str, front: set[str] |
         front = pareto_front(drawn, metric)
     symbols = ("circle", "diamond", "square", "triangle-up", "cross", "x", "star-square")
     for recipe, reranker in [(recipe, r) for recipe in recipes for r in result.spec.rerankers]:
-        points = [s for s in result.grid if s.reranker == reranker and s.recipe == recipe]
+        points = [s for s in result.grid if s.setting.reranker == reranker and s.setting.recipe.key == recipe]
         fig.add_trace(
             go.Scatter(
                 name=chart(reranker if len(recipes) == 1 else f"{recipe} + {reranker}"),

@@ -156,8 +156,11 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
     )
     cache_note = "Cached first-stage candidates and reranker scores are reused (keyed by the graph's fingerprint)."
     job_note = "A sweep runs on the server as a job: it goes on if this tab closes and is saved as an experiment."
-    recipe, _none, n, k = BASELINE
-    cols[3].caption(f"Baseline: {recipe}, no reranking, N={n}, k={k} (always computed). {cache_note} {job_note}")
+    base = BASELINE
+    cols[3].caption(
+        f"Baseline: {base.recipe.key}, no reranking, N={base.candidates}, k={base.top_k} (always computed). "
+        f"{cache_note} {job_note}"
+    )
     as_of, include_superseded, stale_rate = _time_controls()
 
     spec = SweepSpec.with_recipes(
@@ -439,8 +442,7 @@ def render_wins_losses(
     wins, losses = wins_and_losses(result, key, metric, against)
     which = "the baseline" if against == result.baseline else md(against)
     st.markdown(f"**Per-query wins and losses** of {md(key)} against {which} ({metric})")
-    base, mine = result.setting(against), result.setting(key)
-    a, b = result.retrieval_setting(base), result.retrieval_setting(mine)
+    a, b = result.setting(against).setting, result.setting(key).setting
     changes = [*wins, *losses]
     if changes:
         show_table(

@@ -107,12 +107,11 @@ def _read_json(path: str, flag: str) -> Any:
 
 def _setting(text: str, flag: str) -> tuple[Setting, str]:
     """(Setting, how a command line names it) from `[RECIPE:]RERANKER:N:K` or a setting .json file."""
-    from pipeline.gate.files import setting_from_dict
     from pipeline.gate.records import command_name
     from pipeline.retrieval.setting import Setting
 
     if text.strip().endswith(".json"):
-        setting = setting_from_dict(_read_json(text, flag), f"{flag} {text}")
+        setting = Setting.from_dict(_read_json(text, flag), f"{flag} {text}")
         return setting, command_name(setting)
     return Setting.parse(text, flag), text
 
@@ -272,7 +271,6 @@ def _report(
     verdict: Verdict,
     saved: str | None,
 ) -> dict[str, Any]:
-    from pipeline.gate.files import setting_to_dict
 
     return {
         "group": args.group,
@@ -281,8 +279,8 @@ def _report(
         "selection": selection.to_dict(),
         "judgments": ranking.judgments,
         "judgment_kind": ranking.kind,
-        "baseline": {"from": baseline.origin, "setting": setting_to_dict(base.setting), "label": base.setting.label},
-        "candidate": {"setting": setting_to_dict(cand.setting), "label": cand.setting.label},
+        "baseline": {"from": baseline.origin, "setting": base.setting.to_dict(), "label": base.setting.label},
+        "candidate": {"setting": cand.setting.to_dict(), "label": cand.setting.label},
         "max_drop": limits.max_drop,
         "p95_budget_ms": limits.p95_budget_ms,
         "checks": [c.to_dict() for c in verdict.checks],

@@ -59,7 +59,7 @@ def _settings(lab: Lab, args: argparse.Namespace) -> list[Any]:
     _info, result = load_experiment(lab.store, args.experiment, rankings=False)
     if result.spec.group_id != args.group:
         raise InvalidInput(f"Experiment #{args.experiment} is not one of deal {args.group!r}'s.")
-    return [result.retrieval_setting(s) for s in result.grid]
+    return [s.setting for s in result.grid]
 
 
 async def run_build(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:

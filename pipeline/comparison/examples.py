@@ -9,11 +9,12 @@ pair), every labelled query is an example, as before, without a note.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pipeline.evaluation.experiments import list_experiments, load_experiment
-from pipeline.evaluation.records import SweepResult, setting_key
+from pipeline.evaluation.records import SweepResult
 from pipeline.query_sets import load_query_set
+from pipeline.retrieval.setting import Setting
 from pipeline.store.db import Store
 
 METRIC = "ndcg@10"
@@ -24,19 +25,16 @@ MIN_CHANGE = 0.01
 class Example:
     text: str
     delta: float | None = None  # the change in nDCG@10 reranking made to this query, when a sweep measured it
-    reranker: str = ""
-    candidates: int = 0
-    top_k: int = 0
+    setting: Setting | None = None  # the reranked setting that made it (with `delta`)
     experiment: str = ""  # "#3 'name'"
-    recipe: str = ""
 
     @property
     def note(self) -> str:
-        if self.delta is None:
+        if self.delta is None or self.setting is None:
             return ""
         verb = "lifts" if self.delta > 0 else "lowers"
         return (
-            f"Reranking ({self.recipe} + {self.reranker}, N={self.candidates}, k={self.top_k}) {verb} nDCG@10 by "
+            f"Reranking ({self.setting.label}) {verb} nDCG@10 by "
             f"{self.delta:+.2f} on this query in experiment {self.experiment}."
         )
 
@@ -55,12 +53,12 @@ def examples(store: Store, group_id: str) -> list[Example]:
 
 def swept_examples(result: SweepResult, experiment: str) -> list[Example]:
     """Queries whose nDCG@10 reranking changed, biggest gain first, losses after; [] with no pair to compare."""
-    reranked = [s for s in result.grid if s.reranker != "none"]
+    reranked = [s for s in result.grid if s.setting.reranker != "none"]
     if not reranked:
         return []
     best = max(reranked, key=lambda s: s.metric(METRIC))
     keys = {s.key for s in result.settings}
-    base = setting_key(best.recipe, "none", best.candidates, best.top_k)
+    base = replace(best.setting, reranker="none").key
     if base not in keys:
         base = result.baseline
     if base not in keys:
@@ -69,7 +67,5 @@ def swept_examples(result: SweepResult, experiment: str) -> list[Example]:
     changes = [(after[q] - before[q], q) for q in after if q in before and abs(after[q] - before[q]) >= MIN_CHANGE]
     changes.sort(key=lambda c: (c[0] < 0, -abs(c[0])))
     return [
-        Example(result.queries[q][0], delta, best.reranker, best.candidates, best.top_k, experiment, best.recipe)
-        for delta, q in changes
-        if q in result.queries
+        Example(result.queries[q][0], delta, best.setting, experiment) for delta, q in changes if q in result.queries
     ]

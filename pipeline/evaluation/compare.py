@@ -155,8 +155,8 @@ def wins_and_losses(
 ) -> tuple[list[QueryChange], list[QueryChange]]:
     """Queries the setting helped (wins, biggest gain first) and hurt (losses, biggest loss first)."""
     against = against or result.baseline
-    rows_a = {r.query_id: r for r in result.rows if r.setting == against}
-    rows_b = {r.query_id: r for r in result.rows if r.setting == key}
+    rows_a = {r.query_id: r for r in result.rows if r.setting.key == against}
+    rows_b = {r.query_id: r for r in result.rows if r.setting.key == key}
     if not rows_b:
         raise InvalidInput(f"No setting {key!r} in this sweep.")
     changes = []

@@ -44,7 +44,7 @@ def duration(seconds: float) -> str:
 
 def work_per_query(spec: SweepSpec) -> int:
     """Rankings one query needs: a (recipe, reranker, N) each, the baseline's included (`run_sweep`'s `needed`)."""
-    return len({(recipe, r, n) for recipe, r, n, _ in (*spec.grid(), BASELINE)})
+    return len({(s.pool, s.reranker) for s in (*spec.grid(), BASELINE)})
 
 
 def estimate_sweep(store: Store, spec: SweepSpec, eval_set: EvalSet) -> SweepEstimate:

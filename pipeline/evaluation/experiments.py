@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -25,6 +25,7 @@ from pipeline.evaluation.repo import (
     rename_experiment_row,
 )
 from pipeline.retrieval.recipes import LEGACY_RECIPE
+from pipeline.retrieval.setting import Setting
 from pipeline.store.db import Store
 from pipeline.text import one_line
 
@@ -87,11 +88,12 @@ def experiment_columns(result: SweepResult, name: str) -> dict[str, Any]:
 
 def setting_columns(s: SettingResult) -> dict[str, Any]:
     """One `experiment_settings` row (the experiment id is added when it is written)."""
+    setting = s.setting
     return {
         "setting": s.key,
-        "candidates": s.candidates,
-        "top_k": s.top_k,
-        "reranker": s.reranker,
+        "candidates": setting.candidates,
+        "top_k": setting.top_k,
+        "reranker": setting.reranker,
         "reranker_model": s.reranker_model,
         "in_grid": int(s.in_grid),
         "metrics": json.dumps(s.metrics),
@@ -103,15 +105,15 @@ def setting_columns(s: SettingResult) -> dict[str, Any]:
         "fallbacks": s.fallbacks,
         "p_value": s.p_value,
         "p_ttest": s.p_ttest,
-        "recipe": s.recipe,
+        "recipe": setting.recipe.key,
     }
 
 
-def setting_from_row(row: sqlite3.Row) -> SettingResult:
+def setting_from_row(row: sqlite3.Row, spec: SweepSpec) -> SettingResult:
+    """One `experiment_settings` row; its recipe is resolved by the spec (a custom one is stored there)."""
+    setting = Setting(spec.recipe(row["recipe"]), row["candidates"], row["reranker"], row["top_k"])
     return SettingResult(
-        reranker=row["reranker"],
-        candidates=row["candidates"],
-        top_k=row["top_k"],
+        setting=setting,
         reranker_model=row["reranker_model"],
         in_grid=bool(row["in_grid"]),
         metrics=json.loads(row["metrics"]),
@@ -123,14 +125,13 @@ def setting_from_row(row: sqlite3.Row) -> SettingResult:
         fallbacks=row["fallbacks"],
         p_value=row["p_value"],
         p_ttest=row["p_ttest"],
-        recipe=row["recipe"],
     )
 
 
 def query_columns(r: QueryRow) -> dict[str, Any]:
     """One `experiment_queries` row (the experiment id is added when it is written)."""
     return {
-        "setting": r.setting,
+        "setting": r.setting.key,
         "query_id": r.query_id,
         "metrics": json.dumps(r.metrics),
         "latency_ms": r.latency_ms,
@@ -138,9 +139,10 @@ def query_columns(r: QueryRow) -> dict[str, Any]:
     }
 
 
-def query_from_row(row: sqlite3.Row) -> QueryRow:
+def query_from_row(row: sqlite3.Row, settings: Mapping[str, Setting]) -> QueryRow:
+    """One `experiment_queries` row, its setting found by its key among the experiment's settings."""
     return QueryRow(
-        row["setting"],
+        settings[row["setting"]],
         row["query_id"],
         json.loads(row["metrics"]),
         row["latency_ms"],
@@ -167,10 +169,10 @@ def sweep_order(settings: Iterable[SettingResult], spec: SweepSpec) -> tuple[Set
             settings,
             key=lambda s: (
                 not s.in_grid,
-                recipes.get(s.recipe, 99),
-                rerankers.get(s.reranker, 99),
-                s.candidates,
-                s.top_k,
+                recipes.get(s.setting.recipe.key, 99),
+                rerankers.get(s.setting.reranker, 99),
+                s.setting.candidates,
+                s.setting.top_k,
             ),
         )
     )
@@ -180,12 +182,14 @@ def result_from_rows(head: sqlite3.Row, settings: Iterable[sqlite3.Row], queries
     """The `SweepResult` as it was saved, from its `experiments` row and its settings' and queries' rows."""
     spec = spec_from_json(head["spec"])
     payload = json.loads(head["payload"])
+    results = sweep_order((setting_from_row(s, spec) for s in settings), spec)
+    by_key = {s.key: s.setting for s in results}
     return SweepResult(
         spec=spec,
         eval_set=payload["eval_set"],
         created_at=payload["created_at"],
-        settings=sweep_order((setting_from_row(s) for s in settings), spec),
-        rows=tuple(query_from_row(r) for r in queries),
+        settings=results,
+        rows=tuple(query_from_row(r, by_key) for r in queries),
         queries={q: (v[0], v[1]) for q, v in payload["queries"].items()},
         qrels=payload["qrels"],
         facts=payload["facts"],
@@ -240,6 +244,8 @@ def load_experiment(store: Store, exp_id: int, rankings: bool = True) -> tuple[E
 def with_rankings(store: Store, exp_id: int, result: SweepResult, settings: Iterable[str]) -> SweepResult:
     """`result` with the rankings of these settings' query rows read back (the others' rows unchanged)."""
     wanted = tuple(dict.fromkeys(settings))
-    ranked = {(r.setting, r.query_id): r for r in map(query_from_row, experiment_rankings(store, exp_id, wanted))}
+    by_key = {s.key: s.setting for s in result.settings}
+    read = (query_from_row(row, by_key) for row in experiment_rankings(store, exp_id, wanted))
+    ranked = {(r.setting, r.query_id): r for r in read}
     rows = tuple(ranked.get((r.setting, r.query_id), r) for r in result.rows)
     return replace(result, rows=rows)

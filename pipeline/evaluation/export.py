@@ -54,10 +54,10 @@ def settings_table(result: SweepResult, metric: str = DEFAULT_METRIC) -> list[di
         rows.append(
             {
                 "setting": s.key,
-                "recipe": s.recipe,
-                "reranker": s.reranker,
-                "N": s.candidates,
-                "k": s.top_k,
+                "recipe": s.setting.recipe.key,
+                "reranker": s.setting.reranker,
+                "N": s.setting.candidates,
+                "k": s.setting.top_k,
                 **{name: round(s.metrics.get(name, 0.0), 4) for name in METRIC_NAMES},
                 TOKENS: round(s.metrics[TOKENS], 1) if TOKENS in s.metrics else None,
                 JUDGED: round(s.metrics[JUDGED], 4) if JUDGED in s.metrics else None,
@@ -87,7 +87,7 @@ def per_query_csv(result: SweepResult) -> str:
         text, qtype = result.queries[r.query_id]
         metrics = (round(r.metrics.get(n, 0.0), 4) for n in METRIC_NAMES)
         extra = (round(r.metrics[n], 4) if n in r.metrics else None for n in (*EXTRA_NAMES, *CONDENSED_NAMES))
-        rows.append([r.setting, r.query_id, qtype, text, *metrics, *extra, round(r.latency_ms, 1)])
+        rows.append([r.setting.key, r.query_id, qtype, text, *metrics, *extra, round(r.latency_ms, 1)])
     header = ["setting", "query_id", "query_type", "query", *METRIC_NAMES, *EXTRA_NAMES, *CONDENSED_NAMES]
     header.append("latency_ms")
     return rows_to_csv(header, rows)

@@ -29,6 +29,7 @@ from typing import Protocol
 
 from pipeline.evaluation.coverage import COVERAGE_GAP, POOLED, SPARSE, JudgmentKind
 from pipeline.evaluation.significance import ALPHA, PairedTest, paired_test_cached
+from pipeline.retrieval.setting import Setting
 
 DISPLAY = {"ndcg": "nDCG", "recall": "recall", "precision": "precision", "mrr": "MRR", "hit": "hit"}
 CONDENSED = "'"  # suffix of a condensed metric: "ndcg@k'"
@@ -45,13 +46,14 @@ RULES = {
 
 
 class Scored(Protocol):
-    key: str
-    recipe: str
-    reranker: str
-    candidates: int
-    top_k: int
     p50_ms: float
     cost_usd: float | None
+
+    @property
+    def setting(self) -> Setting: ...
+
+    @property
+    def key(self) -> str: ...
 
     @property
     def judged(self) -> float | None: ...
@@ -78,10 +80,6 @@ def metric_label(metric: str) -> str:
     """'ndcg@k' -> 'nDCG@k', 'recall@10' -> 'recall@10', "ndcg@k'" -> "nDCG@k'"."""
     kind, _, cutoff = metric.partition("@")
     return f"{DISPLAY.get(kind, kind)}@{cutoff}"
-
-
-def setting_words(s: Scored) -> str:
-    return f"{s.recipe} + {s.reranker}, N={s.candidates}, k={s.top_k}"
 
 
 def p_words(p: float | None) -> str:
@@ -149,14 +147,14 @@ def recommend(
     if winners:
         return _winner(baseline, scores, metric, queries, tests, winners, unsure, checks, rule, kind)
     label = metric_label(metric)
-    best = max(settings, key=lambda s: (s.metric(metric), -s.top_k, -s.candidates))
+    best = max(settings, key=lambda s: (s.metric(metric), -s.setting.top_k, -s.setting.candidates))
     if unsure:
         top = unsure[0]
         test, check = tests[top.key], checks[top.key]
         latency = top.p50_ms - baseline.p50_ms
         sentence = (
-            f"No setting beats the baseline ({setting_words(baseline)}) on {label} on judged facts alone: the best, "
-            f"{setting_words(top)}, is {signed(test.delta)} {label}, {p_words(test.p_randomization)}, at "
+            f"No setting beats the baseline ({baseline.setting.label}) on {label} on judged facts alone: the best, "
+            f"{top.setting.label}, is {signed(test.delta)} {label}, {p_words(test.p_randomization)}, at "
             f"{latency:+.0f} ms p50, but its lead rests on unjudged facts: it {check.words(c_metric)}, with "
             f"{_judged(top)} of its top k judged against the baseline's {_judged(baseline)}; keep the baseline "
             "until they are judged."
@@ -167,15 +165,15 @@ def recommend(
         )
     if best.key == baseline.key or best.metric(metric) <= baseline.metric(metric):
         sentence = (
-            f"No setting beats the baseline ({setting_words(baseline)}) on {label}: "
+            f"No setting beats the baseline ({baseline.setting.label}) on {label}: "
             f"it scores {baseline.metric(metric):.3f}, as high as any; keep the baseline."
         )
         return Recommendation(baseline.key, metric, False, 0.0, None, 0.0, best.key, sentence, rule)
     test = tests[best.key]
     latency = best.p50_ms - baseline.p50_ms
     sentence = (
-        f"No setting beats the baseline ({setting_words(baseline)}) significantly on {label}: the best, "
-        f"{setting_words(best)}, is {signed(test.delta)} {label}, {p_words(test.p_randomization)}, "
+        f"No setting beats the baseline ({baseline.setting.label}) significantly on {label}: the best, "
+        f"{best.setting.label}, is {signed(test.delta)} {label}, {p_words(test.p_randomization)}, "
         f"at {latency:+.0f} ms p50; keep the baseline."
     )
     return Recommendation(
@@ -199,19 +197,19 @@ def _winner(
     rule: str,
     kind: JudgmentKind,
 ) -> Recommendation:
-    top = max(winners, key=lambda s: (s.metric(metric), -s.top_k, -s.candidates))
+    top = max(winners, key=lambda s: (s.metric(metric), -s.setting.top_k, -s.setting.candidates))
     close = [s for s in winners if s is top or not paired_test_cached(scores[top.key], scores[s.key]).significant]
-    chosen = min(close, key=lambda s: (s.top_k, s.candidates, s.cost_usd or 0.0, s.p50_ms, s.key))
+    chosen = min(close, key=lambda s: (s.setting.top_k, s.setting.candidates, s.cost_usd or 0.0, s.p50_ms, s.key))
     test = tests[chosen.key]
     latency = chosen.p50_ms - baseline.p50_ms
     sentence = (
-        f"{setting_words(chosen)} beats the baseline by {signed(test.delta)} {metric_label(metric)}, "
+        f"{chosen.setting.label} beats the baseline by {signed(test.delta)} {metric_label(metric)}, "
         f"{p_words(test.p_randomization)}, at {latency:+.0f} ms p50"
     )
     if chosen.cost_usd and queries:
         sentence += f" and ${chosen.cost_usd / queries * 1000:.2f} per 1,000 queries"
     if chosen.key != top.key:
-        sentence += f" (as good as the best, {setting_words(top)}, within noise)"
+        sentence += f" (as good as the best, {top.setting.label}, within noise)"
     sentence += "."
     if chosen.key in checks:
         check = checks[chosen.key]
@@ -232,7 +230,7 @@ def _winner(
     if higher:
         sentence += (
             " Not chosen, for a lead that rests on unjudged facts: "
-            + "; ".join(f"{setting_words(s)} ({_judged(s)} judged)" for s in higher[:3])
+            + "; ".join(f"{s.setting.label} ({_judged(s)} judged)" for s in higher[:3])
             + (f" and {len(higher) - 3} more" if len(higher) > 3 else "")
             + "."
         )

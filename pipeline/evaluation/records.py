@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -17,7 +17,7 @@ from pipeline.evaluation.recommend import Recommendation, pareto_front, recommen
 from pipeline.evaluation.significance import PairedTest, paired_test_cached
 from pipeline.ingest.fields import DATE_RULE, date_field
 from pipeline.rerankers import RERANKERS
-from pipeline.retrieval.recipes import CUSTOM, DEFAULT_RECIPE, LEGACY_RECIPE, RECIPE_NAMES, Recipe, parse_recipe
+from pipeline.retrieval.recipes import CUSTOM, DEFAULT_RECIPE, RECIPE_NAMES, Recipe, parse_recipe, preset
 from pipeline.retrieval.setting import MAX_CANDIDATES, MAX_TOP_K, Setting
 
 FIXED = ("ndcg@10", "recall@10", "mrr@10")  # on the top 10 of the reranked list, whatever k
@@ -37,7 +37,8 @@ EXTRA_NAMES = (TOKENS, JUDGED, STALE)  # per query and setting beside the qualit
 # settings whose coverage differs without counting the unjudged as not relevant
 CONDENSED = "'"
 CONDENSED_NAMES = tuple(f"{name}{CONDENSED}" for name in METRIC_NAMES)
-BASELINE = (DEFAULT_RECIPE, "none", 50, 10)  # recipe, reranker, N, k: what every setting is tested against
+# what every setting is tested against: what a Graphiti user ships when they call `Graphiti.search()`
+BASELINE = Setting(preset(DEFAULT_RECIPE), 50, "none", 10)
 # settings (reranker x N x k with k <= N) one sweep may hold, on the page and in the CLI alike: each is reranked,
 # tested and stored per query, and an experiment's per-query rows grow with it (uncapped, N 1..200 x k 1..100 on 3
 # queries stored 90,300 rows, 322 MB)
@@ -160,11 +161,12 @@ class SweepSpec:
         assert parsed is not None
         return parsed
 
-    def grid(self) -> list[tuple[str, str, int, int]]:
-        """(recipe, reranker, N, k) of every setting asked for; k > N is skipped (k cannot exceed N)."""
+    def grid(self) -> list[Setting]:
+        """Every setting asked for, in sweep order (recipe, reranker, N, k); k > N is skipped (k cannot exceed N)."""
+        recipes = [self.recipe(key) for key in self.recipes]
         return [
-            (recipe, r, n, k)
-            for recipe in self.recipes
+            Setting(recipe, n, r, k)
+            for recipe in recipes
             for r in self.rerankers
             for n in self.candidates
             for k in self.top_ks
@@ -172,24 +174,28 @@ class SweepSpec:
         ]
 
 
-def setting_key(recipe: str, reranker: str, candidates: int, top_k: int) -> str:
-    return f"{recipe} {reranker} N={candidates} k={top_k}"
-
-
 @dataclass(frozen=True)
 class QueryRow:
-    setting: str
+    setting: Setting  # stored under its `Setting.key`
     query_id: str
     metrics: dict[str, float]
     latency_ms: float
     ranking: tuple[str, ...]  # the top max(10, k) fact uuids
 
+    def to_dict(self) -> dict[str, Any]:
+        """As `eval --json` has always written a row: its setting by key."""
+        return {
+            "setting": self.setting.key,
+            "query_id": self.query_id,
+            "metrics": dict(self.metrics),
+            "latency_ms": self.latency_ms,
+            "ranking": self.ranking,
+        }
+
 
 @dataclass(frozen=True)
 class SettingResult:
-    reranker: str
-    candidates: int
-    top_k: int
+    setting: Setting
     reranker_model: str
     in_grid: bool  # False: the baseline, added because the grid lacks it
     metrics: dict[str, float]  # mean over queries
@@ -201,11 +207,18 @@ class SettingResult:
     fallbacks: int  # queries where the reranker failed and first-stage order was kept
     p_value: float | None  # Fisher randomization against the baseline, on SIGNIFICANCE_METRIC
     p_ttest: float | None
-    recipe: str = LEGACY_RECIPE
 
     @property
     def key(self) -> str:
-        return setting_key(self.recipe, self.reranker, self.candidates, self.top_k)
+        return self.setting.key
+
+    def to_dict(self) -> dict[str, Any]:
+        """The flat shape `eval --json` has always written: the setting's fields beside its numbers."""
+        s = self.setting
+        data = {"key": s.key, "reranker": s.reranker, "candidates": s.candidates, "top_k": s.top_k}
+        data.update({f.name: getattr(self, f.name) for f in fields(self) if f.name != "setting"})
+        data["recipe"] = s.recipe.key
+        return data
 
     def metric(self, name: str) -> float:
         return self.metrics.get(name, 0.0)  # an experiment saved before a metric existed: 0
@@ -238,7 +251,7 @@ class SweepResult:
     qrels: dict[str, dict[str, int]]
     facts: dict[str, str]  # uuid -> fact text, for every uuid in a ranking or a judgment
     stats: SweepStats
-    baseline: str = field(default=setting_key(*BASELINE))
+    baseline: str = field(default=BASELINE.key)  # its `Setting.key`
     fingerprint: dict[str, Any] = field(default_factory=dict)  # the run's graph, judgments and settings (issue 17)
     # empty: the sweep ran to its end. Else why it stopped ("reason": "cancelled"), the queries it finished of how
     # many ("queries", "of"), and what was not measured ("missing", e.g. "stale@k"): its numbers rest on those only
@@ -255,10 +268,6 @@ class SweepResult:
                 return s
         raise InvalidInput(f"No setting {key!r} in this sweep.")
 
-    def retrieval_setting(self, s: SettingResult) -> Setting:
-        """The setting a result row was measured with, to run again through `retrieve()` or to pool."""
-        return Setting(self.spec.recipe(s.recipe), s.candidates, s.reranker, s.top_k)
-
     @property
     def grid(self) -> tuple[SettingResult, ...]:
         return tuple(s for s in self.settings if s.in_grid)
@@ -267,7 +276,7 @@ class SweepResult:
         """Per-query values of `metric` for every setting, aligned on the baseline's queries (paired tests)."""
         by_setting: dict[str, dict[str, float]] = {}
         for r in self.rows:
-            by_setting.setdefault(r.setting, {})[r.query_id] = r.metrics.get(metric, 0.0)
+            by_setting.setdefault(r.setting.key, {})[r.query_id] = r.metrics.get(metric, 0.0)
         order = sorted(by_setting.get(self.baseline, {}))
         return {s.key: [by_setting.get(s.key, {}).get(q, 0.0) for q in order] for s in self.settings}
 
@@ -307,23 +316,24 @@ class SweepResult:
         """The (query, fact) pairs in these settings' top k that nobody judged (None when the result was read
         without its rankings), and the command that pools them."""
         settings = [self.setting(key) for key in keys]
-        tops = [(s.top_k, r) for s in settings for r in self.rows if r.setting == s.key]
+        tops = [(s.setting.top_k, r) for s in settings for r in self.rows if r.setting == s.setting]
         pairs = unjudged_pairs(((r.query_id, r.ranking[:k]) for k, r in tops), self.qrels)
         ranked = any(r.ranking for _, r in tops)
         judgments = self.spec.judgments
         set_name = judgments.removeprefix(SET_PREFIX) if judgments.startswith(SET_PREFIX) else None
-        texts = tuple(self.retrieval_setting(s).text for s in settings)
+        texts = tuple(s.setting.text for s in settings)
         return PoolGap(pairs if ranked else None, self.spec.group_id, set_name, texts)
 
     def pareto(self, metric: str = DEFAULT_METRIC) -> set[str]:
         return pareto_front(self.grid, metric)
 
     def per_query(self, key: str, metric: str) -> dict[str, float]:
-        return {r.query_id: r.metrics.get(metric, 0.0) for r in self.rows if r.setting == key}
+        return {r.query_id: r.metrics.get(metric, 0.0) for r in self.rows if r.setting.key == key}
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["settings"] = [{"key": s.key, **asdict(s)} for s in self.settings]
+        data = asdict(replace(self, settings=(), rows=()))
+        data["settings"] = [s.to_dict() for s in self.settings]
+        data["rows"] = [r.to_dict() for r in self.rows]
         data["recommendation"] = asdict(self.recommendation())
         return data
 

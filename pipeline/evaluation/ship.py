@@ -195,15 +195,16 @@ def _doc(text: object) -> str:
 def setting_module(result: SweepResult, key: str, settings: Settings, experiment: str = "") -> str:
     """The Python module of one setting of a sweep (by key), with the recommendation's numbers when it is the
     recommended one."""
-    chosen: SettingResult = result.setting(key)
+    found: SettingResult = result.setting(key)
+    chosen = found.setting
     spec = result.spec
-    recipe = spec.recipe(chosen.recipe)
+    recipe = chosen.recipe
     rec = result.recommendation()
     base = result.setting(result.baseline)
     if rec.key == key and rec.beats_baseline:
         why = [f"Recommended: {rec.sentence}"]
     else:
-        why = [f"nDCG@k {chosen.metric('ndcg@k'):.3f}; the baseline ({base.key}) {base.metric('ndcg@k'):.3f}."]
+        why = [f"nDCG@k {found.metric('ndcg@k'):.3f}; the baseline ({base.key}) {base.metric('ndcg@k'):.3f}."]
     if settings.graph_backend != "neo4j" and FalkorQueries.fulltext_groups([spec.group_id]) is None:
         why.append(
             f"WARNING: on FalkorDB, graphiti's full-text search finds nothing in group {spec.group_id!r} (RediSearch "
@@ -219,7 +220,7 @@ def setting_module(result: SweepResult, key: str, settings: Settings, experiment
     reranker = reranker_spec(chosen.reranker)  # its model setting (none, local: no model)
     model = reranker.model(settings) if reranker else ""
     head = _HEAD.format(
-        label=_doc(f"{chosen.recipe} + {chosen.reranker}, N={chosen.candidates}, k={chosen.top_k}"),
+        label=_doc(chosen.label),
         why="\n".join(_doc(line) for line in why),
         group=_doc(repr(spec.group_id)),
         queries=result.stats.queries,

@@ -86,7 +86,6 @@ from pipeline.evaluation.records import (
     SweepResult,
     SweepSpec,
     SweepStats,
-    setting_key,
 )
 from pipeline.evaluation.significance import paired_test_cached
 from pipeline.graph.backend import GraphBackend
@@ -105,6 +104,7 @@ from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import FactVectors, MethodLists, search_recipe
 from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.rerank import rank_order, score_pool
+from pipeline.retrieval.setting import Setting
 from pipeline.store.db import Store
 from pipeline.temporal.records import FactRow
 from pipeline.temporal.timeline import load_facts
@@ -420,12 +420,12 @@ async def run_sweep(
     chosen = full.select(spec.split, spec.limit_queries, spec.sample, spec.seed)
     if not chosen.queries:
         raise InvalidInput("No judged query to evaluate with these options.")
-    needed = {(recipe, r, n) for recipe, r, n, _ in (*spec.grid(), BASELINE)}  # (recipe, reranker, N) to rank
-    recipes = {key: spec.recipe(key) for key in dict.fromkeys([*spec.recipes, BASELINE[0]])}
+    needed = {_ranking(s) for s in (*spec.grid(), BASELINE)}  # (recipe, reranker, N) to rank
+    recipes = {key: spec.recipe(key) for key in dict.fromkeys([*spec.recipes, BASELINE.recipe.key])}
     order = {key: i for i, key in enumerate(recipes)}
     # deepest first within a recipe (see the module docstring)
     pool_keys = sorted({(recipe, n) for recipe, _, n in needed}, key=lambda p: (order[p[0]], -p[1]))
-    rerankers = list(dict.fromkeys([BASELINE[1], *spec.rerankers]))
+    rerankers = list(dict.fromkeys([BASELINE.reranker, *spec.rerankers]))
     rankers: dict[str, LabReranker | None] = {name: make_reranker(name, lab.settings) for name in rerankers}
     models = {name: (getattr(r, "model", "") or r.name) if r else "" for name, r in rankers.items()}
     keep = max(10, *spec.top_ks)
@@ -608,7 +608,7 @@ def _score(
     grid = spec.grid()
     wanted = [*grid, BASELINE] if BASELINE not in grid else grid
     types = {q.id: q.type for q in chosen.queries}
-    names_at = {k: [f"{kind}@{k}" for kind in AT_K] for k in sorted({k for *_, k in wanted})}
+    names_at = {k: [f"{kind}@{k}" for kind in AT_K] for k in sorted({s.top_k for s in wanted})}
     all_names = [*FIXED, *(n for names in names_at.values() for n in names)]
     scored = {key: m.per_query(chosen.qrels, slot.rankings, all_names) for key, slot in acc.items()}
     judged = {q: set(j) for q, j in chosen.qrels.items()}
@@ -619,14 +619,15 @@ def _score(
     tokens_of = _token_counts(facts or {}, acc, keep)
     names = [*METRIC_NAMES, *CONDENSED_NAMES, TOKENS, JUDGED, *([STALE] if stale is not None else [])]
 
-    per_setting: dict[tuple[str, str, int, int], dict[str, dict[str, float]]] = {}
+    per_setting: dict[Setting, dict[str, dict[str, float]]] = {}
     rows: list[QueryRow] = []
-    for recipe, r, n, k in wanted:
-        values = scored[(recipe, r, n)]
+    for setting in wanted:
+        ranked, k = _ranking(setting), setting.top_k
+        values = scored[ranked]
         per_query: dict[str, dict[str, float]] = {}
         for qid, row in values.items():
-            ranking = acc[(recipe, r, n)].rankings[qid]
-            short = condensed[(recipe, r, n)][qid]
+            ranking = acc[ranked].rankings[qid]
+            short = condensed[ranked][qid]
             mine = {name: row[name] for name in FIXED}
             mine.update({f"{kind}@k": row[f"{kind}@{k}"] for kind in AT_K})
             mine.update({f"{name}{CONDENSED}": short[name] for name in FIXED})
@@ -636,25 +637,25 @@ def _score(
             # of the facts handed on, the share judged: an empty top k holds nothing unjudged
             mine[JUDGED] = sum(u in judged.get(qid, ()) for u in top) / len(top) if top else 1.0
             if stale is not None:
-                flags = stale[(recipe, r, n)].get(qid, ())[:k]
+                flags = stale[ranked].get(qid, ())[:k]
                 mine[STALE] = sum(flags) / len(flags) if flags else 0.0
             per_query[qid] = mine
-            latency = acc[(recipe, r, n)].latency[qid]
-            rows.append(QueryRow(setting_key(recipe, r, n, k), qid, mine, latency, tuple(ranking[:keep])))
-        per_setting[(recipe, r, n, k)] = per_query
+            latency = acc[ranked].latency[qid]
+            rows.append(QueryRow(setting, qid, mine, latency, tuple(ranking[:keep])))
+        per_setting[setting] = per_query
 
     base = per_setting[BASELINE]
     order = sorted(base)
     results = []
-    for recipe, r, n, k in wanted:
-        per_query = per_setting[(recipe, r, n, k)]
-        slot = acc[(recipe, r, n)]
+    for setting in wanted:
+        per_query = per_setting[setting]
+        slot = acc[_ranking(setting)]
         latencies = list(slot.latency.values())
         by_type: dict[str, list[dict[str, float]]] = {}
         for qid, row in per_query.items():
             by_type.setdefault(types[qid], []).append(row)
         test = None
-        if (recipe, r, n, k) != BASELINE:  # the same scores give the same test (fixed seed): remembered by its scores
+        if setting != BASELINE:  # the same scores give the same test (fixed seed): remembered by its scores
             values = [per_query[q][SIGNIFICANCE_METRIC] for q in order]
             test = paired_test_cached([base[q][SIGNIFICANCE_METRIC] for q in order], values)
         tokens, searches = round(slot.tokens), slot.searches
@@ -662,14 +663,12 @@ def _score(
         if tokens or searches:
             cost = estimate_cost(tokens, slot.model, lab.settings, searches)
         else:
-            cost = None if traits(r).priced else 0.0
+            cost = None if traits(setting.reranker).priced else 0.0
         results.append(
             SettingResult(
-                reranker=r,
-                candidates=n,
-                top_k=k,
+                setting=setting,
                 reranker_model=slot.model,
-                in_grid=(recipe, r, n, k) in grid,
+                in_grid=setting in grid,
                 metrics=m.mean(per_query.values(), names),
                 by_type={t: m.mean(v, names) for t, v in sorted(by_type.items())},
                 p50_ms=float(np.percentile(latencies, 50)),
@@ -679,10 +678,14 @@ def _score(
                 fallbacks=slot.fallbacks,
                 p_value=test.p_randomization if test else None,
                 p_ttest=test.p_ttest if test else None,
-                recipe=recipe,
             )
         )
     return results, rows
+
+
+def _ranking(setting: Setting) -> tuple[str, str, int]:
+    """(recipe key, reranker, N): the ranking a setting cuts its top k from, shared by every k."""
+    return (setting.recipe.key, setting.reranker, setting.candidates)
 
 
 def _condensed(rankings: dict[str, list[str]], judged: dict[str, set[str]]) -> dict[str, list[str]]:

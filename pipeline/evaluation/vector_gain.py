@@ -6,11 +6,12 @@ judgments, from a sweep whose recipes include `vector` (graphiti's cosine search
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pipeline.evaluation.recommend import p_words
-from pipeline.evaluation.records import SweepResult, check_metric, setting_key
+from pipeline.evaluation.records import SweepResult, check_metric
 from pipeline.evaluation.significance import PairedTest, paired_test_cached
+from pipeline.retrieval.recipes import preset
 
 VECTOR = "vector"
 
@@ -43,7 +44,7 @@ def gains_over_vector(result: SweepResult, metric: str) -> list[Gain]:
     scores = result.scores(metric)
     gains = []
     for s in result.settings:
-        base = setting_key(VECTOR, "none", s.candidates, s.top_k)
-        if s.reranker != "none" and base in keys:
+        base = replace(s.setting, recipe=preset(VECTOR), reranker="none").key
+        if s.setting.reranker != "none" and base in keys:
             gains.append(Gain(s.key, base, metric, paired_test_cached(scores[base], scores[s.key])))
     return gains

@@ -1,9 +1,8 @@
-"""The gate's JSON files: a setting (`production.json`, `Setting.to_dict()`'s shape or a graphiti SearchConfig) and
-an accepted baseline (`--save-baseline`); anything else is refused in one line naming the file."""
+"""The gate's JSON files: a setting (`production.json`, read by `Setting.from_dict`) and an accepted baseline
+(`--save-baseline`); anything else is refused in one line naming the file."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Annotated, Any
 
@@ -15,73 +14,10 @@ from pipeline.evaluation.records import (
     check_metric,
 )
 from pipeline.gate.records import Selection, Side, StoredBaseline
-from pipeline.rerankers import RERANKERS
-from pipeline.retrieval.recipes import CUSTOM, DEFAULT_RECIPE, parse_config, parse_recipe
+from pipeline.retrieval.recipes import validation_line
 from pipeline.retrieval.setting import Setting
 
 BASELINE_FORMAT = 1  # a baseline file's "gate_baseline": its format's version
-
-
-def _first_error(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
-    return f"{where}: {error['msg']}" if where else str(error["msg"])
-
-
-class _SettingFile(BaseModel):
-    """`Setting.to_dict()`'s shape; a custom recipe as graphiti's SearchConfig (an object or its JSON text)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    recipe: str | None = None
-    candidates: int
-    reranker: str
-    top_k: int
-    first_stage: str = "exact"
-    search_config: dict[str, Any] | str | None = None
-
-
-def setting_from_dict(data: object, where: str) -> Setting:
-    """A setting from a JSON object (a `production.json`, a baseline file's "setting"); anything else is refused
-    in one line starting with `where`."""
-    try:
-        raw = _SettingFile.model_validate(data)
-    except ValidationError as exc:
-        raise InvalidInput(
-            f"{where}: not a setting ({_first_error(exc)}); give "
-            '{"recipe": "graphiti-default", "candidates": 50, "reranker": "local", "top_k": 10} '
-            'or a "search_config" in place of "recipe".'
-        ) from None
-    if raw.first_stage != "exact":
-        raise InvalidInput(f"{where}: first_stage {raw.first_stage!r}: the gate ranks with exact search only.")
-    if raw.reranker not in RERANKERS:
-        raise InvalidInput(f"{where}: unknown reranker {raw.reranker!r}; one of: {', '.join(RERANKERS)}.")
-    if raw.search_config is not None:
-        config = raw.search_config if isinstance(raw.search_config, str) else json.dumps(raw.search_config)
-        recipe = parse_config(config, f"{where}: search_config")
-        if raw.recipe is not None and raw.recipe != recipe.key:
-            raise InvalidInput(
-                f"{where}: recipe {raw.recipe!r} is not its search_config (that is {recipe.key!r}); leave one out."
-            )
-    else:
-        name = DEFAULT_RECIPE if raw.recipe is None else raw.recipe
-        if name.strip().endswith(".json"):
-            raise InvalidInput(f'{where}: give the SearchConfig itself as "search_config", not a file name.')
-        try:
-            recipe = parse_recipe(name)
-        except InvalidInput as exc:
-            raise InvalidInput(f"{where}: {exc}") from None
-    try:
-        return Setting(recipe, raw.candidates, raw.reranker, raw.top_k).validate()
-    except InvalidInput as exc:
-        raise InvalidInput(f"{where}: {exc}") from None
-
-
-def setting_to_dict(setting: Setting) -> dict[str, Any]:
-    """`Setting.to_dict()`, with a custom recipe's SearchConfig beside its key (what `setting_from_dict` reads)."""
-    data: dict[str, Any] = setting.to_dict()
-    if setting.recipe.name == CUSTOM:
-        data["search_config"] = json.loads(setting.recipe.config_json)
-    return data
 
 
 Score = Annotated[float, Field(allow_inf_nan=False)]
@@ -132,7 +68,7 @@ def baseline_to_dict(baseline: StoredBaseline) -> dict[str, Any]:
     return {
         "gate_baseline": BASELINE_FORMAT,
         "group": baseline.group_id,
-        "setting": setting_to_dict(side.setting),
+        "setting": side.setting.to_dict(),
         "metric": baseline.metric,
         "queries": len(side.values),
         "values": dict(sorted(side.values.items())),
@@ -152,7 +88,7 @@ def baseline_from_dict(data: object, where: str) -> StoredBaseline:
     try:
         raw = _BaselineFile.model_validate(data)
     except ValidationError as exc:
-        raise InvalidInput(f"{where}: not a gate baseline file ({_first_error(exc)}).") from None
+        raise InvalidInput(f"{where}: not a gate baseline file ({validation_line(exc, echo=False)}).") from None
     if raw.gate_baseline != BASELINE_FORMAT:
         raise InvalidInput(f"{where}: baseline format {raw.gate_baseline}; this version reads {BASELINE_FORMAT}.")
     try:
@@ -161,7 +97,7 @@ def baseline_from_dict(data: object, where: str) -> StoredBaseline:
         raise InvalidInput(f"{where}: {exc}") from None
     if raw.judged is not None and set(raw.judged) != set(raw.values):
         raise InvalidInput(f"{where}: judged and values name different queries.")
-    setting = setting_from_dict(raw.setting, f"{where}: setting")
+    setting = Setting.from_dict(raw.setting, f"{where}: setting")
     side = Side(setting, dict(raw.values), raw.judged, {q: tuple(t) for q, t in raw.top.items()}, raw.p95_ms)
     selection = Selection(**raw.selection.model_dump(), query_ids=tuple(sorted(raw.values)))
     kind = POOLED if raw.judgment_kind == POOLED else SPARSE

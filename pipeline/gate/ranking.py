@@ -16,7 +16,6 @@ from pipeline.evaluation.records import (
     JUDGED,
     SweepResult,
     SweepSpec,
-    setting_key,
 )
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.gate.files import judgments_changed
@@ -28,9 +27,9 @@ from pipeline.store.db import Store
 
 def side_from_sweep(result: SweepResult, setting: Setting, metric: str, name: str = "") -> Side:
     """A setting's per-query numbers in a sweep (fresh or saved as an experiment)."""
-    key = setting_key(setting.recipe.key, setting.reranker, setting.candidates, setting.top_k)
+    key = setting.key
     found = result.setting(key)
-    top = {r.query_id: tuple(r.ranking[: setting.top_k]) for r in result.rows if r.setting == key}
+    top = {r.query_id: tuple(r.ranking[: setting.top_k]) for r in result.rows if r.setting.key == key}
     judged = result.per_query(key, JUDGED) if found.judged is not None else None
     return Side(setting, result.per_query(key, metric), judged, top, found.p95_ms, name)
 
@@ -109,7 +108,7 @@ def experiment_baseline(
         raise InvalidInput(f"Experiment #{exp_id} is not one of deal {group_id!r}'s.")
     key = result.recommendation(metric).key
     result = with_rankings(store, exp_id, result, [key])
-    setting = result.retrieval_setting(result.setting(key))
+    setting = result.setting(key).setting
     side = side_from_sweep(result, setting, metric)
     spec = result.spec
     selection = Selection(

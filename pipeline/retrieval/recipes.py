@@ -218,12 +218,15 @@ def parse_recipe(text: str) -> Recipe:
 MAX_DEPTH = 20
 
 
-def validation_line(exc: ValidationError) -> str:
-    """pydantic's first error in one line, naming the field: `edge_config.reranker: Input should be ...`."""
+def validation_line(exc: ValidationError, echo: bool = True) -> str:
+    """pydantic's first error in one line, naming the field: `edge_config.reranker: Input should be ...`; with
+    `echo`, a short value given is quoted (`'rrf' is refused: ...`). Every JSON file this tool reads (a recipe, a
+    setting, a gate baseline) is refused through here."""
     first = exc.errors()[0]
     where = ".".join(str(part) for part in first["loc"])
     given = first.get("input")
-    got = f"{given!r} is refused: " if isinstance(given, str | int | float) and len(repr(given)) <= 40 else ""
+    short = isinstance(given, str | int | float) and len(repr(given)) <= 40
+    got = f"{given!r} is refused: " if echo and short else ""
     more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
     return f"{where + ': ' if where else ''}{got}{first['msg']}{more}"
 

@@ -184,7 +184,7 @@ async def retrieve(
     lab: Lab,
     query: str,
     group_id: str,
-    num_candidates: int = 50,
+    candidates: int = 50,
     top_k: int = 10,
     reranker: str = "none",
     include_superseded: bool = False,
@@ -194,7 +194,7 @@ async def retrieve(
     recipe: Recipe | None = None,
 ) -> RetrievalRun:
     """One setting's run (`rank` with one setting)."""
-    chosen = Setting(recipe or preset(DEFAULT_RECIPE), num_candidates, reranker, top_k, first_stage)
+    chosen = Setting(recipe or preset(DEFAULT_RECIPE), candidates, reranker, top_k, first_stage)
     (run,) = await rank(lab, query, group_id, [chosen], include_superseded, as_of, reranker_model)
     return run
 

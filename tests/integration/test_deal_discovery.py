@@ -67,7 +67,7 @@ async def test_a_deal_only_graphiti_wrote_is_listed_with_its_counts_and_vector_s
 
 
 async def test_retrieve_runs_on_the_graphiti_deal(lab: Lab, graphiti_deal: GraphitiDeal) -> None:  # noqa: F811
-    run = await retrieve(lab, "What was Acme Analytics's FY2025 revenue?", GROUP_ID, num_candidates=10, top_k=5)
+    run = await retrieve(lab, "What was Acme Analytics's FY2025 revenue?", GROUP_ID, candidates=10, top_k=5)
     assert run.results and len(run.results) <= 5
     assert all(r.ranked.candidate.uuid for r in run.results)
     assert any("5.2M" in r.ranked.candidate.fact for r in run.results)

@@ -51,7 +51,8 @@ async def test_a_freshly_seeded_demo_offers_first_the_queries_reranking_wins(lab
     assert len(wins) >= 3 and offered[: len(wins)] == wins  # every win comes before any loss
     without, with_local = setting(reranker="none"), setting(reranker="local")
     for example in offered[:3]:  # what the examples box offers first, run as Compare runs it
-        assert (example.reranker, example.candidates, example.top_k) == ("local", 50, 10)
+        assert example.setting is not None
+        assert (example.setting.reranker, example.setting.candidates, example.setting.top_k) == ("local", 50, 10)
         result = await compare(lab, example.text, fresh, without, with_local)
         assert result.scores is not None and result.verdict is not None
         before, after = result.scores

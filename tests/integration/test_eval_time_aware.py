@@ -15,7 +15,7 @@ import pytest
 from pipeline.cli import main
 from pipeline.evaluation import judgments
 from pipeline.evaluation.experiments import list_experiments, load_experiment
-from pipeline.evaluation.records import SweepSpec, setting_key
+from pipeline.evaluation.records import SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
@@ -39,9 +39,9 @@ async def test_stale_fact_rate_is_what_the_unfiltered_top_k_holds(lab: Lab, demo
     chosen = (await judgments.load_eval_set(lab, demo)).select(None, QUERIES)
     now = datetime.now(UTC)
     checked = 0
-    for _recipe, reranker, n, k in spec.grid():
-        key = setting_key(_recipe, reranker, n, k)
-        rows = {r.query_id: r for r in result.rows if r.setting == key}
+    for setting in spec.grid():
+        key, reranker, n, k = setting.key, setting.reranker, setting.candidates, setting.top_k
+        rows = {r.query_id: r for r in result.rows if r.setting.key == key}
         expected = []
         for q in chosen.scorable:
             run = await retrieve(lab, q.text, demo, n, k, reranker, include_superseded=True)
@@ -58,7 +58,7 @@ async def test_stale_fact_rate_is_what_the_unfiltered_top_k_holds(lab: Lab, demo
     facts = await lab.backend.cypher.facts(demo)
     superseded_now = {f["uuid"] for f in facts if superseded_by(SimpleNamespace(**f), now)}
     assert superseded_now
-    assert not any(set(r.ranking[: int(r.setting.rsplit("k=", 1)[1])]) & superseded_now for r in result.rows)
+    assert not any(set(r.ranking[: r.setting.top_k]) & superseded_now for r in result.rows)
 
     # with superseded facts included, the sweep's own top k is the unfiltered one: the same rate, no second pass
     unfiltered = await run_sweep(
@@ -90,7 +90,7 @@ async def test_a_sweep_as_of_a_date_ranks_as_retrieve_does_then(lab: Lab, demo: 
     assert not any(superseded_by(SimpleNamespace(**f), when) for f in facts)
     assert totals == {6}
     chosen = (await judgments.load_eval_set(lab, demo)).select(None, 6)
-    rows = {r.query_id: r for r in result.rows if r.setting == "graphiti-default none N=25 k=10"}
+    rows = {r.query_id: r for r in result.rows if r.setting.key == "graphiti-default none N=25 k=10"}
     for q in chosen.scorable:
         run = await retrieve(lab, q.text, demo, 25, 10, "none", as_of=when)
         assert list(rows[q.id].ranking) == [r.ranked.candidate.uuid for r in run.results]

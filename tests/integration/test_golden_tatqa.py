@@ -21,14 +21,14 @@ from pathlib import Path
 import pytest
 
 from benchmarks.stock_graphiti import graphiti_for
-from pipeline.evaluation.recommend import setting_words
-from pipeline.evaluation.records import SweepResult, SweepSpec, setting_key
+from pipeline.evaluation.records import SweepResult, SweepSpec
 from pipeline.evaluation.ship import setting_module
 from pipeline.evaluation.significance import paired_test
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.recipes import parse_recipe
 from pipeline.retrieval.retrieve import rank
+from pipeline.retrieval.setting import setting
 from tests.integration.test_retrieve import Failing
 from tests.integration.test_ship import load_module
 from tests.support.gate_cli import gate
@@ -36,10 +36,10 @@ from tests.support.tatqa_slice import SAMPLE, SPLIT, Slice, tatqa_golden  # noqa
 
 N, K = 50, 10
 METRIC = "ndcg@k"
-VECTOR = setting_key("vector", "none", N, K)
-VECTOR_LOCAL = setting_key("vector", "local", N, K)
-DEFAULT = setting_key("graphiti-default", "none", N, K)
-DEFAULT_LOCAL = setting_key("graphiti-default", "local", N, K)
+VECTOR = setting("vector", N, "none", K).key
+VECTOR_LOCAL = setting("vector", N, "local", K).key
+DEFAULT = setting("graphiti-default", N, "none", K).key
+DEFAULT_LOCAL = setting("graphiti-default", N, "local", K).key
 MIN_LIFT = 0.25  # the local reranker over pure vector search, relative, on nDCG@10
 MAX_P = 0.01
 # (low, high) per setting and metric, around what the slice measured (module docstring): a setting that loses a
@@ -109,9 +109,9 @@ def test_the_recommendation_is_a_reranked_setting(golden: SweepResult) -> None:
     lists only the relevant passage) every setting's top 10 is about 10% judged."""
     rec = golden.recommendation(METRIC)
     chosen = golden.setting(rec.key)
-    assert rec.beats_baseline and chosen.reranker == "local", rec.sentence
+    assert rec.beats_baseline and chosen.setting.reranker == "local", rec.sentence
     assert rec.key != golden.baseline and rec.delta > 0, rec
-    assert setting_words(chosen) in rec.sentence, rec.sentence
+    assert chosen.setting.label in rec.sentence, rec.sentence
 
 
 def same_text(fact: str) -> str:
@@ -126,7 +126,7 @@ async def test_the_exported_module_returns_the_tools_top_k(lab: Lab, golden: Swe
     as a module and run through graphiti on the slice, returns the tool's top k: the very ranking the sweep scored
     (twins of the same text may trade places, see `same_text`)."""
     rec = golden.recommendation(METRIC)
-    key = rec.key if golden.setting(rec.key).reranker == "local" else DEFAULT_LOCAL
+    key = rec.key if golden.setting(rec.key).setting.reranker == "local" else DEFAULT_LOCAL
     chosen = golden.setting(key)
     path = tmp_path / "golden_setting.py"
     path.write_text(setting_module(golden, key, lab.settings, "golden TAT-QA slice"))
@@ -134,11 +134,11 @@ async def test_the_exported_module_returns_the_tools_top_k(lab: Lab, golden: Swe
     assert (module.CANDIDATES, module.TOP_K) == (N, K)
     group = golden.spec.group_id
     graphiti = graphiti_for(lab, group, Failing())
-    swept = {row.query_id: row.ranking[:K] for row in golden.rows if row.setting == key}
+    swept = {row.query_id: row.ranking[:K] for row in golden.rows if row.setting.key == key}
     for qid in sorted(swept)[:SHIPPED_QUERIES]:
         text = golden.queries[qid][0]
         exported = await module.retrieve(graphiti, text, [group])
-        (tool,) = await rank(lab, text, group, [golden.retrieval_setting(chosen)])
+        (tool,) = await rank(lab, text, group, [chosen.setting])
         assert [r.uuid for r in tool.results] == list(swept[qid]), (key, text)
         assert len(exported) == K, (key, text)
         facts = [same_text(edge.fact) for edge in exported]

@@ -196,7 +196,7 @@ async def test_a_deal_built_and_queried_with_the_openai_embedder(
 
     await import_beir(lab.backend, openai_lab.embedder, settings.resolved_data_dir, tmp_path / "acme", group)
     loaded = len(fake.requests)
-    run = await retrieve(openai_lab, "Acme revenue 2025", group, num_candidates=4, top_k=2)
+    run = await retrieve(openai_lab, "Acme revenue 2025", group, candidates=4, top_k=2)
 
     assert loaded >= 2 and all(r.answered == "ok" for r in fake.requests)
     assert {b["model"] for b in _bodies(fake)} == {MODEL}
@@ -211,5 +211,5 @@ async def test_a_deal_built_and_queried_with_the_openai_embedder(
     assert edge.fact_embedding == pytest.approx(expected_embedding(top.fact, 1536))  # stored as OpenAI made it
     # the local embedder (the session's own) is refused on this deal, in one line naming the setting
     with pytest.raises(RetrievalLabError, match="RETRIEVAL_LAB_EMBEDDER") as refused:
-        await retrieve(lab, "Acme revenue 2025", group, num_candidates=4, top_k=2)
+        await retrieve(lab, "Acme revenue 2025", group, candidates=4, top_k=2)
     assert "\n" not in str(refused.value)

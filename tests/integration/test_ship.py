@@ -23,7 +23,7 @@ from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.recipes import CUSTOM, custom, parse_recipe, preset
 from pipeline.retrieval.retrieve import rank
-from pipeline.retrieval.setting import Setting, setting
+from pipeline.retrieval.setting import Setting
 from tests.integration.test_retrieve import Failing
 
 
@@ -48,10 +48,10 @@ async def test_every_exported_setting_returns_the_tools_top_k(lab: Lab, demo: st
         path = tmp_path / f"setting_{compared}.py"
         path.write_text(setting_module(result, s.key, lab.settings, "#1 'test'"))
         module = load_module(path)
-        assert (s.candidates, s.top_k) == (module.CANDIDATES, module.TOP_K)
+        assert (s.setting.candidates, s.setting.top_k) == (module.CANDIDATES, module.TOP_K)
         for query in queries:
             exported = await module.retrieve(graphiti, query, [demo])
-            (tool,) = await rank(lab, query, demo, [setting(s.recipe, s.candidates, s.reranker, s.top_k)])
+            (tool,) = await rank(lab, query, demo, [s.setting])
             assert [e.uuid for e in exported] == [r.uuid for r in tool.results], (s.key, query)
             assert exported, (s.key, query)
         compared += 1

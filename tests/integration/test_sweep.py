@@ -14,7 +14,7 @@ from pipeline.evaluation.cache import RerankCache, graph_fingerprint
 from pipeline.evaluation.compare import compare_experiments, wins_and_losses
 from pipeline.evaluation.experiments import list_experiments, load_experiment, save_experiment
 from pipeline.evaluation.export import settings_table, to_csv
-from pipeline.evaluation.records import METRIC_NAMES, SweepCancelled, SweepResult, SweepSpec, setting_key
+from pipeline.evaluation.records import METRIC_NAMES, SweepCancelled, SweepResult, SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
@@ -78,7 +78,9 @@ async def test_sweep_matches_the_live_pipeline_and_reuses_its_cache(lab: Lab, de
     first = cold.queries[cold.rows[0].query_id][0]
     run = await retrieve(lab, first, demo, 25, 10, "local")
     row = next(
-        r for r in cold.rows if r.setting == "graphiti-default local N=25 k=10" and cold.queries[r.query_id][0] == first
+        r
+        for r in cold.rows
+        if r.setting.key == "graphiti-default local N=25 k=10" and cold.queries[r.query_id][0] == first
     )
     assert list(row.ranking) == [r.uuid for r in run.results]
     for s in cold.settings:
@@ -177,8 +179,8 @@ async def test_experiment_round_trip_compare_export_and_wins(lab: Lab, demo: str
     assert info.name == "sweep round trip" and info.queries == 6
     assert [s.key for s in loaded.settings] == [s.key for s in result.settings]
     assert loaded.settings == result.settings
-    assert sorted(loaded.rows, key=lambda r: (r.setting, r.query_id)) == sorted(
-        result.rows, key=lambda r: (r.setting, r.query_id)
+    assert sorted(loaded.rows, key=lambda r: (r.setting.key, r.query_id)) == sorted(
+        result.rows, key=lambda r: (r.setting.key, r.query_id)
     )
     assert loaded.qrels == result.qrels and loaded.facts == result.facts
     with pytest.raises(InvalidInput, match="already exists"):
@@ -288,11 +290,11 @@ async def test_a_concurrent_sweep_equals_each_setting_run_alone_through_retrieve
     )
     swept = await run_sweep(lab, spec, concurrency=3)
     chosen = (await judgments.load_eval_set(lab, demo)).select(None, 6)
-    rows = {(r.setting, r.query_id): r for r in swept.rows}
+    rows = {(r.setting.key, r.query_id): r for r in swept.rows}
     compared = 0
-    for recipe, reranker, n, k in spec.grid():
-        key = setting_key(recipe, reranker, n, k)
-        alone = {q.id: await retrieve(lab, q.text, demo, n, k, reranker, recipe=preset(recipe)) for q in chosen.queries}
+    for setting in spec.grid():
+        key, reranker, n, k = setting.key, setting.reranker, setting.candidates, setting.top_k
+        alone = {q.id: await retrieve(lab, q.text, demo, n, k, reranker, recipe=setting.recipe) for q in chosen.queries}
         rankings = {qid: [r.candidate.uuid for r in run.reranked] for qid, run in alone.items()}
         names = [*FIXED, *(f"{kind}@{k}" for kind in AT_K)]
         expected = m.per_query(chosen.qrels, rankings, names)
@@ -315,7 +317,7 @@ async def test_a_concurrent_sweep_equals_each_setting_run_alone_through_retrieve
     assert compared == 6 * len(spec.grid()) == 6 * 24
     # and the sweep run one query at a time agrees with the concurrent one exactly
     serial = await run_sweep(lab, spec, concurrency=1)
-    assert sorted((r.setting, r.query_id, r.ranking, tuple(r.metrics.items())) for r in serial.rows) == sorted(
-        (r.setting, r.query_id, r.ranking, tuple(r.metrics.items())) for r in swept.rows
+    assert sorted((r.setting.key, r.query_id, r.ranking, tuple(r.metrics.items())) for r in serial.rows) == sorted(
+        (r.setting.key, r.query_id, r.ranking, tuple(r.metrics.items())) for r in swept.rows
     )
     assert [s.metrics for s in serial.settings] == [s.metrics for s in swept.settings]

@@ -56,8 +56,8 @@ async def test_a_job_reports_progress_and_saves_the_computed_result(lab: Lab, de
     info, saved = load_experiment(lab.store, outcome.experiment_id or 0)
     assert info.name == outcome.name
     assert saved.settings == outcome.result.settings and saved.stats == outcome.result.stats
-    assert sorted(saved.rows, key=lambda r: (r.setting, r.query_id)) == sorted(
-        outcome.result.rows, key=lambda r: (r.setting, r.query_id)
+    assert sorted(saved.rows, key=lambda r: (r.setting.key, r.query_id)) == sorted(
+        outcome.result.rows, key=lambda r: (r.setting.key, r.query_id)
     )
     assert saved.stats.pools_retrieved > 0 and saved.stats.pools_cached == 0
     assert saved.fingerprint == outcome.result.fingerprint

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pipeline.evaluation.records import SettingResult, SweepResult, SweepSpec, SweepStats
+from pipeline.retrieval.setting import setting
 
 
 def hybrid_walk_sweep(rerankers: tuple[str, ...], group_id: str = "demo") -> SweepResult:
     """One hybrid-walk setting per reranker at N=50, k=10, each scoring ndcg@k 0.5; no rows, no queries."""
     settings = tuple(
-        SettingResult(r, 50, 10, "", True, {"ndcg@k": 0.5}, {}, 10.0, 20.0, 0, 0.0, 0, None, None, "hybrid-walk")
+        SettingResult(
+            setting("hybrid-walk", 50, r, 10), "", True, {"ndcg@k": 0.5}, {}, 10.0, 20.0, 0, 0.0, 0, None, None
+        )
         for r in rerankers
     )
     return SweepResult(

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from pipeline.comparison.examples import Example, swept_examples
 from pipeline.evaluation.records import QueryRow, SettingResult, SweepResult, SweepSpec, SweepStats
+from pipeline.retrieval.setting import setting
 
 
 def _setting(reranker: str, ndcg: float, n: int = 50, k: int = 10) -> SettingResult:
-    return SettingResult(reranker, n, k, "", True, {"ndcg@10": ndcg}, {}, 1.0, 1.0, 0, None, 0, None, None)
+    made = setting("hybrid-walk", n, reranker, k)
+    return SettingResult(made, "", True, {"ndcg@10": ndcg}, {}, 1.0, 1.0, 0, None, 0, None, None)
 
 
 def _sweep(per_query: dict[str, tuple[float, float]], rerankers: tuple[str, ...] = ("none", "local")) -> SweepResult:
     settings = tuple(_setting(r, sum(v[i] for v in per_query.values())) for i, r in enumerate(rerankers))
     rows = tuple(
-        QueryRow(s.key, q, {"ndcg@10": v[i]}, 1.0, ()) for i, s in enumerate(settings) for q, v in per_query.items()
+        QueryRow(s.setting, q, {"ndcg@10": v[i]}, 1.0, ()) for i, s in enumerate(settings) for q, v in per_query.items()
     )
     return SweepResult(
         spec=SweepSpec("demo", (50,), (10,), rerankers),

@@ -16,11 +16,11 @@ from pipeline.evaluation.coverage import COVERAGE_GAP, POOLED, SPARSE
 from pipeline.evaluation.records import PoolGap
 from pipeline.evaluation.significance import paired_interval
 from pipeline.gate.checks import coverage_check, evaluate, pool_gap, quality_check
-from pipeline.gate.files import baseline_from_dict, baseline_to_dict, setting_from_dict
+from pipeline.gate.files import baseline_from_dict, baseline_to_dict
 from pipeline.gate.junit import junit_xml
 from pipeline.gate.records import TIE, Limits, Selection, Side, StoredBaseline
 from pipeline.retrieval.recipes import CUSTOM, PRESETS
-from pipeline.retrieval.setting import setting
+from pipeline.retrieval.setting import Setting, setting
 
 BASE = setting("graphiti-default", 50, "local", 10)
 CAND = setting("vector", 50, "none", 10)
@@ -218,7 +218,7 @@ def test_junit_has_one_testcase_per_check_and_a_failure_on_the_failing_one() -> 
 
 
 def test_a_setting_file_reads_to_dicts_shape_and_a_search_config() -> None:
-    assert setting_from_dict(BASE.to_dict(), "p.json") == BASE
+    assert Setting.from_dict(BASE.to_dict(), "p.json") == BASE
     config = PRESETS["graphiti-default"].model_copy(deep=True)
     assert config.edge_config is not None
     config.edge_config.sim_min_score = 0.3
@@ -228,9 +228,9 @@ def test_a_setting_file_reads_to_dicts_shape_and_a_search_config() -> None:
         "reranker": "none",
         "top_k": 5,
     }
-    custom = setting_from_dict(as_object, "p.json")
+    custom = Setting.from_dict(as_object, "p.json")
     assert custom.recipe.name == CUSTOM and custom.top_k == 5
-    assert setting_from_dict({**as_object, "search_config": config.model_dump_json()}, "p.json") == custom
+    assert Setting.from_dict({**as_object, "search_config": config.model_dump_json()}, "p.json") == custom
 
 
 @pytest.mark.parametrize(
@@ -249,7 +249,7 @@ def test_a_setting_file_reads_to_dicts_shape_and_a_search_config() -> None:
 )
 def test_anything_else_is_refused_in_one_line(data: object, message: str) -> None:
     with pytest.raises(InvalidInput, match=r"^p\.json: ") as refused:
-        setting_from_dict(data, "p.json")
+        Setting.from_dict(data, "p.json")
     assert message in str(refused.value) and "\n" not in str(refused.value)
 
 

@@ -73,9 +73,9 @@ def test_0020_labels_every_old_experiment_and_cached_pool_hybrid_walk(
     _info, result = load_experiment(new, exp_id)
     assert result.spec.recipes == ("hybrid-walk",)
     assert [s.key for s in result.settings] == ["hybrid-walk none N=50 k=10", "hybrid-walk local N=50 k=10"]
-    assert {s.recipe for s in result.settings} == {"hybrid-walk"}
+    assert {s.setting.recipe.key for s in result.settings} == {"hybrid-walk"}
     assert result.baseline == "hybrid-walk none N=50 k=10"
-    assert {r.setting for r in result.rows} == {s.key for s in result.settings}
+    assert {r.setting.key for r in result.rows} == {s.key for s in result.settings}
     assert result.per_query("hybrid-walk local N=50 k=10", "ndcg@k") == {"q1": 0.6, "q2": 0.6}
     assert result.recommendation().sentence  # the recommendation reads the migrated keys
     cache = FirstStageCache(new, "deal_a", "fp", "current")

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 import pytest
 
 from pipeline.evaluation.recommend import metric_label, p_words, recommend
+from pipeline.retrieval.setting import Setting, setting
 
 QUERIES = 12
 BASE = [0.1 * (i % 4) for i in range(QUERIES)]  # 0, .1, .2, .3, ...
@@ -32,6 +33,10 @@ class S:
     @property
     def key(self) -> str:
         return f"{self.reranker} N={self.candidates} k={self.top_k}"
+
+    @property
+    def setting(self) -> Setting:
+        return setting(self.recipe, self.candidates, self.reranker, self.top_k)
 
     def metric(self, name: str) -> float:
         return sum(self.scores) / len(self.scores)

@@ -46,5 +46,5 @@ def test_an_experiment_opens_without_rankings_and_reads_back_those_a_view_needs(
     assert [replace(r, ranking=()) for r in whole.rows] == list(light.rows)
     picked = (whole.baseline, whole.grid[3].key)
     shown = with_rankings(store, exp_id, light, picked)
-    assert [r for r in shown.rows if r.setting in picked] == [r for r in whole.rows if r.setting in picked]
-    assert all(r.ranking == () for r in shown.rows if r.setting not in picked)
+    assert [r for r in shown.rows if r.setting.key in picked] == [r for r in whole.rows if r.setting.key in picked]
+    assert all(r.ranking == () for r in shown.rows if r.setting.key not in picked)

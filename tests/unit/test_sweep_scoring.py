@@ -41,7 +41,7 @@ def test_at_k_metrics_tokens_and_stale_rate_per_setting() -> None:
         f"{R} none N=50 k=2",
         f"{R} none N=50 k=10",
     }  # the baseline beside the grid
-    row = {(r.setting, r.query_id): r.metrics for r in rows}
+    row = {(r.setting.key, r.query_id): r.metrics for r in rows}
     k1, k2 = row[(f"{R} none N=50 k=1", "q1")], row[(f"{R} none N=50 k=2", "q1")]
     # q1 top 1 is x (not relevant): nDCG@1 = recall@1 = P@1 = hit@1 = 0
     assert (k1["ndcg@k"], k1["recall@k"], k1["precision@k"], k1["hit@k"]) == (0.0, 0.0, 0.0, 0.0)
@@ -104,7 +104,7 @@ def test_progress_of_two_passes_counts_both() -> None:
 def test_judged_at_k_and_condensed_metrics_leave_unjudged_facts_out() -> None:
     # x and y are judged by nobody: q1's list x, a, b condenses to a, b; q2's c, y to c
     settings, rows = scored()
-    row = {(r.setting, r.query_id): r.metrics for r in rows}
+    row = {(r.setting.key, r.query_id): r.metrics for r in rows}
     k1, k2 = row[(f"{R} none N=50 k=1", "q1")], row[(f"{R} none N=50 k=2", "q1")]
     assert (k1["judged@k"], k2["judged@k"]) == (0.0, 0.5)  # x; then x, a
     assert row[(f"{R} none N=50 k=2", "q2")]["judged@k"] == 0.5  # c, y
@@ -121,6 +121,6 @@ def test_an_empty_top_k_holds_nothing_unjudged() -> None:
     chosen = EvalSet("labelled", "labelled", "g", (EvalQuery("q1", "Q1", "x"), EvalQuery("q2", "Q2", "x")), QRELS)
     slots = {(R, "none", 50): acc({"q1": ["a", "x"], "q2": []})}  # graphiti's cosine floor can leave none
     _settings, rows = _score(SimpleNamespace(settings=None), spec, chosen, slots, FACTS)  # type: ignore[arg-type]
-    row = {(r.setting, r.query_id): r.metrics for r in rows}
+    row = {(r.setting.key, r.query_id): r.metrics for r in rows}
     assert row[(f"{R} none N=50 k=2", "q2")]["judged@k"] == 1.0 and row[(f"{R} none N=50 k=2", "q2")]["ndcg@k"] == 0
     assert row[(f"{R} none N=50 k=2", "q1")]["judged@k"] == 0.5

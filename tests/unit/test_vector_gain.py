@@ -6,18 +6,19 @@ import pytest
 
 from pipeline.evaluation.records import QueryRow, SettingResult, SweepResult, SweepSpec, SweepStats
 from pipeline.evaluation.vector_gain import gains_over_vector
+from pipeline.retrieval.setting import setting
 
 QUERIES = [f"q{i}" for i in range(12)]
 
 
 def _setting(recipe: str, reranker: str, n: int, k: int) -> SettingResult:
-    return SettingResult(reranker, n, k, "", True, {}, {}, 1.0, 1.0, 0, None, 0, None, None, recipe)
+    return SettingResult(setting(recipe, n, reranker, k), "", True, {}, {}, 1.0, 1.0, 0, None, 0, None, None)
 
 
 def _sweep(per_setting: dict[tuple[str, str, int, int], list[float]]) -> SweepResult:
     settings = tuple(_setting(*key) for key in per_setting)
     rows = tuple(
-        QueryRow(s.key, q, {"ndcg@k": v}, 1.0, ())
+        QueryRow(s.setting, q, {"ndcg@k": v}, 1.0, ())
         for s, values in zip(settings, per_setting.values(), strict=True)
         for q, v in zip(QUERIES, values, strict=True)
     )

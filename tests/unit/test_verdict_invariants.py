@@ -19,13 +19,13 @@ from pipeline.evaluation.judgments import EvalQuery, EvalSet
 from pipeline.evaluation.recommend import p_words, signed
 from pipeline.evaluation.records import BASELINE, SweepResult, SweepSpec, SweepStats
 from pipeline.evaluation.significance import ALPHA
-from pipeline.evaluation.sweep import _Acc, _score
+from pipeline.evaluation.sweep import _Acc, _ranking, _score
 from pipeline.retrieval.recipes import DEFAULT_RECIPE
 
 FACTS = [f"f{i}" for i in range(14)]
 SPEC = SweepSpec("g", candidates=(10, 50), top_ks=(3, 10), rerankers=("none", "local")).validate()
-BASE_POOL = BASELINE[:3]
-POOLS = [BASE_POOL, *sorted({(r, rr, n) for r, rr, n, _ in SPEC.grid()} - {BASE_POOL})]  # the baseline's first
+BASE_POOL = _ranking(BASELINE)
+POOLS = [BASE_POOL, *sorted({_ranking(s) for s in SPEC.grid()} - {BASE_POOL})]  # the baseline's first
 METRICS = ("ndcg@k", "recall@k", "ndcg@10", "ndcg@k'")
 # derandomized: the same examples on every run, so CI never turns red by the luck of a draw
 EXAMPLES = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
