@@ -28,12 +28,9 @@ from dataclasses import dataclass
 
 from pipeline.evaluation.repo import cached_pool, cached_scores, count_scores, save_pools, save_scores
 from pipeline.graph.backend import GraphBackend
-from pipeline.rerankers import RERANKERS, traits
+from pipeline.rerankers import traits
 from pipeline.store.db import Store
 from pipeline.store.integrity import damaged_record
-
-# rerankers whose score for a fact does not depend on the other candidates (cross-encoders)
-POOL_INDEPENDENT = frozenset(name for name in RERANKERS if traits(name).pool_independent)
 
 
 def sha(text: str) -> str:
@@ -103,7 +100,8 @@ class RerankCache:
 
     @staticmethod
     def pool_key(reranker: str, pool: Pool) -> str:
-        return "" if reranker in POOL_INDEPENDENT else sha("\n".join(pool.uuids))
+        # a reranker whose score for a fact ignores the other candidates (a cross-encoder; its row says so)
+        return "" if traits(reranker).pool_independent else sha("\n".join(pool.uuids))
 
     def lookup(self, reranker: str, model: str, query: str, pool: Pool) -> dict[str, tuple[float, float, float]]:
         """uuid -> (score, ms share, tokens share) for the pool's facts cached with their current text."""

@@ -1,12 +1,11 @@
 """The chosen setting as code a team pastes into its service: graphiti's `SearchConfig`, the `search_()` call at
 limit N, and the reranker call cut to k.
 
-The module written needs graphiti-core alone for the first stage, and the SDK for Voyage and Cohere (with this
-tool's model names). `local` is this tool's offline re-scorer, not a cross-encoder: its code (BM25 over the
-candidates fused with cosine) is copied into the module from `pipeline.rerankers.local`, which then needs numpy
-besides graphiti-core and nothing of this package; its cosine comes from the graph's own embedder
-(`graphiti.embedder`), the same numbers as here when the deal is embedded with the local MiniLM. Its top k is
-the tool's top k for the same query (`tests/integration/test_ship.py`).
+The module written needs graphiti-core alone for the first stage; its `rerank()` is the code the reranker's row in
+the table (`pipeline/rerankers/specs.py`, `export_code`) gives: the SDK's call for Voyage and Cohere (with this
+tool's model names), and for `local` (this tool's offline re-scorer, not a cross-encoder) its BM25-and-cosine code
+copied from `pipeline.rerankers.local`, which then needs numpy besides graphiti-core and nothing of this package.
+Its top k is the tool's top k for the same query (`tests/integration/test_ship.py`).
 
 Text that comes from users or files (an experiment's name, a deal id, a date) enters the module only as data:
 escaped inside the docstring and comments (`_doc`: a backslash, a quote and every character that is not
@@ -15,14 +14,9 @@ printable become escapes, so no text can close the docstring or end a comment's 
 
 from __future__ import annotations
 
-import inspect
-import textwrap
-
 from pipeline.evaluation.records import SettingResult, SweepResult
-from pipeline.graph.dialects.common import GraphQueries
 from pipeline.graph.dialects.falkordb import FalkorQueries
-from pipeline.rerankers import local as local_reranker
-from pipeline.rerankers.specs import spec as reranker_spec
+from pipeline.rerankers.specs import export_code
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.settings import Settings
 
@@ -76,104 +70,6 @@ async def retrieve(graphiti: Graphiti, query: str, group_ids: list[str]) -> list
     return (await rerank(graphiti, query, edges))[:TOP_K]
 '''
 
-_RERANK = {
-    "none": '''
-
-async def rerank(graphiti: Graphiti, query: str, edges: list[EntityEdge]) -> list[EntityEdge]:
-    """No reranker: the first stage's order."""
-    return edges
-''',
-    "voyage": '''
-RERANK_MODEL = {model!r}
-
-
-async def rerank(graphiti: Graphiti, query: str, edges: list[EntityEdge]) -> list[EntityEdge]:
-    """Voyage's reranker over all N (VOYAGE_API_KEY from the environment)."""
-    import voyageai
-
-    client = voyageai.AsyncClient()
-    found = await client.rerank(query, [e.fact for e in edges], model=RERANK_MODEL, truncation=True)
-    return [edges[r.index] for r in sorted(found.results, key=lambda r: (-r.relevance_score, r.index))]
-''',
-    "cohere": '''
-RERANK_MODEL = {model!r}
-
-
-async def rerank(graphiti: Graphiti, query: str, edges: list[EntityEdge]) -> list[EntityEdge]:
-    """Cohere's reranker over all N (COHERE_API_KEY / CO_API_KEY from the environment)."""
-    import cohere
-
-    client = cohere.AsyncClientV2()
-    found = await client.rerank(model=RERANK_MODEL, query=query, documents=[e.fact for e in edges], top_n=len(edges))
-    return [edges[r.index] for r in sorted(found.results, key=lambda r: (-r.relevance_score, r.index))]
-''',
-}
-
-# the local re-scorer: its constants and functions copied from pipeline/rerankers/local.py as they are, so the
-# module scores exactly as the tool does without importing it
-_LOCAL_IMPORTS = """
-import math
-import re
-from collections import Counter
-from collections.abc import Sequence
-
-import numpy as np
-"""
-_LOCAL_FUNCTIONS = (
-    local_reranker.tokenize,
-    local_reranker._fold_plural,
-    local_reranker.bm25_scores,
-    local_reranker.minmax,
-    local_reranker.fuse,
-)
-_LOCAL_TAIL = '''
-
-async def _fact_vectors(graphiti: Graphiti, edges: list[EntityEdge], dim: int) -> np.ndarray:
-    """The facts' stored embeddings (one indexed lookup each), or, when one is missing or of another size, the
-    facts embedded by the graph's embedder."""
-    records, _, _ = await graphiti.driver.execute_query(
-        FACT_VECTORS, uuids=list(dict.fromkeys(e.uuid for e in edges)), routing_="r"
-    )
-    stored = {r["uuid"]: r["vector"] for r in records if r["vector"] is not None}
-    vectors = [stored.get(e.uuid) for e in edges]
-    if any(v is None or len(v) != dim for v in vectors):
-        vectors = await graphiti.embedder.create_batch([e.fact for e in edges])
-    return np.asarray(vectors, dtype=np.float32)
-
-
-async def rerank(graphiti: Graphiti, query: str, edges: list[EntityEdge]) -> list[EntityEdge]:
-    """Retrieval Lab's offline re-scorer over all N: cosine (the graph's embedder: the query, and the facts'
-    stored vectors) fused with BM25 over the candidates. It is not a cross-encoder: a service would measure
-    Voyage or Cohere the same way and ship one of those. Ties keep first-stage order."""
-    query_vector = np.asarray(await graphiti.embedder.create(input_data=[query]), dtype=np.float32)
-    matrix = await _fact_vectors(graphiti, edges, len(query_vector))
-    cosine = (matrix @ query_vector) / np.clip(np.linalg.norm(matrix, axis=1), 1e-12, None)
-    scores = fuse(cosine.astype(np.float64), bm25_scores(query, [e.fact for e in edges]))
-    return [edges[i] for i in sorted(range(len(edges)), key=lambda i: (-float(scores[i]), i))]
-'''
-
-
-def _local_rerank() -> str:
-    constants = [
-        "",
-        "# Retrieval Lab's offline re-scorer (pipeline/rerankers/local.py), copied here: numpy and graphiti only",
-        f"COSINE_WEIGHT = {local_reranker.COSINE_WEIGHT!r}",
-        f"BM25_K1 = {local_reranker.BM25_K1!r}",
-        f"BM25_B = {local_reranker.BM25_B!r}",
-        f"MAX_CHARS = {local_reranker.MAX_CHARS!r}  # the embedding model's reach: later text does not count",
-        f"_TOKEN = re.compile({local_reranker._TOKEN.pattern!r})",
-        "STOP_WORDS = frozenset(",
-        *(
-            f"    {line!r}"
-            for line in textwrap.wrap(" ".join(sorted(local_reranker.STOP_WORDS)) + " ", 100, drop_whitespace=False)
-        ),
-        "    .split()",
-        ")",
-        f"FACT_VECTORS = {' '.join(GraphQueries.FACT_VECTORS.split())!r}",
-    ]
-    functions = "".join(f"\n\n{inspect.getsource(fn)}" for fn in _LOCAL_FUNCTIONS)
-    return "\n".join(constants) + "\n" + functions + _LOCAL_TAIL
-
 
 def _doc(text: object) -> str:
     """`text` as it may stand inside a triple-quoted docstring or a comment of the module: a backslash, a double
@@ -217,15 +113,14 @@ def setting_module(result: SweepResult, key: str, settings: Settings, experiment
     elif spec.include_superseded:
         when = "superseded facts included"
     search_filter = temporal_filter(spec.include_superseded, spec.as_of_datetime())
-    reranker = reranker_spec(chosen.reranker)  # its model setting (none, local: no model)
-    model = reranker.model(settings) if reranker else ""
+    rerank = export_code(chosen.reranker, settings)  # from the reranker's row, with the settings' model
     head = _HEAD.format(
         label=_doc(chosen.label),
         why="\n".join(_doc(line) for line in why),
         group=_doc(repr(spec.group_id)),
         queries=result.stats.queries,
         when=_doc(f"{when}{', experiment ' + experiment if experiment else ''}"),
-        imports=_LOCAL_IMPORTS if chosen.reranker == "local" else "",
+        imports=rerank.imports,
         recipe=_doc(repr(recipe.key)),
         config=recipe.config.model_dump_json(),
         filter_note=_doc(f"the sweep's filter: {when}"),
@@ -234,6 +129,4 @@ def setting_module(result: SweepResult, key: str, settings: Settings, experiment
         k=int(chosen.top_k),
         center=recipe.center,
     )
-    if chosen.reranker == "local":
-        return head + _local_rerank()
-    return head + _RERANK[chosen.reranker].format(model=model)
+    return head + rerank.code

@@ -5,22 +5,36 @@
 - `voyage`: Voyage's hosted cross-encoder (`rerank-2.5` by default), needs VOYAGE_API_KEY; billed per token.
 - `cohere`: Cohere's hosted cross-encoder (`rerank-v3.5` by default), needs COHERE_API_KEY; billed per search.
 
-Each one's facts (label, traits, model setting, price unit, chart colour) live in its spec in `specs.py`; the rest
-of the pipeline (and the dashboard) asks `spec(name)` / `traits(name)` instead of comparing names.
+Each one is a row of the table in `specs.py` (label, traits, model setting, price unit, chart colour, note, factory,
+exported code): the one place a reranker is added. The rest of the pipeline (and the dashboard) asks `spec(name)` /
+`traits(name)` instead of comparing names, and builds one with `make_reranker` from its row. No module of this
+package imports this `__init__`: they take what they need from `specs.py`, `base.py` and `hosted.py`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline.errors import InvalidInput
 from pipeline.rerankers.base import LabReranker, RerankerFailed, RerankOutcome
-from pipeline.rerankers.specs import SPECS, RerankerSpec, RerankerTraits, spec, traits
+from pipeline.rerankers.hosted import LAST_FAILURE
+from pipeline.rerankers.specs import (
+    RERANKERS,
+    SPECS,
+    ExportCode,
+    RerankerSpec,
+    RerankerTraits,
+    export_code,
+    make_reranker,
+    register,
+    spec,
+    traits,
+)
 from pipeline.settings import Settings
 
 __all__ = [
     "RERANKERS",
     "SPECS",
+    "ExportCode",
     "LabReranker",
     "RerankOutcome",
     "RerankerChoice",
@@ -28,16 +42,15 @@ __all__ = [
     "RerankerSpec",
     "RerankerTraits",
     "estimate_cost",
+    "export_code",
     "has_key",
     "make_reranker",
+    "register",
     "reranker_choices",
     "searches_for",
     "spec",
     "traits",
 ]
-
-
-RERANKERS = tuple(SPECS)
 
 
 def has_key(name: str, settings: Settings) -> bool:
@@ -79,8 +92,6 @@ def _choice(spec: RerankerSpec, settings: Settings) -> RerankerChoice:
     label = spec.display_label(settings)
     if not spec.traits.hosted:
         return RerankerChoice(spec.name, label, True, spec.note)
-    from pipeline.rerankers.hosted import LAST_FAILURE
-
     keyed = has_key(spec.name, settings)
     note = f"{label} ({spec.note})" if keyed else f"no API key (set {spec.traits.key_env})"
     failure = LAST_FAILURE.get(spec.model(settings))
@@ -90,29 +101,6 @@ def _choice(spec: RerankerSpec, settings: Settings) -> RerankerChoice:
 
 
 def reranker_choices(settings: Settings) -> list[RerankerChoice]:
-    """One choice per spec, in the table's order: its label, whether it can run here, and why not."""
+    """One choice per row of the table, in its order (read now: a registered row is in it): its label, whether it
+    can run here, and why not."""
     return [_choice(s, settings) for s in SPECS.values()]
-
-
-def make_reranker(name: str, settings: Settings, model: str | None = None) -> LabReranker | None:
-    """The reranker called `name` (None for "none"); an unknown name is rejected with the valid ones."""
-    if name == "none":
-        return None
-    if name == "local":
-        return _local_reranker()
-    if name == "voyage":
-        from pipeline.rerankers.voyage import VoyageReranker
-
-        return VoyageReranker(settings, model)
-    if name == "cohere":
-        from pipeline.rerankers.cohere import CohereReranker
-
-        return CohereReranker(settings, model)
-    raise InvalidInput(f"Unknown reranker {name!r}; choose one of: {', '.join(RERANKERS)}.")
-
-
-def _local_reranker() -> LabReranker:
-    from pipeline.embedders import _local
-    from pipeline.rerankers.local import LocalReranker
-
-    return LocalReranker(_local())  # type: ignore[arg-type]

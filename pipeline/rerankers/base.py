@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from graphiti_core.cross_encoder.client import CrossEncoderClient
 
 from pipeline.errors import RetrievalLabError
+from pipeline.rerankers.specs import spec, traits
 
 
 class RerankerFailed(RetrievalLabError):
@@ -29,15 +30,24 @@ class RerankOutcome:
 
 
 class LabReranker(CrossEncoderClient):
-    name: str  # the id users pick: "none", "local", "voyage", ...
-    label: str  # short display name that says plainly what it is
-    description: str  # one or two sentences for the UI
+    name: str  # the id users pick ("local", "voyage", ...): its row in the table (specs.py)
+    model: str = ""  # the model it runs ("rerank-2.5"), recorded with every run
+
+    @property
+    def label(self) -> str:
+        """What it is called, from its row: 'Voyage rerank-2.5' for one with a model (the pickers' label)."""
+        row = spec(self.name)
+        return row.label_for(self.model) if row else self.name
+
+    @property
+    def description(self) -> str:
+        """What it is, from its row."""
+        row = spec(self.name)
+        return row.note if row else ""
 
     @property
     def uses_vectors(self) -> bool:
-        """True: the pipeline passes the candidates' stored fact embeddings (a trait in the registry)."""
-        from pipeline.rerankers import traits
-
+        """True: the pipeline passes the candidates' stored fact embeddings (a trait in the table)."""
         return traits(self.name).uses_vectors
 
     @abstractmethod

@@ -17,7 +17,7 @@ from cohere.core.api_error import ApiError
 
 from pipeline.rerankers.base import RerankOutcome
 from pipeline.rerankers.hosted import REASON_CHARS, HostedReranker, retried
-from pipeline.rerankers.specs import SPECS
+from pipeline.rerankers.specs import SPECS, ExportCode
 from pipeline.settings import Settings
 from pipeline.text import one_line
 
@@ -61,11 +61,6 @@ class CohereReranker(HostedReranker):
     vendor = SPECS[name].label  # "Cohere", from its spec
     key_env = str(SPECS[name].traits.key_env)
     max_document_chars = MAX_DOCUMENT_CHARS
-    label = "Cohere rerank (cross-encoder, API)"
-    description = (
-        "Cohere's hosted cross-encoder reads the query and each candidate together and scores their "
-        "relevance; it needs COHERE_API_KEY, sends the candidates to Cohere and is billed per search."
-    )
 
     def __init__(self, settings: Settings, model: str | None = None) -> None:
         self._settings = settings
@@ -81,7 +76,6 @@ class CohereReranker(HostedReranker):
         super().__init__(
             model or settings.cohere_rerank_model, settings.cohere_timeout_s, settings.cohere_max_retries, client
         )
-        self.label = f"Cohere {self.model} (cross-encoder, API)"
 
     async def _call(self, query: str, documents: list[str]) -> Any:
         return await self._client.rerank(model=self.model, query=query, documents=documents, top_n=len(documents))
@@ -122,3 +116,22 @@ class CohereReranker(HostedReranker):
         if units is None or not isinstance(units, int | float) or isinstance(units, bool) or units < 0:
             raise self._fail("malformed response (no billed search units)")
         return RerankOutcome(scores=scores, model=self.model, searches=round(units))
+
+
+_EXPORT = '''
+RERANK_MODEL = {model!r}
+
+
+async def rerank(graphiti: Graphiti, query: str, edges: list[EntityEdge]) -> list[EntityEdge]:
+    """Cohere's reranker over all N (COHERE_API_KEY / CO_API_KEY from the environment)."""
+    import cohere
+
+    client = cohere.AsyncClientV2()
+    found = await client.rerank(model=RERANK_MODEL, query=query, documents=[e.fact for e in edges], top_n=len(edges))
+    return [edges[r.index] for r in sorted(found.results, key=lambda r: (-r.relevance_score, r.index))]
+'''
+
+
+def export_code(model: str) -> ExportCode:
+    """The exported module's `rerank()` (its row's export): the SDK's v2 call with this tool's model."""
+    return ExportCode(_EXPORT.format(model=model))

@@ -16,21 +16,30 @@ nDCG@10 0.326 -> 0.534, Recall@10 0.508 -> 0.639, MRR@10 0.280 -> 0.545 against 
 tied; reciprocal-rank fusion of the two was worse (0.492); Snowball stemming did not beat plural folding.
 With stored vectors, 50 candidates take about 5 ms (p50; p95 under 10 ms); without, the passages are
 embedded first (about 1 s).
+
+`export_code` is its code in the exported module (pipeline/evaluation/ship.py): these constants and functions copied
+as they are, so the module scores exactly as the tool does with numpy and graphiti alone.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import math
 import re
+import textwrap
 from collections import Counter
 from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
 
+from pipeline.embedders import _local
 from pipeline.embedders.local_minilm import MAX_CHARS, LocalMiniLMEmbedder
+from pipeline.graph.dialects.common import GraphQueries
 from pipeline.rerankers.base import LabReranker, RerankerFailed, RerankOutcome
+from pipeline.rerankers.specs import ExportCode
+from pipeline.settings import Settings
 
 COSINE_WEIGHT = 0.4  # weight of min-max cosine; BM25 gets the rest (tuned on the TAT-QA dev split)
 BM25_K1 = 0.9
@@ -105,11 +114,6 @@ def fuse(cosine: np.ndarray, bm25: np.ndarray, weight: float = COSINE_WEIGHT) ->
 
 class LocalReranker(LabReranker):
     name = "local"
-    label = "Local re-scorer (bi-encoder + BM25 fusion, not a cross-encoder)"
-    description = (
-        "Offline re-scoring of the candidates: cosine from the local MiniLM embeddings fused with BM25 over "
-        "the candidate set. Fast and free, but not a cross-encoder: it reads query and passage separately."
-    )
 
     def __init__(self, embedder: LocalMiniLMEmbedder | None = None, weight: float = COSINE_WEIGHT) -> None:
         self._embedder = embedder
@@ -120,8 +124,6 @@ class LocalReranker(LabReranker):
     @property
     def embedder(self) -> LocalMiniLMEmbedder:
         if self._embedder is None:  # lazily: the shared process-wide local model
-            from pipeline.embedders import _local
-
             self._embedder = cast(LocalMiniLMEmbedder, _local())
         return self._embedder
 
@@ -161,3 +163,66 @@ class LocalReranker(LabReranker):
         if any(v is None or len(v) != dim for v in vectors):
             return None
         return np.asarray(vectors, dtype=np.float32)
+
+
+def for_settings(settings: Settings, model: str | None = None) -> LocalReranker:
+    """Its row's factory: the re-scorer on the process's shared local model (it has no model to choose)."""
+    return LocalReranker(cast(LocalMiniLMEmbedder, _local()))
+
+
+# the exported module's code: the constants and functions above copied as they are, then its own rerank()
+_EXPORT_IMPORTS = """
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+"""
+_EXPORTED_FUNCTIONS = (tokenize, _fold_plural, bm25_scores, minmax, fuse)
+_EXPORT_TAIL = '''
+
+async def _fact_vectors(graphiti: Graphiti, edges: list[EntityEdge], dim: int) -> np.ndarray:
+    """The facts' stored embeddings (one indexed lookup each), or, when one is missing or of another size, the
+    facts embedded by the graph's embedder."""
+    records, _, _ = await graphiti.driver.execute_query(
+        FACT_VECTORS, uuids=list(dict.fromkeys(e.uuid for e in edges)), routing_="r"
+    )
+    stored = {r["uuid"]: r["vector"] for r in records if r["vector"] is not None}
+    vectors = [stored.get(e.uuid) for e in edges]
+    if any(v is None or len(v) != dim for v in vectors):
+        vectors = await graphiti.embedder.create_batch([e.fact for e in edges])
+    return np.asarray(vectors, dtype=np.float32)
+
+
+async def rerank(graphiti: Graphiti, query: str, edges: list[EntityEdge]) -> list[EntityEdge]:
+    """Retrieval Lab's offline re-scorer over all N: cosine (the graph's embedder: the query, and the facts'
+    stored vectors) fused with BM25 over the candidates. It is not a cross-encoder: a service would measure
+    Voyage or Cohere the same way and ship one of those. Ties keep first-stage order."""
+    query_vector = np.asarray(await graphiti.embedder.create(input_data=[query]), dtype=np.float32)
+    matrix = await _fact_vectors(graphiti, edges, len(query_vector))
+    cosine = (matrix @ query_vector) / np.clip(np.linalg.norm(matrix, axis=1), 1e-12, None)
+    scores = fuse(cosine.astype(np.float64), bm25_scores(query, [e.fact for e in edges]))
+    return [edges[i] for i in sorted(range(len(edges)), key=lambda i: (-float(scores[i]), i))]
+'''
+
+
+def export_code(model: str) -> ExportCode:
+    """Its row's export: numpy and graphiti only, nothing of this package; its cosine comes from the graph's own
+    embedder (`graphiti.embedder`), the same numbers as here when the deal is embedded with the local MiniLM."""
+    constants = [
+        "",
+        "# Retrieval Lab's offline re-scorer (pipeline/rerankers/local.py), copied here: numpy and graphiti only",
+        f"COSINE_WEIGHT = {COSINE_WEIGHT!r}",
+        f"BM25_K1 = {BM25_K1!r}",
+        f"BM25_B = {BM25_B!r}",
+        f"MAX_CHARS = {MAX_CHARS!r}  # the embedding model's reach: later text does not count",
+        f"_TOKEN = re.compile({_TOKEN.pattern!r})",
+        "STOP_WORDS = frozenset(",
+        *(f"    {line!r}" for line in textwrap.wrap(" ".join(sorted(STOP_WORDS)) + " ", 100, drop_whitespace=False)),
+        "    .split()",
+        ")",
+        f"FACT_VECTORS = {' '.join(GraphQueries.FACT_VECTORS.split())!r}",
+    ]
+    functions = "".join(f"\n\n{inspect.getsource(fn)}" for fn in _EXPORTED_FUNCTIONS)
+    return ExportCode("\n".join(constants) + "\n" + functions + _EXPORT_TAIL, imports=_EXPORT_IMPORTS)

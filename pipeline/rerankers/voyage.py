@@ -14,7 +14,7 @@ import voyageai.error as voyage_error
 from pipeline.embedders.voyage import voyage_client
 from pipeline.rerankers.base import RerankOutcome
 from pipeline.rerankers.hosted import LAST_FAILURE, REASON_CHARS, HostedReranker, retried
-from pipeline.rerankers.specs import SPECS
+from pipeline.rerankers.specs import SPECS, ExportCode
 from pipeline.settings import Settings
 from pipeline.text import one_line
 
@@ -56,11 +56,6 @@ class VoyageReranker(HostedReranker):
     vendor = SPECS[name].label  # "Voyage", from its spec
     key_env = str(SPECS[name].traits.key_env)
     max_document_chars = MAX_DOCUMENT_CHARS
-    label = "Voyage rerank (cross-encoder, API)"
-    description = (
-        "Voyage AI's hosted cross-encoder reads the query and each candidate together and scores their "
-        "relevance; it needs VOYAGE_API_KEY, sends the candidates to Voyage and is billed per token."
-    )
 
     def __init__(self, settings: Settings, model: str | None = None) -> None:
         self._settings = settings
@@ -71,7 +66,6 @@ class VoyageReranker(HostedReranker):
             settings.voyage_max_retries,
             voyage_client(settings) if key else None,
         )
-        self.label = f"Voyage {self.model} (cross-encoder, API)"
 
     async def _call(self, query: str, documents: list[str]) -> Any:
         return await self._client.rerank(query, documents, model=self.model, truncation=True)
@@ -115,3 +109,22 @@ class VoyageReranker(HostedReranker):
         if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0:
             raise self._fail("malformed response")
         return RerankOutcome(scores=scores, tokens=tokens, model=self.model)
+
+
+_EXPORT = '''
+RERANK_MODEL = {model!r}
+
+
+async def rerank(graphiti: Graphiti, query: str, edges: list[EntityEdge]) -> list[EntityEdge]:
+    """Voyage's reranker over all N (VOYAGE_API_KEY from the environment)."""
+    import voyageai
+
+    client = voyageai.AsyncClient()
+    found = await client.rerank(query, [e.fact for e in edges], model=RERANK_MODEL, truncation=True)
+    return [edges[r.index] for r in sorted(found.results, key=lambda r: (-r.relevance_score, r.index))]
+'''
+
+
+def export_code(model: str) -> ExportCode:
+    """The exported module's `rerank()` (its row's export): the SDK's call with this tool's model and truncation."""
+    return ExportCode(_EXPORT.format(model=model))

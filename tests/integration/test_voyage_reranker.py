@@ -86,7 +86,7 @@ async def test_label_names_the_model() -> None:
     reranker = VoyageReranker(make_settings(None))
 
     assert reranker.name == "voyage"
-    assert reranker.label == "Voyage rerank-2.5 (cross-encoder, API)"
+    assert reranker.label == "Voyage rerank-2.5"  # its row's label with its model, as the pickers show it
     assert reranker.description
 
 
@@ -258,7 +258,7 @@ async def test_the_chosen_model_is_sent(server: FakeVoyageServer) -> None:
     await from_settings.score(QUERY, PASSAGES)
 
     assert outcome.model == "rerank-2.5-lite"
-    assert explicit.label == "Voyage rerank-2.5-lite (cross-encoder, API)"
+    assert explicit.label == "Voyage rerank-2.5-lite"
     assert [r.body["model"] for r in server.requests] == ["rerank-2.5-lite", "rerank-2.5-lite"]
 
 

@@ -74,7 +74,7 @@ def test_minmax_and_fuse() -> None:
 def test_is_a_lab_reranker_that_says_what_it_is(reranker: LocalReranker) -> None:
     assert isinstance(reranker, LabReranker)
     assert reranker.name == "local"
-    assert "not a cross-encoder" in reranker.label
+    assert "not a cross-encoder" in reranker.description  # its row's note
     assert 0 < COSINE_WEIGHT < 1
 
 
