@@ -6,7 +6,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from dashboard.common.sidebar import DEAL_KEY
-from dashboard.merges.view import MERGE_PARAM
+from dashboard.merges.admin import MERGE_PARAM
 from dashboard.timeline.admin import CORRECTION_PARAM, FIX_TAB, TAB_KEY
 from pipeline.audit.describe import UndoKind
 

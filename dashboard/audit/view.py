@@ -10,6 +10,7 @@ import streamlit as st
 
 from dashboard.audit.links import PAGES, undo_params, undo_url
 from dashboard.common.exports import csv_bytes
+from dashboard.common.page_state.url import in_url
 from dashboard.common.tables import show_table, stamp
 from dashboard.common.text import OPTION_CHARS, plain
 from pipeline.audit import AuditEntry, AuditFilter, action_label, audit_facets, describe, filtered_audit_log
@@ -25,7 +26,7 @@ def render_filters(store: Store, deal: str | None) -> AuditFilter:
     facets = audit_facets(store)
     deals, actions, actors = st.columns([1, 1, 1])
     # the filters are bound to the URL: a link or a reload shows the same entries
-    linked = f"{NS}.for_deal" not in st.session_state and f"{NS}.deals" in st.query_params
+    linked = f"{NS}.for_deal" not in st.session_state and in_url(f"{NS}.deals")
     if st.session_state.get(f"{NS}.for_deal", "") != deal:  # opens on the sidebar's deal (or the link's), follows it
         st.session_state[f"{NS}.for_deal"] = deal
         if not linked:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from dashboard.common.page_state.url import drop_param, mirror, url_value
 from dashboard.common.text import md
 from pipeline.deals import DealInfo
 from pipeline.text import one_line
@@ -64,11 +65,11 @@ def pick_deal(deals: Sequence[DealInfo], default: str) -> DealInfo:
     """Draw the picker and return the deal picked: the URL's deal when a link or a reload names one the
     session may see, else the session's pick, else `default`."""
     by_id = {d.group_id: d for d in deals}
-    wanted = st.query_params.get(DEAL_KEY)
+    wanted = url_value(DEAL_KEY)
     if wanted in by_id:  # the URL is kept equal to the pick, so a different one comes from a link or a reload
         st.session_state[DEAL_KEY] = wanted
     elif wanted is not None:
-        del st.query_params[DEAL_KEY]
+        drop_param(DEAL_KEY)
     if st.session_state.get(DEAL_KEY) not in by_id:
         st.session_state[DEAL_KEY] = default
     labels = deal_labels(deals)
@@ -85,7 +86,4 @@ def pick_deal(deals: Sequence[DealInfo], default: str) -> DealInfo:
 
 def _publish(group_id: str, default: str) -> None:
     """The pick in the URL, as its group id; none for the default deal (as a bound widget leaves its default out)."""
-    if group_id == default:
-        st.query_params.pop(DEAL_KEY, None)
-    elif st.query_params.get(DEAL_KEY) != group_id:
-        st.query_params[DEAL_KEY] = group_id
+    mirror(DEAL_KEY, None if group_id == default else group_id)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from dashboard.common.page_state.memo import SessionMemo
-from dashboard.common.page_state.url import publish_id, restore_text
+from dashboard.common.page_state.url import drop_param, publish_id, restore_text, url_value
 from dashboard.common.recipes import recipe_control
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
@@ -168,11 +168,11 @@ def refuse_unicode_numbers(ns: str, sides: Sequence[str] = ("",)) -> None:
         (key, what, raw)
         for side in sides
         for key, what in ((f"{ns}.{side}n", "N"), (f"{ns}.{side}k", "top-k"))
-        if (raw := st.query_params.get(key)) is not None and whole_number(raw) is None
+        if (raw := url_value(key)) is not None and whole_number(raw) is None
     ]
     if bad:
         for key, _what, _raw in bad:
-            del st.query_params[key]  # also the query string the next run opens with
+            drop_param(key)  # also the query string the next run opens with
         st.session_state[refused] = [
             f"The link's {what} “{md(raw, 40)}” is not a whole number in digits 0-9: left out." for _k, what, raw in bad
         ]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from dashboard.common.page_state.url import link_id
+from dashboard.common.page_state.url import link_id, take_renamed
 from dashboard.common.query_form import (
     MAX_SHOWN_K,
     checked,
@@ -21,7 +21,6 @@ from dashboard.common.query_form import (
     refuse_unicode_numbers,
     setting_controls,
 )
-from dashboard.common.text import md
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.setting import MAX_CANDIDATES, Setting
@@ -44,26 +43,23 @@ class CompareRequest:
 def _legacy_params(lab: Lab) -> None:
     """Open an old link (`compare.reranker`, `compare.n`, `compare.k`) as its new keys, then drop the old ones."""
     names = {c.name for c in reranker_choices(lab.settings)}
+
+    def parse(old: str, raw: str) -> str | int | None:
+        if old == "reranker":
+            return raw if raw in names else None
+        if (number := link_id(raw)) is None:
+            return None
+        ok = 5 <= number <= MAX_CANDIDATES and number % 5 == 0 if old == "n" else 1 <= number <= MAX_SHOWN_K
+        return number if ok else None
+
+    rules = {
+        "reranker": "a reranker offered here",
+        "n": f"a multiple of 5 from 5 to {MAX_CANDIDATES}",
+        "k": f"a whole number from 1 to {MAX_SHOWN_K}",
+    }
     for old, sides in LEGACY.items():
-        value = st.query_params.get(f"{NS}.{old}")
-        if value is None:
-            continue
-        del st.query_params[f"{NS}.{old}"]
-        parsed: str | int | None = value if old == "reranker" and value in names else None
-        if old in ("n", "k") and (number := link_id(value)) is not None:
-            ok = 5 <= number <= MAX_CANDIDATES and number % 5 == 0 if old == "n" else 1 <= number <= MAX_SHOWN_K
-            parsed = number if ok else None
-        if parsed is None:
-            rule = {
-                "reranker": "a reranker offered here",
-                "n": f"a multiple of 5 from 5 to {MAX_CANDIDATES}",
-                "k": f"a whole number from 1 to {MAX_SHOWN_K}",
-            }[old]
-            st.warning(f"The link's {LEGACY_NAMES[old]} “{md(value, 40)}” is not {rule}: left out.")
-        for side in sides:
-            key = f"{NS}.{side}{old}"
-            if parsed is not None and key not in st.query_params and key not in st.session_state:
-                st.session_state[key] = parsed
+        new = [f"{NS}.{side}{old}" for side in sides]
+        take_renamed(f"{NS}.{old}", new, lambda raw, old=old: parse(old, raw), LEGACY_NAMES[old], rules[old])
 
 
 def compare_form(lab: Lab, group_id: str) -> CompareRequest | None:

@@ -1,46 +1,32 @@
 """The Entity merges page: recorded merges, candidate duplicates, precision/recall, admin actions.
 
 Everything is computed by `pipeline/merges` and cached per deal state (`dashboard/merges/data.py`); this
-module only lays it out. Admin actions run on a button click, leave a one-line message in session state,
-and rerun the page so every table is fresh.
+module only lays it out. The admin actions are in `dashboard/merges/admin.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import pandas as pd
 import streamlit as st
 
-from dashboard.common.admin import ask, confirmed, read_only_notice
 from dashboard.common.deal_state import DealState, deal_state
-from dashboard.common.page_state.flash import flash, show_flash
 from dashboard.common.page_state.url import take_link
-from dashboard.common.runtime import run
-from dashboard.common.tables import show_table, stamp
-from dashboard.common.text import LABEL_CHARS, OPTION_CHARS, md, plain
+from dashboard.common.tables import show_table
+from dashboard.common.text import LABEL_CHARS, md
 from dashboard.merges import data
+from dashboard.merges.admin import LINKED, MERGE_PARAM, NS, render_admin
 from dashboard.merges.charts import precision_recall_chart
 from pipeline.deals import DealInfo
-from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
-from pipeline.merges.actions import (
-    merge_entities,
-    reject_pair,
-    undo_merge,
-)
-from pipeline.merges.candidates import CandidateReport, EntityRef
+from pipeline.merges.candidates import CandidateReport
 from pipeline.merges.labelled import LabelledEvaluation
 from pipeline.merges.records import MergeView
 from pipeline.merges.repo import Rejection
 from pipeline.merges.scoring import DEFAULT_THRESHOLD, W_COSINE, W_SHINGLE
 
-NS = "merges"
-FLASH = f"{NS}.flash"
 THRESHOLD = f"{NS}.threshold"
-MERGE_PARAM = f"{NS}.merge"  # a one-shot link parameter (the audit log's): the merge to undo
-UNDO_PICK = f"{NS}.undo_pick"
 MERGE_NAMES = {
     "canonical": "Canonical",
     "canonical_name": "Canonical",
@@ -57,7 +43,7 @@ SIGNAL_NAMES = {"name_match": "Name match", "shingle_jaccard": "Shingle Jaccard"
 
 
 def render_merges_page(lab: Lab, deal: DealInfo, actor: str | None) -> None:
-    take_link(MERGE_PARAM, f"{NS}.linked")  # opened from the audit log on a merge
+    take_link(MERGE_PARAM, LINKED)  # opened from the audit log on a merge
     group_id, state = deal.group_id, deal_state(lab, deal)
     merges = data.merges(lab, group_id, state)
     report = data.candidates(lab, group_id, state)
@@ -321,162 +307,3 @@ def render_precision_recall(lab: Lab, group_id: str, state: DealState, threshold
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0%}"
-
-
-# --- admin actions -------------------------------------------------------------------------------------
-
-
-def _act(action: Callable[[], str]) -> None:
-    try:
-        flash(FLASH, action())
-    except RetrievalLabError as exc:
-        flash(FLASH, md(exc), "error")
-    data.clear()
-    st.rerun()
-
-
-def _pick_pair(options: dict[str, tuple[str, str]]) -> None:
-    picked = st.session_state.get(f"{NS}.pair")
-    if picked in options:
-        st.session_state[f"{NS}.canonical"], st.session_state[f"{NS}.alias"] = options[picked]
-
-
-PICK_PAIR = "Pick a candidate, or choose the two entities below…"
-
-
-def _keep_valid(key: str, options: list[Any]) -> None:
-    """A pick that is no longer offered (a merged or rejected pair) is cleared: set to None, not deleted, since the
-    browser keeps showing a deleted widget value."""
-    if key in st.session_state and st.session_state[key] not in options:
-        st.session_state[key] = None
-
-
-def render_admin(
-    lab: Lab,
-    group_id: str,
-    state: DealState,
-    actor: str | None,
-    merges: Sequence[MergeView],
-    report: CandidateReport,
-) -> None:
-    st.subheader("Merge, reject, undo")
-    if actor is None:
-        read_only_notice()
-        return
-    show_flash(FLASH, icon=False)
-
-    aliases = {v.record.alias_uuid for v in merges}
-    entities: dict[str, EntityRef] = {e.uuid: e for e in data.entities(lab, group_id, state) if e.uuid not in aliases}
-    uuids = list(entities)
-    pairs = {
-        f"{c.alias.name} → {c.canonical.name} ({c.score:.2f})": (c.canonical.uuid, c.alias.uuid)  # as undo says
-        for c in report.candidates
-    }
-    for key, options in ((f"{NS}.canonical", uuids), (f"{NS}.alias", uuids), (f"{NS}.pair", [None, *pairs])):
-        _keep_valid(key, options)
-
-    def name(u: str) -> str:
-        e = entities[u]
-        return plain(f"{e.name} ({e.facts} facts)", OPTION_CHARS)
-
-    st.markdown("**Merge an alias into a canonical entity, or reject a pair**")
-    st.selectbox(
-        "Start from a candidate pair",
-        [None, *pairs],
-        key=f"{NS}.pair",
-        on_change=_pick_pair,
-        args=(pairs,),
-        format_func=lambda p: PICK_PAIR if p is None else plain(p, OPTION_CHARS),
-        placeholder=PICK_PAIR,  # shown once a merged or rejected pair's pick is cleared
-    )
-    left, right = st.columns(2)
-    canonical = left.selectbox("Canonical entity (kept)", uuids, key=f"{NS}.canonical", format_func=name, index=None)
-    alias = right.selectbox("Alias (merged into it)", uuids, key=f"{NS}.alias", format_func=name, index=None)
-    if canonical and alias and canonical != alias:
-        s = data.pair_signals(lab, group_id, state, alias, canonical)
-        cos = "n/a" if s.cosine is None else f"{s.cosine:.3f}"
-        st.caption(
-            f"Score **{s.score:.3f}** (name match {s.name_match:.1f} · shingle {s.shingle:.3f} · cosine {cos}). "
-            f"Merging moves the alias's {entities[alias].facts} fact link(s) to the canonical entity."
-        )
-    b1, b2, _ = st.columns([1, 1, 4])
-    merge_summary = ""
-    if canonical and alias and canonical != alias:
-        moved = entities[alias].facts
-        merge_summary = (
-            f"Merge {md(repr(entities[alias].name))} into {md(repr(entities[canonical].name))}: "
-            f"{moved} fact{'' if moved == 1 else 's'} move to {md(repr(entities[canonical].name))}."
-        )
-
-    def do_merge() -> str:
-        assert canonical and alias
-        record = run(merge_entities(lab, group_id, alias, canonical, actor))
-        moved = len({m["fact"] for m in record.moved_facts})
-        what = f"{md(repr(record.alias_name))} into {md(repr(record.canonical_name))}"
-        return f"Merged {what}: {moved} fact(s) moved (score {record.score})."
-
-    if b1.button("Merge…", key=f"{NS}.merge", type="primary", disabled=not (canonical and alias)):
-        if merge_summary:
-            ask(f"{NS}.merge", merge_summary)
-        else:  # one entity twice: nothing to confirm, the pipeline refuses it in one line
-            _act(do_merge)
-    if confirmed(f"{NS}.merge", merge_summary):
-        _act(do_merge)
-    if b2.button("Reject pair", key=f"{NS}.reject", disabled=not (canonical and alias)):
-        assert canonical and alias
-
-        def do_reject() -> str:
-            r = run(reject_pair(lab, group_id, canonical, alias, actor))
-            return f"Rejected {md(repr(r.name_a))} / {md(repr(r.name_b))}: this pair will not be suggested again."
-
-        _act(do_reject)
-
-    st.markdown("**Undo a merge** — the facts go back to the alias and the merge record is removed")
-    by_uuid = {v.record.uuid: v.record for v in merges}
-    _keep_valid(UNDO_PICK, list(by_uuid))
-    linked = st.session_state.pop(f"{NS}.linked", None)
-    if linked in by_uuid:
-        st.session_state[UNDO_PICK] = linked
-        record = by_uuid[linked]
-        st.info(
-            f"From the audit log: the merge of {md(repr(record.alias_name))} into "
-            f"{md(repr(record.canonical_name))} is picked below.",
-            icon=":material/receipt_long:",
-        )
-    elif linked is not None:
-        st.warning("The merge opened from the audit log is no longer recorded: nothing to undo.")
-    picked = st.selectbox(
-        "Merge to undo",
-        list(by_uuid),
-        key=UNDO_PICK,
-        index=None,
-        placeholder="Pick a merge…",
-        format_func=lambda u: plain(
-            f"{by_uuid[u].alias_name} → {by_uuid[u].canonical_name} "
-            f"({by_uuid[u].method}, {stamp(by_uuid[u].merged_at)} UTC, {by_uuid[u].merged_by})",
-            OPTION_CHARS,
-        ),
-    )
-    undo_summary = ""
-    if picked is not None:
-        r = by_uuid[picked]
-        back = len({m["fact"] for m in r.moved_facts})
-        undo_summary = (
-            f"Undo the merge of {md(repr(r.alias_name))} into {md(repr(r.canonical_name))}: "
-            f"{back} fact{'' if back == 1 else 's'} go back to {md(repr(r.alias_name))}."
-        )
-    if st.button("Undo merge…", key=f"{NS}.undo", disabled=picked is None):
-        ask(f"{NS}.undo", undo_summary)
-    if confirmed(f"{NS}.undo", undo_summary):
-        assert picked is not None
-
-        def do_undo() -> str:
-            result = run(undo_merge(lab, group_id, picked, actor))
-            extra = f"; {len(result.missing)} no longer exist" if result.missing else ""
-            return (
-                f"Undid the merge of {md(repr(result.record.alias_name))} into "
-                f"{md(repr(result.record.canonical_name))}: "
-                f"{result.restored} fact(s) back on the alias{extra}."
-            )
-
-        _act(do_undo)

@@ -20,7 +20,8 @@ from dashboard.spotcheck.actions import ADJUDICATE, NS, safely, show_messages
 from dashboard.spotcheck.source import render_source
 from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
-from pipeline.spotcheck.repo import get_item, verdict_rows
+from pipeline.spotcheck.repo import get_item
+from pipeline.spotcheck.repo_answers import verdict_rows
 from pipeline.spotcheck.verdicts import RELEVANCE, VERDICTS, Disagreement, adjudicate, disagreements, may_adjudicate
 
 ITEM = f"{NS}.adj.item"

@@ -35,7 +35,8 @@ from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.spotcheck.queue import relevance_cards
 from pipeline.spotcheck.records import Queue, QueueItem
-from pipeline.spotcheck.repo import queue_items, reviewer_relevance, reviewer_verdicts
+from pipeline.spotcheck.repo import queue_items
+from pipeline.spotcheck.repo_answers import reviewer_relevance, reviewer_verdicts
 from pipeline.spotcheck.verdicts import VERDICTS, record_relevance, record_verdict
 
 log = logging.getLogger("retrieval_lab")

@@ -14,7 +14,7 @@ from pipeline.lab import Lab
 from pipeline.spotcheck.agreement import Agreement
 from pipeline.spotcheck.rates import Rate
 from pipeline.spotcheck.records import Queue
-from pipeline.spotcheck.repo import verdict_rows
+from pipeline.spotcheck.repo_answers import verdict_rows
 from pipeline.spotcheck.verdicts import RateRow, export_csv, summarise
 
 ANSWER_NAMES = {

@@ -1,7 +1,7 @@
 """The Citation spot-check page: reviewer, queue picker, review card, summary, adjudication, new-queue form.
 
 Everything is computed in `pipeline/spotcheck`; this module lays out the review card and the page (the
-Summary and Adjudicate tabs have modules of their own). Answer and build buttons act in `on_click`
+Summary, Adjudicate and New queue tabs have modules of their own). Answer and build buttons act in `on_click`
 callbacks (`actions.safely`), which record to the store at once. On the review card an answer key saves on the
 card it was pressed on and the card stays (its confirmation shows by the keys); only Enter (Next) and ← change
 the card, so "answer, answer, Enter" reviews every card in turn.
@@ -11,21 +11,20 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import MutableMapping
-from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
 import streamlit as st
 
-from dashboard.common.grading import REVIEWER, button_label, grade_help, grade_label, reviewer_input, rubric_line
+from dashboard.common.grading import button_label, grade_help, grade_label, reviewer_input, rubric_line
 from dashboard.common.page_state.memo import SessionMemo
 from dashboard.common.page_state.url import linked_id, publish_id, restore_id
-from dashboard.common.runtime import run
 from dashboard.common.tables import stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.spotcheck.actions import CARD, NS, QUEUE, safely, show_messages
 from dashboard.spotcheck.adjudication import render_adjudication
 from dashboard.spotcheck.keys import apply_keys, key_widget, record_answer, render_keys, show_key_lines, undo_stack
+from dashboard.spotcheck.new_queue import render_new_queue
 from dashboard.spotcheck.pools import render_new_pool, render_pool_panel
 from dashboard.spotcheck.source import render_source
 from dashboard.spotcheck.summary import render_summary
@@ -33,19 +32,12 @@ from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.pools.records import Pool
 from pipeline.pools.repo import list_pools, pool_of
-from pipeline.rerankers import reranker_choices
 from pipeline.spotcheck.labels import queue_label
-from pipeline.spotcheck.queue import REPLAY_S, build_queue, relevance_cards
-from pipeline.spotcheck.records import Queue, QueueItem, QueueSpec
-from pipeline.spotcheck.repo import (
-    list_queues,
-    progress,
-    queue_items,
-    resume_position,
-    reviewer_relevance,
-    reviewer_verdicts,
-)
-from pipeline.spotcheck.sampling import MAX_SIZE, PRIORITIES, SIGNALS, SOURCES
+from pipeline.spotcheck.queue import relevance_cards
+from pipeline.spotcheck.records import Queue, QueueItem
+from pipeline.spotcheck.repo import list_queues, queue_items
+from pipeline.spotcheck.repo_answers import progress, resume_position, reviewer_relevance, reviewer_verdicts
+from pipeline.spotcheck.sampling import PRIORITIES, SIGNALS, SOURCES
 from pipeline.spotcheck.verdicts import (
     QUESTIONS,
     RELEVANCE,
@@ -286,87 +278,6 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
     with st.container(key=f"{NS}.card.messages"):  # the confirmation, by the card's keys
         show_messages(CARD)
         show_key_lines(queue, reviewer)
-
-
-# --- building a queue ---------------------------------------------------------------------------------
-
-
-def _build(lab: Lab, group_id: str) -> str:
-    state: dict[str, Any] = st.session_state
-    reviewer = state.get(REVIEWER, "").strip()
-    if not reviewer:
-        raise RetrievalLabError("Enter your name (reviewer) before building a queue.")
-    source, size, seed = state[f"{NS}.new.source"], int(state[f"{NS}.new.size"]), int(state[f"{NS}.new.seed"])
-    name = state.get(f"{NS}.new.name", "").strip() or (
-        f"{source.replace('_', ' ')} · {size} @ seed {seed} · {datetime.now(UTC):%Y-%m-%d %H:%M:%S}"
-    )
-    limit = int(state[f"{NS}.new.queries"])
-    spec = QueueSpec(
-        name=name,
-        group_id=group_id,
-        source=source,
-        size=size,
-        seed=seed,
-        priority=state[f"{NS}.new.priority"],
-        created_by=reviewer,
-        top_k=int(state[f"{NS}.new.top_k"]),
-        reranker=state[f"{NS}.new.reranker"],
-        query_limit=limit or None,
-    )
-    # the same submission can arrive twice (a double click, a click the browser sends again while the first build
-    # runs): the second finds the queue the first built, and says it was built, not that the name is taken
-    queue = run(build_queue(lab, spec, replay_within_s=REPLAY_S), timeout=600)
-    state[QUEUE] = queue.id
-    state[f"{NS}.new.name"] = ""
-    return f"Built queue **{md(queue.name)}** with {queue.item_count} items."
-
-
-def render_new_queue(lab: Lab, group_id: str) -> None:
-    rerankers = [c.name for c in reranker_choices(lab.settings) if c.available]
-    with st.form(f"{NS}.new", border=True):
-        st.text_input(
-            "Queue name", key=f"{NS}.new.name", max_chars=120, placeholder="Optional: named from the settings"
-        )
-        cols = st.columns(2)  # source and priority on a row of their own: their longest names fit at 1280 px
-        cols[0].selectbox("Source", list(SOURCES), key=f"{NS}.new.source", format_func=SOURCES.__getitem__)
-        priority = cols[1]
-        cols = st.columns(2)
-        cols[0].number_input("Sample size", 1, MAX_SIZE, 20, key=f"{NS}.new.size")
-        cols[1].number_input(
-            "Seed", 0, 2**31 - 1, 42, key=f"{NS}.new.seed", help="Same seed + same graph = same sample."
-        )
-        priority.selectbox(
-            "Priority",
-            list(PRIORITIES),
-            key=f"{NS}.new.priority",
-            format_func=PRIORITIES.__getitem__,
-            help="Sources disagree: a fact cited by several channels, with different confidences, "
-            "or one that supersedes / was superseded by another fact.",
-        )
-        more = st.columns(3)
-        more[0].number_input("Top-k per query (query set)", 1, 20, 3, key=f"{NS}.new.top_k")
-        more[1].selectbox(
-            "Reranker (query set)",
-            rerankers,
-            key=f"{NS}.new.reranker",
-            index=rerankers.index("local") if "local" in rerankers else 0,
-        )
-        more[2].number_input(
-            "Queries to run (query set, 0 = all)",
-            0,
-            10_000,
-            0,
-            key=f"{NS}.new.queries",
-            help="A seeded sample of the labelled queries: quicker on large sets.",
-        )
-        st.form_submit_button(
-            "Build queue",
-            key=f"{NS}.new.build",
-            type="primary",
-            icon=":material/playlist_add:",
-            on_click=safely,
-            args=(lambda: _build(lab, group_id),),
-        )
 
 
 def render_spotcheck_page(lab: Lab, group_id: str) -> None:

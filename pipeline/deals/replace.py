@@ -27,7 +27,7 @@ from pipeline.deals.repo import save_deal
 from pipeline.errors import InvalidInput
 from pipeline.graph.backend import GraphBackend
 from pipeline.query_sets.repo import list_sets
-from pipeline.spotcheck.repo import verdict_rows
+from pipeline.spotcheck.repo_answers import verdict_rows
 from pipeline.store import Store
 
 ACTION_REPLACE = "deal.replace"

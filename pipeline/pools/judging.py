@@ -18,7 +18,8 @@ from pipeline.judge.grade import Progress
 from pipeline.lab import Lab
 from pipeline.pools.records import Pool
 from pipeline.pools.repo import pool_of
-from pipeline.spotcheck.repo import queue_items, save_relevances
+from pipeline.spotcheck.repo import queue_items
+from pipeline.spotcheck.repo_answers import save_relevances
 from pipeline.spotcheck.verdicts import MAX_NOTE
 
 

@@ -13,7 +13,7 @@ from pipeline.errors import InvalidInput
 from pipeline.query_sets.records import LabelledQuery, QuerySet, SaveResult
 from pipeline.query_sets.sets import load_query_set, save_query_set
 from pipeline.spotcheck import verdict_judgments
-from pipeline.spotcheck.repo import verdict_rows
+from pipeline.spotcheck.repo_answers import verdict_rows
 from pipeline.store.db import Store
 
 

@@ -7,8 +7,9 @@
 - `verdicts`: recording relevance grades and support verdicts, adjudication, summaries, CSV export,
   relevance grades as judgments.
 - `agreement`: Cohen's kappa / Krippendorff's alpha per question; `rates`: rates with Wilson intervals.
-- `records`: queues, items and answers, and their rows; `repo`: all the SQL (reading queues, items,
-  progress, where to resume); `labels`: the dashboard's queue label.
+- `records`: queues, items and answers, and their rows; the SQL: `repo` (queues and their items, and the access
+  check on each), `repo_answers` (answers, adjudications, progress, where to resume); `labels`: the dashboard's
+  queue label.
 """
 
 from pipeline.spotcheck.verdicts import RELEVANCE, verdict_judgments

@@ -27,7 +27,8 @@ from pipeline.retrieval.records import Result
 from pipeline.retrieval.retrieve import validate_query
 from pipeline.spotcheck.queue import result_drafts
 from pipeline.spotcheck.records import QueueItem, QueueSpec, RelevanceRecord
-from pipeline.spotcheck.repo import append_item, queue_items, queue_named, reviewer_relevance
+from pipeline.spotcheck.repo import append_item, queue_items, queue_named
+from pipeline.spotcheck.repo_answers import reviewer_relevance
 from pipeline.spotcheck.verdicts import check_grade, clean_reviewer, record_relevance
 from pipeline.store.db import Store
 

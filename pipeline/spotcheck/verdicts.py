@@ -36,7 +36,7 @@ from pipeline.settings import MAX_PERSON_NAME
 from pipeline.spotcheck.agreement import Agreement, agreement
 from pipeline.spotcheck.rates import Rate
 from pipeline.spotcheck.records import AdjudicationRecord, RelevanceRecord, VerdictRecord, VerdictRow, clean_name
-from pipeline.spotcheck.repo import save_adjudication, save_relevance, save_verdict, verdict_rows
+from pipeline.spotcheck.repo_answers import save_adjudication, save_relevance, save_verdict, verdict_rows
 from pipeline.spotcheck.reviewers import JUDGE_PREFIX, GradeSource, is_judge
 from pipeline.store.db import Store
 

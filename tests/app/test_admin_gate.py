@@ -28,7 +28,7 @@ from tests.conftest import ADMIN_SECRET
 DEAL = "demo_admin_gate"  # our own deal: it gets one correction, so "undo correction" has something to show
 ENV = "RETRIEVAL_LAB_ADMIN_SECRET"
 
-# page -> the widget keys of its admin actions (dashboard/timeline/admin.py, dashboard/merges/view.py,
+# page -> the widget keys of its admin actions (dashboard/timeline/admin.py, dashboard/merges/admin.py,
 # app_pages/deals.py)
 ACTIONS = {
     "app_pages/timeline.py": {

@@ -17,7 +17,8 @@ from pipeline.query_sets import load_query_set
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.spotcheck import verdict_judgments
 from pipeline.spotcheck.inplace import COMPARE_QUEUE
-from pipeline.spotcheck.repo import list_queues, queue_items, queue_named, relevance_history, reviewer_relevance
+from pipeline.spotcheck.repo import list_queues, queue_items, queue_named
+from pipeline.spotcheck.repo_answers import relevance_history, reviewer_relevance
 from tests.app.conftest import APP, no_errors, open_page
 
 PAGE = "app_pages/compare.py"

@@ -8,13 +8,8 @@ from streamlit.testing.v1 import AppTest
 from pipeline.lab import Lab
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import Queue, QueueItem, QueueSpec
-from pipeline.spotcheck.repo import (
-    list_queues,
-    queue_items,
-    reviewer_relevance,
-    reviewer_verdicts,
-    verdict_history,
-)
+from pipeline.spotcheck.repo import list_queues, queue_items
+from pipeline.spotcheck.repo_answers import reviewer_relevance, reviewer_verdicts, verdict_history
 from pipeline.spotcheck.verdicts import record_relevance, record_verdict, verdict_judgments
 from tests.app.conftest import no_errors, open_page
 from tests.conftest import ADMIN_SECRET

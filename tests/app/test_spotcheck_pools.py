@@ -19,7 +19,8 @@ from pipeline.pools.repo import list_pools, pool_progress
 from pipeline.query_sets import LabelledQuery, QuerySet, save_query_set
 from pipeline.retrieval.setting import setting
 from pipeline.settings import get_settings
-from pipeline.spotcheck.repo import queue_items, reviewer_relevance
+from pipeline.spotcheck.repo import queue_items
+from pipeline.spotcheck.repo_answers import reviewer_relevance
 from pipeline.spotcheck.verdicts import record_relevance, verdict_judgments
 from tests.app.conftest import APP, app_env, no_errors, open_page
 from tests.support.fakes.openai_server import FakeOpenAIServer

@@ -10,7 +10,8 @@ from streamlit.testing.v1 import AppTest
 from pipeline.lab import Lab
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueSpec
-from pipeline.spotcheck.repo import insert_queue, queue_items, reviewer_relevance
+from pipeline.spotcheck.repo import insert_queue, queue_items
+from pipeline.spotcheck.repo_answers import reviewer_relevance
 from pipeline.spotcheck.sampling import ItemDraft
 from tests.app.conftest import no_errors, open_page
 

@@ -11,7 +11,8 @@ from playwright.async_api import Page
 from pipeline.lab import Lab
 from pipeline.spotcheck.queue import build_queue, relevance_cards
 from pipeline.spotcheck.records import QueueSpec
-from pipeline.spotcheck.repo import queue_items, reviewer_relevance, reviewer_verdicts
+from pipeline.spotcheck.repo import queue_items
+from pipeline.spotcheck.repo_answers import reviewer_relevance, reviewer_verdicts
 from pipeline.spotcheck.verdicts import record_relevance, record_verdict
 from pipeline.store.db import Store
 from tests.browser.conftest import STUCK_MS, screenshot, wait_for_app

@@ -17,13 +17,8 @@ from playwright.async_api import Locator, Page, expect
 from pipeline.lab import Lab
 from pipeline.spotcheck.queue import build_queue
 from pipeline.spotcheck.records import QueueItem, QueueSpec
-from pipeline.spotcheck.repo import (
-    queue_items,
-    relevance_history,
-    reviewer_relevance,
-    reviewer_verdicts,
-    verdict_history,
-)
+from pipeline.spotcheck.repo import queue_items
+from pipeline.spotcheck.repo_answers import relevance_history, reviewer_relevance, reviewer_verdicts, verdict_history
 from pipeline.store.db import Store
 from tests.browser.conftest import STUCK_MS, screenshot, wait_for_app
 from tests.browser.test_pages import assert_no_error

@@ -18,7 +18,8 @@ from pipeline.retrieval.records import Result
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.spotcheck import verdict_judgments
 from pipeline.spotcheck.inplace import COMPARE_QUEUE, compare_grades, compare_item, grade_in_place
-from pipeline.spotcheck.repo import list_queues, queue_items, queue_named, relevance_history, reviewer_relevance
+from pipeline.spotcheck.repo import list_queues, queue_items, queue_named
+from pipeline.spotcheck.repo_answers import relevance_history, reviewer_relevance
 from pipeline.store.db import Store
 
 DEAL = "demo_inplace"

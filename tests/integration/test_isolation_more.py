@@ -42,7 +42,8 @@ from pipeline.merges.repo import Rejection
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.spotcheck.queue import build_queue, collect_drafts
 from pipeline.spotcheck.records import QueueSpec
-from pipeline.spotcheck.repo import list_queues, queue_items, verdict_rows
+from pipeline.spotcheck.repo import list_queues, queue_items
+from pipeline.spotcheck.repo_answers import verdict_rows
 from pipeline.spotcheck.sampling import sample_items
 from pipeline.spotcheck.verdicts import record_verdict, verdict_judgments
 from pipeline.temporal.records import Selection

@@ -27,7 +27,8 @@ from pipeline.settings import get_settings
 from pipeline.spotcheck import verdict_judgments
 from pipeline.spotcheck.agreement import cohen
 from pipeline.spotcheck.judge_agreement import judge_agreement
-from pipeline.spotcheck.repo import queue_items, save_relevances
+from pipeline.spotcheck.repo import queue_items
+from pipeline.spotcheck.repo_answers import save_relevances
 from pipeline.spotcheck.reviewers import judge_reviewer
 from pipeline.spotcheck.verdicts import record_relevance
 from tests.support.fakes.openai_server import FakeOpenAIServer

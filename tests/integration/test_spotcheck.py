@@ -17,16 +17,8 @@ from pipeline.retrieval.retrieve import retrieve
 from pipeline.spotcheck import verdict_judgments
 from pipeline.spotcheck.queue import build_queue, collect_drafts, item_keys, save_queue
 from pipeline.spotcheck.records import QueueSpec
-from pipeline.spotcheck.repo import (
-    get_queue,
-    list_queues,
-    progress,
-    queue_items,
-    resume_position,
-    reviewer_verdicts,
-    verdict_history,
-    verdict_rows,
-)
+from pipeline.spotcheck.repo import get_queue, list_queues, queue_items
+from pipeline.spotcheck.repo_answers import progress, resume_position, reviewer_verdicts, verdict_history, verdict_rows
 from pipeline.spotcheck.sampling import sample_items
 from pipeline.spotcheck.verdicts import (
     CSV_COLUMNS,

@@ -19,6 +19,7 @@ from pipeline.history.repo import count_runs, filter_choices, list_runs, load_ru
 from pipeline.query_sets.records import LabelledQuery, QuerySet
 from pipeline.query_sets.repo import delete_set, get_set, list_sets, save_set
 from pipeline.spotcheck import repo as spot
+from pipeline.spotcheck import repo_answers as spot_answers
 from pipeline.spotcheck.records import QueueSpec
 from pipeline.spotcheck.sampling import ItemDraft
 from pipeline.store.db import DB_NAME, Store, open_store
@@ -56,7 +57,7 @@ def stores(tmp_path: Path) -> tuple[Store, Store, dict[str, dict[str, int]]]:
         spec = QueueSpec("queue", group, "fact_sample", 2, 1, "random", "ana")
         queue = spot.insert_queue(base, spec, [draft(1), draft(2)], "queue", "ana")
         item = spot.queue_items(base, queue.id)[0].id
-        spot.save_verdict(base, item, "ana", "supported", "")
+        spot_answers.save_verdict(base, item, "ana", "supported", "")
         save_set(
             base, QuerySet(group, (LabelledQuery("q", f"{group} q", "fact"),), {"q": {"f1": 1}}, name="set"), "ana"
         )
@@ -102,15 +103,15 @@ def test_a_scoped_store_shows_and_opens_only_its_deal(stores: tuple[Store, Store
         experiment_rows(mine, ids[THEIRS]["experiment"])
     # spot-check queues, items, verdicts
     assert [q.group_id for q in spot.list_queues(mine, MINE)] == [MINE]
-    assert len(spot.verdict_rows(mine, MINE)) == 1
+    assert len(spot_answers.verdict_rows(mine, MINE)) == 1
     for call in (
         lambda: spot.get_queue(mine, ids[THEIRS]["queue"]),
         lambda: spot.queue_items(mine, ids[THEIRS]["queue"]),
-        lambda: spot.progress(mine, ids[THEIRS]["queue"], "ana"),
-        lambda: spot.reviewer_verdicts(mine, ids[THEIRS]["queue"], "ana"),
-        lambda: spot.save_verdict(mine, ids[THEIRS]["item"], "mallory", "unsupported", ""),
+        lambda: spot_answers.progress(mine, ids[THEIRS]["queue"], "ana"),
+        lambda: spot_answers.reviewer_verdicts(mine, ids[THEIRS]["queue"], "ana"),
+        lambda: spot_answers.save_verdict(mine, ids[THEIRS]["item"], "mallory", "unsupported", ""),
         lambda: spot.list_queues(mine, THEIRS),
-        lambda: spot.verdict_rows(mine, THEIRS),
+        lambda: spot_answers.verdict_rows(mine, THEIRS),
     ):
         with pytest.raises(RetrievalLabError):
             call()

@@ -10,6 +10,7 @@ import pytest
 from pipeline.deals.access import DealAccess, ScopedStore
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.spotcheck import repo as spot
+from pipeline.spotcheck import repo_answers as spot_answers
 from pipeline.spotcheck.records import QueueSpec
 from pipeline.spotcheck.verdicts import (
     adjudicate,
@@ -39,7 +40,7 @@ def test_disagreement_rule_three_reviewers_and_adjudication(tmp_path: Path) -> N
     record_verdict(store, items[3], "Ana", "supported")
     record_verdict(store, items[3], "Ben", "wrong_source")
 
-    rows = spot.verdict_rows(store, "deal")
+    rows = spot_answers.verdict_rows(store, "deal")
     split = disagreements(rows)
     # item 1: 3 2 3 (1 apart) and item 2: 2 2 1 are not splits; item 3: 0 2 1 is; item 4 on support only
     assert [(d.position, d.relevance_split, d.support_split) for d in split] == [(3, True, False), (4, False, True)]
@@ -54,7 +55,7 @@ def test_disagreement_rule_three_reviewers_and_adjudication(tmp_path: Path) -> N
 
     adjudicate(store, items[2], "relevance", 2, "Dee", adjudicators=["dee"])
     adjudicate(store, items[2], "relevance", 3, "Dee", "second look", admin=True)  # a revision, audited again
-    after = spot.verdict_rows(store, "deal")
+    after = spot_answers.verdict_rows(store, "deal")
     assert verdict_judgments(store, "deal")["query 2"] == {"fact-002": 3}
     assert summarise(after).relevance.answers == 3 * 4 - 3 + 1  # the adjudicated item counts once
     assert [d.settled for d in disagreements(after)] == [False, True]  # open first

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.spotcheck.repo import reviewer_verdicts, verdict_history, verdict_rows
+from pipeline.spotcheck.repo_answers import reviewer_verdicts, verdict_history, verdict_rows
 from pipeline.spotcheck.verdicts import summarise, verdict_judgments
 from pipeline.store.db import Store
 from tests.support.migrations import migrated, store_before

@@ -2,6 +2,7 @@
 
 - `url`: what a reload or a link must show again is in the URL (bound widgets, or a record's id or name); a pick
   the page also sets itself is keyed by `pick_key`, so the browser's older copy cannot undo it.
+  It is the only module that touches `st.query_params` (`tests/unit/test_page_state_only.py`).
 - `memo`: results worth keeping across a session's reruns, bounded (`SessionMemo`).
 - `flash`: an action's one-line outcome, shown beside the action on the run that follows it.
 

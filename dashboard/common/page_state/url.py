@@ -6,11 +6,15 @@ among records, or a name whose widget shows a label, keeps its id or name in the
 before it is drawn, `publish_id` writes the pick back after it. The session remembers the URL value it last read
 or wrote for each key, so the URL is read again only when it changes under the page: a reload, a link from
 outside, or an in-app link to another record (never because the page itself moved on).
+
+This module is the only one that touches `st.query_params` (a test holds every other module to it): a page reads
+and writes its URL through the functions here, so what a link may say, and what a reload shows, is decided in one
+place. Links between pages (`st.page_link(..., query_params=...)`) only name the parameters a page reads here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from datetime import date
 from typing import TypeVar
 
@@ -93,12 +97,55 @@ def publish_id(key: str, value: int | str | None) -> None:
     seen: dict[str, str] = st.session_state.setdefault(SEEN, {})
     if value is None:
         seen.pop(key, None)
-        if key in st.query_params:
-            del st.query_params[key]
+    else:
+        seen[key] = str(value)
+    mirror(key, None if value is None else str(value))
+
+
+def url_value(key: str) -> str | None:
+    """The URL's raw value for `key`, read on every run. Unlike `linked_*`, nothing remembers it: for a page that
+    keeps the URL equal to its own pick and so can tell a link from its own echo by comparing (the deal picker), or
+    that must check a value before a widget bound to the URL reads it (N and k in digits 0-9 only)."""
+    return st.query_params.get(key)
+
+
+def in_url(key: str) -> bool:
+    """Whether the URL holds `key`: a bound widget's value came with a link or a reload (the audit log's deal
+    filter then keeps the link's deals instead of the sidebar's)."""
+    return key in st.query_params
+
+
+def drop_param(key: str) -> None:
+    """`key` out of the URL (if there): a value the page refused, so the next run and a reload open without it."""
+    if key in st.query_params:
+        del st.query_params[key]
+
+
+def mirror(key: str, value: str | None) -> None:
+    """The URL's `key` equal to `value`, or absent when None (as a bound widget leaves its default out); written
+    only when it differs, so an unchanged pick does not touch the browser's history."""
+    if value is None:
+        drop_param(key)
+    elif st.query_params.get(key) != value:
+        st.query_params[key] = value
+
+
+def take_renamed(old: str, new: Iterable[str], parse: Callable[[str], T | None], what: str, rule: str) -> None:
+    """An old link's parameter `old`, renamed since (Compare's `compare.reranker` is now `compare.b.reranker`): it
+    leaves the URL, and its value, when `parse` accepts it, seeds each of the `new` keys that neither the URL nor the
+    session holds yet, so an old bookmark opens as it did. A value the page cannot show is said in one line, as
+    `_linked` says it."""
+    raw = st.query_params.get(old)
+    if raw is None:
         return
-    seen[key] = str(value)
-    if st.query_params.get(key) != str(value):
-        st.query_params[key] = str(value)
+    del st.query_params[old]
+    value = parse(raw)
+    if value is None:
+        st.warning(f"The link's {what} “{md(raw, 40)}” is not {rule}: left out.")
+        return
+    for key in new:
+        if key not in st.query_params and key not in st.session_state:
+            st.session_state[key] = value
 
 
 def take_link(key: str, into: str) -> None:
