@@ -12,13 +12,8 @@ from tests.support.import_graph import LAYERS, ImportGraph
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Circles there are today, each being removed under issue 39: a circle among these files may remain while that work
-# goes on; any other circle fails.
-KNOWN_CIRCLES: list[str] = [
-    # being removed under issue 39: the package's __init__ imports its modules, and base.py takes `traits` back
-    # from the package
-    "pipeline/rerankers/",
-]
+# No circle is known: any circle fails.
+KNOWN_CIRCLES: list[str] = []
 # Upward imports (pairs of layer-table entries joined by an arrow from the lower to the higher) measured after the
 # circles of issue 39 were broken: 12 are modules below Lab importing it for their annotations only (issue 39 puts Lab
 # above the features: such an import belongs under TYPE_CHECKING), 3 are pipeline/deals/replace.py clearing feature
