@@ -9,8 +9,8 @@ the entry script, which bypasses this navigation.
 import streamlit as st
 
 from dashboard.common.admin import draw_admin_box
-from dashboard.common.guard import page_guard
 from dashboard.common.navigation import navigation
+from dashboard.common.runtime import page_guard
 from dashboard.common.sidebar import draw_details, draw_sidebar
 
 # an emoji favicon is drawn in the browser; a `:material/...:` one is fetched from fonts.gstatic.com on every page

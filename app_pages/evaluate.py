@@ -1,15 +1,10 @@
 import streamlit as st
 
 from dashboard.common.sidebar import page_context
+from dashboard.evaluate.experiments import pick_result, render_comparison
 from dashboard.evaluate.jobs_view import follow_jobs
-from dashboard.evaluate.view import (
-    eval_sets,
-    pick_result,
-    render_comparison,
-    render_query_sets,
-    render_result,
-    sweep_controls,
-)
+from dashboard.evaluate.sweep_form import eval_sets, render_query_sets, sweep_controls
+from dashboard.evaluate.view import render_result
 
 st.title("Evaluate & tune")
 st.caption("Sweep candidates N, top-k and rerankers over labelled queries: metrics, significance, a recommendation.")

@@ -6,7 +6,7 @@ from dashboard.common.sidebar import store_context
 from dashboard.common.text import OPTION_CHARS, plain
 from dashboard.history.query_set import render_history_as_set
 from dashboard.history.view import render_run_comparison, render_run_list, render_stored_run
-from pipeline.history.labels import run_label
+from pipeline.history.records import run_label
 from pipeline.history.repo import count_runs, list_runs, load_run
 
 st.title("History")

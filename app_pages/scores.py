@@ -5,10 +5,9 @@ from dashboard.common.query_form import query_form, setting_runs
 from dashboard.common.recipes import pool_note
 from dashboard.common.sidebar import page_context
 from dashboard.common.text import md
-from dashboard.scores.judged import query_grades
 from dashboard.scores.path import render_path
 from dashboard.scores.table import show_candidates
-from dashboard.scores.view import scores_view
+from dashboard.scores.view import query_grades, scores_view
 
 st.title("Scores")
 st.caption(

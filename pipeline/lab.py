@@ -1,4 +1,5 @@
-"""A `Lab` bundles what every command needs: settings, the graph backend, the embedder, the store."""
+"""A `Lab` bundles what every command needs: settings, the graph backend, the embedder, the store; it gives the
+backend the deals' read-only flags and sets them (audited)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 
+from pipeline.audit import record_audit
 from pipeline.deals import DealInfo, list_deals, require_deal
 from pipeline.deals.access import DealAccess, scoped_store
-from pipeline.deals.legacy import migrate_legacy_deals
-from pipeline.deals.read_only import load_read_only_groups, set_deal_read_only
+from pipeline.deals.repo import migrate_legacy_deals, read_only_groups, set_read_only
 from pipeline.deals.require import find_deal
 from pipeline.embedders import LabEmbedder, make_embedder
 from pipeline.errors import RetrievalLabError
@@ -31,6 +32,28 @@ def package_version(name: str) -> str:
         return version(name)
     except PackageNotFoundError:
         return "not installed"
+
+
+# The per-deal read-only flag: kept in the store, audited, and given to the backend as the set of group_ids it must
+# not write (`backend.read_only_groups`).
+
+
+def load_read_only_groups(backend: GraphBackend, store: Store) -> set[str]:
+    """Refresh the backend's set from the store (in place: whoever holds the set sees the change)."""
+    groups = read_only_groups(store)
+    if backend.read_only_groups != groups:
+        backend.read_only_groups.clear()
+        backend.read_only_groups.update(groups)
+    return groups
+
+
+def set_deal_read_only(backend: GraphBackend, store: Store, group_id: str, read_only: bool, actor: str) -> None:
+    """Record the flag with its audit entry in one transaction, then apply it to the backend."""
+    with store.transaction() as tx:
+        set_read_only(tx, group_id, read_only)
+        action = "deal.read_only" if read_only else "deal.writable"
+        record_audit(store, actor, action, group_id, group_id, {"read_only": read_only}, conn=tx)
+    load_read_only_groups(backend, store)
 
 
 @dataclass

@@ -1,25 +1,47 @@
 """The Audit log page: every admin action with who, when, what, before and after; filters by deal, action
-and person; CSV export; for an action that can still be undone, a way to its record's view."""
+and person; CSV export; for an action that can still be undone, a way to its record's view: the Timeline's
+correction form or the Entity merges page, opened on that record (the page picks it from a one-shot query
+parameter, then drops it)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
 
-from dashboard.audit.links import PAGES, undo_params, undo_url
 from dashboard.common.exports import csv_bytes
 from dashboard.common.page_state.url import in_url
+from dashboard.common.sidebar import DEAL_KEY
 from dashboard.common.tables import show_table, stamp
 from dashboard.common.text import OPTION_CHARS, plain
+from dashboard.merges.admin import MERGE_PARAM
+from dashboard.timeline.admin import CORRECTION_PARAM, FIX_TAB, TAB_KEY
 from pipeline.audit import AuditEntry, AuditFilter, action_label, audit_facets, describe, filtered_audit_log
+from pipeline.audit.describe import UndoKind
 from pipeline.corrections.actions import list_corrections
 from pipeline.merges.repo import undone_merges
 from pipeline.store import Store
 
 NS = "audit"
 COLUMNS = ["When (UTC)", "Who", "Action", "Deal", "What", "Before", "After", "Undo"]
+PAGES: dict[UndoKind, tuple[str, str]] = {
+    "correction": ("app_pages/timeline.py", "Timeline"),
+    "merge": ("app_pages/merges.py", "Entity merges"),
+}
+
+
+def undo_params(group_id: str, kind: UndoKind, record_id: str) -> dict[str, str]:
+    if kind == "correction":
+        return {DEAL_KEY: group_id, TAB_KEY: FIX_TAB, CORRECTION_PARAM: record_id}
+    return {DEAL_KEY: group_id, MERGE_PARAM: record_id}
+
+
+def undo_url(group_id: str, kind: UndoKind, record_id: str) -> str:
+    """A relative link to the record's view (for a shared link; it opens a new session, locked until unlocked)."""
+    url_path = "timeline" if kind == "correction" else "merges"
+    return f"{url_path}?{urlencode(undo_params(group_id, kind, record_id))}"
 
 
 def render_filters(store: Store, deal: str | None) -> AuditFilter:

@@ -3,15 +3,18 @@
 graphiti and the graph drivers bind to the loop they first ran on, so `asyncio.run` per rerun breaks
 on the second rerun. One loop runs in a daemon thread for the whole process (held by
 `st.cache_resource`); pages hand it coroutines through `run()` and never touch asyncio themselves.
+Errors on a page become one clear message, never a stack trace (`page_guard`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import os
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -25,6 +28,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 T = TypeVar("T")
 DEFAULT_TIMEOUT_S = 120.0
+log = logging.getLogger("retrieval_lab")
 
 
 @st.cache_resource(show_spinner=False)
@@ -63,3 +67,14 @@ def get_lab() -> Lab:
     if recovered:
         st.toast(f"The graph backend had stopped answering ({md(recovered)}). Nothing acknowledged was lost.")
     return lab
+
+
+@contextmanager
+def page_guard() -> Iterator[None]:
+    try:
+        yield
+    except RetrievalLabError as exc:
+        st.error(md(exc), icon=":material/error:")
+    except Exception as exc:  # the trace goes to the server log, the page shows one line
+        log.exception("page failed")
+        st.error(f"Something went wrong: {type(exc).__name__}: {md(exc)}", icon=":material/error:")

@@ -24,7 +24,7 @@ def runs_frame(runs: list[RunSummary]) -> pd.DataFrame:
                 "Source": r.source,
                 "Query": r.query,
                 "Recipe": r.recipe,
-                "N": r.num_candidates,
+                "N": r.candidates,
                 "k": r.top_k,
                 "Reranker": r.reranker,
                 "Model": r.reranker_model,

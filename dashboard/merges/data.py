@@ -15,7 +15,7 @@ import streamlit as st
 from dashboard.common.deal_state import DealState
 from dashboard.common.runtime import run
 from dashboard.common.shared_cache import shared_cache
-from pipeline.ingest.demo.labels import labelled_evaluation
+from pipeline.ingest.demo.seed import labelled_evaluation
 from pipeline.lab import Lab
 from pipeline.merges.actions import rejected_pairs, score_entities, undone_merges
 from pipeline.merges.candidates import CandidateReport, EntityRef, find_candidates, list_entities

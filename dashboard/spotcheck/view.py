@@ -32,9 +32,8 @@ from pipeline.errors import RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.pools.records import Pool
 from pipeline.pools.repo import list_pools, pool_of
-from pipeline.spotcheck.labels import queue_label
 from pipeline.spotcheck.queue import relevance_cards
-from pipeline.spotcheck.records import Queue, QueueItem
+from pipeline.spotcheck.records import Queue, QueueItem, queue_label
 from pipeline.spotcheck.repo import list_queues, queue_items
 from pipeline.spotcheck.repo_answers import progress, resume_position, reviewer_relevance, reviewer_verdicts
 from pipeline.spotcheck.sampling import PRIORITIES, SIGNALS, SOURCES

@@ -280,10 +280,10 @@ def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
             st.metric("Superseded share of candidates", f"{share.share:.1%}")
             st.caption(
                 f"Over the deal's {share.queries} labelled queries, first stage (BM25 + cosine + BFS, RRF) with "
-                f"superseded facts not filtered out (include_superseded=True), N = {share.num_candidates}: "
+                f"superseded facts not filtered out (include_superseded=True), N = {share.setting.candidates}: "
                 f"{share.superseded_candidates:,} of {share.candidates:,} candidates are superseded facts; "
-                f"in the top {share.top_k} without reranking, {share.top_k_share:.1%}. This is what the default "
-                "current-only filter removes at search time."
+                f"in the top {share.setting.top_k} without reranking, {share.top_k_share:.1%}. This is what the "
+                "default current-only filter removes at search time."
             )
     else:
         st.caption("The share of first-stage candidates that are superseded, over the deal's labelled queries (~5 s).")

@@ -22,9 +22,7 @@ from pipeline.cli import (
     judge,
     pool,
     query,
-    restore,
     seed_demo,
-    status,
     vector_index,
 )
 from pipeline.cli import eval as eval_command
@@ -37,24 +35,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="python -m pipeline", description=__doc__)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True)
-    commands = (
-        seed_demo,
-        import_beir,
-        import_queries,
-        export_judgments,
-        status,
-        deals,
-        query,
-        compare,
-        eval_command,
-        gate,
-        pool,
-        judge,
-        vector_index,
-        backup,
-        restore,
+    # a module per command, or per pair that belongs together: deals.py also adds `status`, backup.py `restore`
+    adders = (
+        seed_demo.add_parser,
+        import_beir.add_parser,
+        import_queries.add_parser,
+        export_judgments.add_parser,
+        deals.add_status_parser,
+        deals.add_parser,
+        query.add_parser,
+        compare.add_parser,
+        eval_command.add_parser,
+        gate.add_parser,
+        pool.add_parser,
+        judge.add_parser,
+        vector_index.add_parser,
+        backup.add_parser,
+        backup.add_restore_parser,
     )
-    add_json_flag(*(command.add_parser(sub) for command in commands))
+    add_json_flag(*(add(sub) for add in adders))
     return parser
 
 

@@ -1,4 +1,5 @@
-"""`python -m pipeline backup DIR`: a consistent copy of the data directory's store and embedded graph."""
+"""`python -m pipeline backup DIR`: a consistent copy of the data directory's store and embedded graph;
+`python -m pipeline restore DIR [--force]`: put a backup made by `backup` into the data directory."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.lab import Lab
+from pipeline.settings import get_settings
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -26,3 +28,31 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     result = await back_up(lab, args.dir)
     print(result.line(lab.backend), file=sys.stderr)
     return {"dir": str(result.target), "graph": result.contents.graph, "files": len(result.contents.files)}
+
+
+def add_restore_parser(sub: Any) -> argparse.ArgumentParser:
+    restore = sub.add_parser(
+        "restore",
+        help="restore a backup into the data directory (RETRIEVAL_LAB_DATA_DIR); refused if it holds data",
+    )
+    restore.add_argument("dir", type=Path, help="a folder written by python -m pipeline backup")
+    restore.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the data directory's data, kept in .replaced-*/ inside it (only while nothing uses it)",
+    )
+    restore.set_defaults(run=run_restore, no_lab=True)  # opening the Lab would start the server on what is replaced
+    return restore
+
+
+def run_restore(args: argparse.Namespace) -> dict[str, Any]:
+    from pipeline.backup import restore_backup
+
+    result = restore_backup(args.dir, get_settings().resolved_data_dir, force=args.force)
+    print(result.line(), file=sys.stderr)
+    return {
+        "data_dir": str(result.data_dir),
+        "graph": result.contents.graph,
+        "replaced": list(result.replaced),
+        "kept_in": str(result.kept) if result.kept else None,
+    }

@@ -195,8 +195,7 @@ def _say(line: str) -> None:
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any] | Failed:
     from pipeline.evaluation.records import DEFAULT_SAMPLE, check_metric
     from pipeline.gate.checks import evaluate, pool_gap
-    from pipeline.gate.files import baseline_to_dict
-    from pipeline.gate.junit import junit_xml
+    from pipeline.gate.files import baseline_to_dict, junit_xml
     from pipeline.gate.ranking import rank_sides
     from pipeline.gate.records import MAX_DROP, Limits, Selection, StoredBaseline
 

@@ -1,5 +1,5 @@
 """`python -m pipeline seed-demo`: load the bundled demo deal (idempotent), then measure its one-click examples
-(`pipeline/ingest/demo/examples.py`) unless the deal already has an experiment."""
+(`measure_examples` in `pipeline/ingest/demo/seed.py`) unless the deal already has an experiment."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
 async def _examples(lab: Lab, group_id: str) -> int | None:
     """Measure the demo's examples (once per deal); a failure is a warning: the deal itself is seeded."""
-    from pipeline.ingest.demo.examples import measure_examples
+    from pipeline.ingest.demo.seed import measure_examples
 
     try:
         experiment = await measure_examples(lab, group_id)

@@ -3,9 +3,9 @@
 `discovery.py` finds deals and reads their counts and stored vector dimension; `repo.py` keeps our rows
 (name, source, embedder, content hash, read-only flag); `require.py` is the check every operation starts
 with; `access.py` applies the deployment's allow-list (the Lab's store is scoped to it, and every
-feature's repo asks it); `embedder_match.py` says which embedder setting fits a deal; `legacy.py` moves
-the `RetrievalLabDeal` nodes of earlier versions into the store; `read_only.py` sets the per-deal flag;
-`summary.py` makes the rows `deals`, `status` and the pages show.
+feature's repo asks it); `embedder_match.py` says which embedder setting fits a deal; `repo.py` also moves
+the `RetrievalLabDeal` nodes of earlier versions into the store; the Lab (`pipeline/lab.py`) sets the per-deal
+read-only flag; `summary.py` makes the rows `deals`, `status` and the pages show.
 """
 
 from pipeline.deals.discovery import deal_counts, get_deal, list_deals

@@ -1,11 +1,16 @@
-"""The deals' SQLite table (migration 0007): our bookkeeping of each deal and its read-only flag."""
+"""The deals' SQLite table (migration 0007): our bookkeeping of each deal and its read-only flag.
+
+Earlier versions kept that bookkeeping as a `RetrievalLabDeal` node inside each deal's graph. At open, each such
+node is copied into the store (unless the store already has a row for that deal) and, where the graph may be
+written, deleted: a read-only attach only reads it (`migrate_legacy_deals`)."""
 
 from __future__ import annotations
 
 import sqlite3
 from dataclasses import asdict
 
-from pipeline.deals.records import DealRecord
+from pipeline.deals.records import GROUP_ID_PATTERN, DealRecord
+from pipeline.graph.backend import GraphBackend
 from pipeline.store import Store
 
 # every column but read_only, which only `set_read_only` changes
@@ -56,6 +61,18 @@ def insert_deal_if_absent(store: Store, record: DealRecord) -> bool:
             tuple(values[c] for c in columns),
         )
         return cursor.rowcount == 1
+
+
+async def migrate_legacy_deals(backend: GraphBackend, store: Store) -> list[str]:
+    """Move every `RetrievalLabDeal` node into the store; the group_ids that had one."""
+    found = await backend.cypher.legacy_deals()
+    for group_id, props in sorted(found.items()):
+        if not GROUP_ID_PATTERN.fullmatch(group_id):
+            continue
+        insert_deal_if_absent(store, DealRecord.from_legacy_node(group_id, props))
+        if not backend.is_read_only(group_id):
+            await backend.cypher.delete_legacy_deal(group_id)
+    return sorted(found)
 
 
 def forget_content_hash(store: Store, group_id: str) -> None:

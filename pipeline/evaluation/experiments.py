@@ -1,4 +1,5 @@
-"""Saved sweeps ("experiments"): save one whole or not at all, list, load; the rows a `SweepResult` is stored as.
+"""Saved sweeps ("experiments"): save one whole or not at all, list, load, name one in a picker; the rows a
+`SweepResult` is stored as.
 
 An experiment is stored as normalised rows (`experiments`, `experiment_settings` with the aggregates,
 `experiment_queries` with one row per query and setting) plus one JSON payload with what the rows do
@@ -15,7 +16,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from pipeline.errors import InvalidInput
-from pipeline.evaluation.records import QueryRow, SettingResult, SweepResult, SweepSpec, SweepStats
+from pipeline.evaluation.records import QueryRow, SettingResult, SweepResult, SweepSpec, SweepStats, partial_words
 from pipeline.evaluation.repo import (
     experiment_heads,
     experiment_names,
@@ -28,6 +29,7 @@ from pipeline.retrieval.recipes import LEGACY_RECIPE
 from pipeline.retrieval.setting import Setting
 from pipeline.store.db import Store
 from pipeline.text import one_line
+from pipeline.utc import stamp
 
 MAX_NAME = 120
 
@@ -47,6 +49,13 @@ class ExperimentInfo:
     def from_row(cls, row: sqlite3.Row) -> ExperimentInfo:
         fields = {name: row[name] for name in cls.__dataclass_fields__ if name != "partial"}
         return cls(**fields, partial=json.loads(row["partial"] or "{}"))
+
+
+def experiment_label(info: ExperimentInfo) -> str:
+    """How the dashboard names a saved experiment in its pickers. A partial run says so first, whatever its name:
+    it is never taken for a complete one."""
+    mark = f"PARTIAL ({partial_words(info.partial)}) " if info.partial else ""
+    return f"{mark}#{info.id} {info.name} · {info.group_id} · {info.queries} queries · {stamp(info.created_at)} UTC"
 
 
 def clean_experiment_name(name: str) -> str:

@@ -16,5 +16,5 @@ on the same queries, for a team's CI. Three checks, in this order (`evaluate`):
 - `ranking.py`: the I/O: `rank_sides` ranks settings with the one sweep engine (`run_sweep`, nothing saved),
   `experiment_baseline` reads an experiment's recommended setting with its stored per-query values;
 - `files.py`: a setting file and a baseline file (`--save-baseline`: a `Side` with the queries and judgments it
-  was measured on); `junit.py`: the JUnit report.
+  was measured on), and the JUnit report (`junit_xml`).
 """

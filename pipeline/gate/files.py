@@ -1,8 +1,10 @@
-"""The gate's JSON files: a setting (`production.json`, read by `Setting.from_dict`) and an accepted baseline
-(`--save-baseline`); anything else is refused in one line naming the file."""
+"""The gate's files: the JSON ones it reads, a setting (`production.json`, read by `Setting.from_dict`) and an
+accepted baseline (`--save-baseline`), anything else refused in one line naming the file; and the JUnit XML report
+it writes (`--junit`), the format CI systems display as tests."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Annotated, Any
 
@@ -13,11 +15,13 @@ from pipeline.evaluation.coverage import POOLED, SPARSE
 from pipeline.evaluation.records import (
     check_metric,
 )
-from pipeline.gate.records import Selection, Side, StoredBaseline
+from pipeline.gate.records import Selection, Side, StoredBaseline, Verdict
 from pipeline.retrieval.recipes import validation_line
 from pipeline.retrieval.setting import Setting
+from pipeline.text import printable_line
 
 BASELINE_FORMAT = 1  # a baseline file's "gate_baseline": its format's version
+SUITE = "retrieval-gate"  # the JUnit test suite's name
 
 
 Score = Annotated[float, Field(allow_inf_nan=False)]
@@ -114,3 +118,26 @@ def judgments_changed(stored: Mapping[str, Any], current: Mapping[str, Any]) -> 
         f"are now at version {str(current.get('hash'))[:8]} (queries or grades changed): its numbers are not "
         "comparable; measure the baseline again (--baseline SETTING --save-baseline PATH)"
     )
+
+
+def _xml_text(text: str) -> str:
+    """Each line made printable (XML 1.0 cannot hold most control characters, even escaped)."""
+    return "\n".join(printable_line(line) for line in str(text).splitlines())
+
+
+def junit_xml(verdict: Verdict) -> bytes:
+    """One `<testsuite>` with a `<testcase>` per check; a failing one carries `<failure message=...>`; the numbers
+    are in each case's `<system-out>`. ElementTree escapes the text (setting names, set names are data)."""
+    failures = len(verdict.failed)
+    suite = ET.Element(
+        "testsuite", name=SUITE, tests=str(len(verdict.checks)), failures=str(failures), errors="0", skipped="0"
+    )
+    for check in verdict.checks:
+        case = ET.SubElement(suite, "testcase", classname=SUITE, name=check.name)
+        if not check.passed:
+            failure = ET.SubElement(case, "failure", message=_xml_text(check.line), type="regression")
+            failure.text = _xml_text(check.line)
+        out = ET.SubElement(case, "system-out")
+        out.text = _xml_text("\n".join([check.line, *(f"{k}: {v}" for k, v in check.numbers.items())]))
+    ET.indent(suite)
+    return ET.tostring(suite, encoding="utf-8", xml_declaration=True) + b"\n"

@@ -32,7 +32,7 @@ class TimingTable:
 
     run_ids: np.ndarray  # int64
     at_epoch: np.ndarray  # float64, seconds
-    num_candidates: np.ndarray  # int64
+    candidates: np.ndarray  # int64: each run's N
     reranker: np.ndarray  # object: "local", "voyage · rerank-2.5", ...
     ms: np.ndarray  # float64, shape (runs, stages)
     stages: tuple[str, ...] = STAGES
@@ -50,7 +50,7 @@ class TimingTable:
         return TimingTable(
             self.run_ids[keep],
             self.at_epoch[keep],
-            self.num_candidates[keep],
+            self.candidates[keep],
             self.reranker[keep],
             self.ms[keep],
             self.stages,
@@ -83,7 +83,7 @@ def timing_table(rows: Sequence[tuple], stages: Sequence[str] = STAGES) -> Timin
     return TimingTable(
         run_ids=np.asarray(columns[0], dtype=np.int64),
         at_epoch=np.asarray(columns[1], dtype=np.float64),
-        num_candidates=np.asarray(columns[2], dtype=np.int64),
+        candidates=np.asarray(columns[2], dtype=np.int64),
         reranker=np.array([reranker_label(r, m) for r, m in zip(columns[3], columns[4], strict=True)], dtype=object),
         ms=ms,
         stages=tuple(stages),
@@ -180,7 +180,7 @@ def _grouped(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 def by_candidates(table: TimingTable, stage: str) -> Series:
     """p50 / p95 of a stage for each N the runs used."""
-    n, pct, counts = _grouped(table.num_candidates, table.stage(stage))
+    n, pct, counts = _grouped(table.candidates, table.stage(stage))
     return Series(n, pct[0], pct[1], counts)
 
 

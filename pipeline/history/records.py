@@ -27,6 +27,7 @@ from pipeline.retrieval.records import (
     RetrievalRun,
     Timings,
 )
+from pipeline.utc import stamp
 
 Source = Literal["dashboard", "cli", "bench"]
 SOURCES: tuple[Source, ...] = ("dashboard", "cli", "bench")
@@ -43,7 +44,7 @@ class RunSummary:
     source: str
     group_id: str
     query: str
-    num_candidates: int
+    candidates: int  # N; stored in the `runs.num_candidates` column (see repo.SUMMARY_COLUMNS)
     top_k: int
     reranker: str
     reranker_model: str
@@ -232,3 +233,10 @@ def run_from_dict(data: Mapping[str, Any]) -> RetrievalRun:
         fallback_reason=data["fallback_reason"],
         created_at=data["created_at"],
     )
+
+
+def run_label(summary: RunSummary) -> str:
+    """How the dashboard names a stored run in its pickers:
+    '#12 · 2026-11-02 10:04 UTC · local · N=50 · What was FY2025 revenue?'."""
+    query = summary.query if len(summary.query) <= 60 else summary.query[:59] + "…"
+    return f"#{summary.id} · {stamp(summary.created_at)} UTC · {summary.reranker} · N={summary.candidates} · {query}"

@@ -33,7 +33,11 @@ from pipeline.store.db import Store
 from pipeline.store.integrity import damaged_record
 
 MAX_LIST = 500
-SUMMARY_COLUMNS = ", ".join(f"r.{name}" for name in SUMMARY_FIELDS)
+# A field named apart from its `runs` column. N is `candidates` everywhere in code, but the column keeps its first
+# name, `num_candidates`: renaming it would need a migration (a rebuilt table on older SQLite) that every store
+# already written must survive, for no gain a query can see. Rows are read into fields here, in this one place.
+COLUMN_OF_FIELD = {"candidates": "num_candidates"}
+SUMMARY_COLUMNS = ", ".join(f"r.{COLUMN_OF_FIELD.get(name, name)} AS {name}" for name in SUMMARY_FIELDS)
 INSERT_RUN = """
 INSERT INTO runs (created_at, at_epoch, source, group_id, query, num_candidates, top_k, reranker, reranker_model,
                   include_superseded, as_of, rerank_used, fallback_reason, rerank_tokens, rerank_cost_usd, total_ms,
@@ -180,7 +184,7 @@ def filter_choices(store: Store) -> FilterChoices:
 
 
 def stage_rows(store: Store, flt: RunFilter | None = None, stages: Sequence[str] = STAGES) -> list[tuple[Any, ...]]:
-    """Per run: (id, at_epoch, num_candidates, reranker, reranker_model, ms of each of `stages` or None).
+    """Per run: (id, at_epoch, N, reranker, reranker_model, ms of each of `stages` or None).
 
     One primary-key lookup per (run, stage) pivots the long `run_stages` table inside SQLite; on 10,000
     runs this is about twice as fast as a GROUP BY pivot.

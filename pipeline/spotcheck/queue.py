@@ -73,7 +73,7 @@ async def query_set_drafts(
     lab: Lab,
     group_id: str,
     top_k: int,
-    num_candidates: int,
+    candidates: int,
     reranker: str,
     query_limit: int | None = None,
     seed: int = 0,
@@ -81,7 +81,7 @@ async def query_set_drafts(
     query_set = load_query_set(lab.store, group_id)
     if query_set is None:
         raise InvalidInput(f"Deal {group_id!r} has no labelled query set: pick another source.")
-    if not 1 <= top_k <= MAX_TOP_K or not top_k <= num_candidates <= MAX_CANDIDATES:
+    if not 1 <= top_k <= MAX_TOP_K or not top_k <= candidates <= MAX_CANDIDATES:
         raise InvalidInput(f"Top-k must be 1-{MAX_TOP_K} and no more than N (N at most {MAX_CANDIDATES}).")
     if query_limit is not None and query_limit < 1:
         raise InvalidInput(f"The number of queries to run must be at least 1; got {query_limit}.")
@@ -92,7 +92,7 @@ async def query_set_drafts(
     related = await _relatives(lab, group_id)
     drafts: list[ItemDraft] = []
     for query in queries:
-        run = await retrieve(lab, query.text, group_id, num_candidates, top_k, reranker)
+        run = await retrieve(lab, query.text, group_id, candidates, top_k, reranker)
         for result in run.results:
             drafts += result_drafts(result, query.id, query.text, None, related)
     return drafts
@@ -140,7 +140,7 @@ async def fact_drafts(lab: Lab, group_id: str) -> list[ItemDraft]:
 async def collect_drafts(lab: Lab, spec: QueueSpec) -> list[ItemDraft]:
     if spec.source == "query_set":
         return await query_set_drafts(
-            lab, spec.group_id, spec.top_k, spec.num_candidates, spec.reranker, spec.query_limit, spec.seed
+            lab, spec.group_id, spec.top_k, spec.candidates, spec.reranker, spec.query_limit, spec.seed
         )
     if spec.source == "runs":
         if not 1 <= spec.runs_limit <= 10_000:

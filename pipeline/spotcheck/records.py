@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.errors import InvalidInput
 from pipeline.retrieval.records import Citation
-from pipeline.spotcheck.sampling import ItemDraft, Priority, Source
+from pipeline.spotcheck.sampling import SOURCES, ItemDraft, Priority, Source
 from pipeline.text import printable_line
+
+if TYPE_CHECKING:  # pools are queues with a pool row: pipeline/pools builds on this package
+    from pipeline.pools.records import Pool
 
 MAX_NAME = 120
 DEFAULT_TOP_K = 3
@@ -43,14 +46,14 @@ class QueueSpec:
     priority: Priority
     created_by: str
     top_k: int = DEFAULT_TOP_K  # query_set: results kept per query
-    num_candidates: int = DEFAULT_CANDIDATES  # query_set: first-stage candidates per query
+    candidates: int = DEFAULT_CANDIDATES  # query_set: N, first-stage candidates per query
     reranker: str = DEFAULT_RERANKER  # query_set
     runs_limit: int = DEFAULT_RUNS_LIMIT  # runs: newest stored runs read
     query_limit: int | None = None  # query_set: run only a seeded sample of this many queries (None: all)
 
     def params(self) -> dict[str, Any]:
         if self.source == "query_set":
-            params: dict[str, Any] = {"top_k": self.top_k, "num_candidates": self.num_candidates}
+            params: dict[str, Any] = {"top_k": self.top_k, "candidates": self.candidates}
             return {**params, "reranker": self.reranker, "query_limit": self.query_limit}
         if self.source == "runs":
             return {"runs_limit": self.runs_limit}
@@ -59,6 +62,14 @@ class QueueSpec:
     def params_json(self) -> str:
         """The source's parameters as stored with the queue."""
         return json.dumps(self.params(), sort_keys=True)
+
+
+def stored_params(params: dict[str, Any]) -> dict[str, Any]:
+    """A queue's stored parameters under today's names: queues built before N was named `candidates` everywhere
+    stored it as `num_candidates` (their rows are never rewritten, so the old key is read here)."""
+    if "num_candidates" in params and "candidates" not in params:
+        params = {("candidates" if k == "num_candidates" else k): v for k, v in params.items()}
+    return params
 
 
 @dataclass(frozen=True)
@@ -78,7 +89,7 @@ class Queue:
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> Queue:
         values = dict(row)
-        values["params"] = json.loads(values["params"])
+        values["params"] = stored_params(json.loads(values["params"]))
         return cls(**values)
 
 
@@ -239,3 +250,9 @@ class VerdictRow:
         values["note"] = " · ".join(dict.fromkeys(notes))
         values["final_relevance"] = _grade(values["final_relevance"])
         return cls(**values)
+
+
+def queue_label(queue: Queue, pool: Pool | None = None) -> str:
+    """How the dashboard names a review queue in its picker."""
+    source = pool.label if pool else SOURCES.get(queue.source, queue.source).lower()
+    return f"{queue.name} · {source} · {queue.item_count} items"

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pipeline.errors import InvalidInput
 from pipeline.retrieval.citations import citation_fields
 from pipeline.utc import to_utc
+
+if TYPE_CHECKING:
+    from pipeline.retrieval.setting import Setting
 
 SelectionKind = Literal["entity", "relation", "query"]
 DiffStatus = Literal["unchanged", "superseded", "new"]
@@ -128,11 +131,11 @@ class SupersessionCounts:
 
 @dataclass(frozen=True)
 class CandidateShare:
-    """Over the deal's labelled queries, first stage with include_superseded=True, no reranker."""
+    """Over the deal's labelled queries, first stage with include_superseded=True, no reranker. `setting` is what
+    each query ran with (its N is `setting.candidates`); `candidates` counts the candidates all of them found."""
 
+    setting: Setting
     queries: int
-    num_candidates: int
-    top_k: int
     candidates: int
     superseded_candidates: int
     results: int

@@ -13,6 +13,7 @@ from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
 from pipeline.retrieval.citations import fetch_episodes
 from pipeline.retrieval.retrieve import retrieve
+from pipeline.retrieval.setting import setting
 from pipeline.temporal.records import (
     AsOfAnswer,
     CandidateShare,
@@ -160,7 +161,7 @@ async def supersession_report(
 
 
 async def superseded_candidate_share(
-    lab: Lab, group_id: str, num_candidates: int = QUERY_CANDIDATES, top_k: int = 10
+    lab: Lab, group_id: str, candidates: int = QUERY_CANDIDATES, top_k: int = 10
 ) -> CandidateShare | None:
     """Share of first-stage candidates that are superseded when they are not filtered out
     (include_superseded=True), over the deal's labelled queries; None when the deal has none."""
@@ -168,13 +169,21 @@ async def superseded_candidate_share(
     query_set = load_query_set(lab.store, group_id)
     if query_set is None:
         return None
-    candidates = superseded = results = superseded_results = 0
+    measured = setting(candidates=candidates, reranker="none", top_k=top_k).validate()
+    found = superseded = results = superseded_results = 0
     for query in query_set.queries:
-        run = await retrieve(lab, query.text, group_id, num_candidates, top_k, "none", include_superseded=True)
-        candidates += len(run.candidates)
+        run = await retrieve(
+            lab,
+            query.text,
+            group_id,
+            measured.candidates,
+            measured.top_k,
+            measured.reranker,
+            include_superseded=True,
+            recipe=measured.recipe,
+        )
+        found += len(run.candidates)
         superseded += sum(1 for c in run.candidates if c.superseded)
         results += len(run.results)
         superseded_results += sum(1 for r in run.results if r.ranked.candidate.superseded)
-    return CandidateShare(
-        len(query_set.queries), num_candidates, top_k, candidates, superseded, results, superseded_results
-    )
+    return CandidateShare(measured, len(query_set.queries), found, superseded, results, superseded_results)

@@ -15,8 +15,7 @@ import pytest
 from pipeline.audit import audit_log
 from pipeline.cli import main
 from pipeline.deals import DealRecord, deal_counts, deal_record, get_deal, save_deal
-from pipeline.deals.legacy import migrate_legacy_deals
-from pipeline.deals.repo import read_only_groups, set_read_only
+from pipeline.deals.repo import migrate_legacy_deals, read_only_groups, set_read_only
 from pipeline.errors import EmbedderMismatch, ReadOnly, UnknownDeal
 from pipeline.ingest.beir import import_beir
 from pipeline.ingest.demo.seed import seed_demo

@@ -14,8 +14,8 @@ from pipeline.cli import main
 from pipeline.comparison.compare import compare
 from pipeline.comparison.examples import examples
 from pipeline.evaluation.experiments import list_experiments
-from pipeline.ingest.demo.examples import NAME, measure_examples
-from pipeline.ingest.demo.seed import seed_demo
+from pipeline.ingest.demo.seed import EXAMPLES_NAME as NAME
+from pipeline.ingest.demo.seed import measure_examples, seed_demo
 from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
 from pipeline.retrieval.retrieve import retrieve

@@ -9,8 +9,7 @@ import pytest
 from pipeline.audit import audit_log
 from pipeline.errors import RetrievalLabError
 from pipeline.graph.dialects.common import MERGE_RELATION
-from pipeline.ingest.demo.labels import labelled_evaluation
-from pipeline.ingest.demo.seed import seed_demo
+from pipeline.ingest.demo.seed import labelled_evaluation, seed_demo
 from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
 from pipeline.merges import actions as merge_actions

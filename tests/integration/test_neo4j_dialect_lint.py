@@ -58,8 +58,8 @@ def test_every_statement_class_in_the_dialects_is_linted_or_falkordb_only() -> N
     import pkgutil
 
     import pipeline.graph.dialects as package
+    from pipeline.graph.dialects.falkordb import FalkorGraphs
     from pipeline.graph.dialects.falkordb_counts import FalkorCounts
-    from pipeline.graph.dialects.falkordb_graphs import FalkorGraphs
     from pipeline.graph.dialects.falkordb_walk import FalkorWalk
 
     falkordb_only = {FalkorQueries, FalkorWalk, FalkorCounts, FalkorGraphs}

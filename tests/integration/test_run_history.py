@@ -53,7 +53,7 @@ async def test_bench_writes_its_runs_to_the_store(lab: Lab, demo: str) -> None:
     rows = await bench(lab, demo, depths=(5, 10), top_k=3, reranker="none", limit_queries=2)
     new = [r for r in list_runs(lab.store, RunFilter(sources=("bench",))) if r.id not in before]
     assert len(new) == 4 == sum(row.queries for row in rows)  # 2 queries x 2 depths; the warm-up is not kept
-    assert sorted(r.num_candidates for r in new) == [5, 5, 10, 10]
+    assert sorted(r.candidates for r in new) == [5, 5, 10, 10]
     table = load_timings(lab.store, RunFilter(sources=("bench",)))
     total = next(s for s in stage_percentiles(table) if s.stage == "total")
     assert total.runs >= 4 and 0 < total.p50 <= total.p95 <= total.p99

@@ -75,7 +75,7 @@ async def test_a_query_set_queue_holds_top_k_results_with_citations(lab: Lab, de
     by_uuid = {r.uuid: r for r in run.results}
     assert items[0].fact_uuid in by_uuid  # the item is one of that query's top-k results ...
     assert items[0].citation.episode_uuid in {c.episode_uuid for c in by_uuid[items[0].fact_uuid].citations}
-    assert queue.params == {"top_k": 2, "num_candidates": 50, "reranker": "local", "query_limit": 4}
+    assert queue.params == {"top_k": 2, "candidates": 50, "reranker": "local", "query_limit": 4}
 
 
 async def test_past_runs_are_a_source(lab: Lab, demo: str) -> None:

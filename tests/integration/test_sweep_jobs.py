@@ -18,10 +18,9 @@ import pytest
 
 from pipeline.cli import main
 from pipeline.errors import InvalidInput
-from pipeline.evaluation.experiments import list_experiments, load_experiment
+from pipeline.evaluation.experiments import experiment_label, list_experiments, load_experiment
 from pipeline.evaluation.jobs import create_job, recover_jobs, request_cancel, run_job
 from pipeline.evaluation.jobs.repo import claim_job, end_job, get_job, insert_job, list_jobs
-from pipeline.evaluation.labels import experiment_label
 from pipeline.evaluation.records import SweepCancelled, SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab

@@ -16,8 +16,7 @@ from pipeline.evaluation.coverage import COVERAGE_GAP, POOLED, SPARSE
 from pipeline.evaluation.records import PoolGap
 from pipeline.evaluation.significance import paired_interval
 from pipeline.gate.checks import coverage_check, evaluate, pool_gap, quality_check
-from pipeline.gate.files import baseline_from_dict, baseline_to_dict
-from pipeline.gate.junit import junit_xml
+from pipeline.gate.files import baseline_from_dict, baseline_to_dict, junit_xml
 from pipeline.gate.records import TIE, Limits, Selection, Side, StoredBaseline
 from pipeline.retrieval.recipes import CUSTOM, PRESETS
 from pipeline.retrieval.setting import Setting, setting

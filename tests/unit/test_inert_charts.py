@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
-from dashboard.scores.charts import score_scatter
 from dashboard.scores.rank_chart import rank_changes
+from dashboard.scores.view import score_scatter
 from dashboard.spotcheck.charts import verdict_bars
 from dashboard.timeline.charts import timeline_figure
 from pipeline.retrieval.records import Candidate, RankedCandidate

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from dashboard.evaluate.charts import pareto
-from pipeline.cli.status import reranker_key_lines
+from pipeline.cli.deals import reranker_key_lines
 from pipeline.evaluation.ship import setting_module
 from pipeline.history.latency import cost_rows
 from pipeline.history.records import ModelUsage
@@ -95,7 +95,7 @@ def test_a_new_spec_shows_up_in_latency_costs_status_and_chart_colours(monkeypat
 async def test_the_cli_status_prints_one_line_per_keyed_spec(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from pipeline.cli import status
+    from pipeline.cli import deals
     from pipeline.deals import summary
 
     async def no_deals(*_: object) -> list[object]:
@@ -106,7 +106,7 @@ async def test_the_cli_status_prints_one_line_per_keyed_spec(
     embedder = SimpleNamespace(info=SimpleNamespace(describe=lambda: "local"))
     settings = Settings(voyage_api_key="vk", cohere_api_key=None, allowed_deals=None)
     lab = SimpleNamespace(backend=backend, embedder=embedder, store=None, settings=settings)
-    report = await status.run(lab, argparse.Namespace(json=False))  # type: ignore[arg-type]
+    report = await deals.run_status(lab, argparse.Namespace(json=False))  # type: ignore[arg-type]
     assert list(report) == ["backend", "embedder", "voyage", "cohere", "deals"]
     assert capsys.readouterr().out.splitlines() == [
         "backend:  embedded FalkorDB",

@@ -1,5 +1,5 @@
-"""The bundled demo deal: its files (named here), seeding it (`seed.py`), its labelled entity pairs
-(`labels.py`) and its example queries (`examples.py`).
+"""The bundled demo deal: its files (named here); seeding it, its labelled entity pairs and its example queries
+(`seed.py`).
 
 The paths live here, not in `seed.py`, so that what only reads the files needs nothing of the seeder: older data
 directories' query-set files are recognised as the demo's by their bytes (`pipeline/query_sets/legacy_files.py`,

@@ -3,6 +3,16 @@
 Idempotent: the store records a hash of the source data and embedder; seeding again with the same
 inputs does nothing, and changed inputs rebuild the deal from scratch. Supersession and merges are
 recorded the way the admin actions record them, so the pages treat seeded and user-made ones alike.
+
+Also the demo's labelled entity pairs with the merge score's precision/recall on them (`labelled_evaluation`:
+`deal.json` labels pairs in `entity_pairs`; its recorded merges count as true pairs too, a merge label winning over
+an `entity_pairs` label for the same two entities), and its one-click examples, measured when it is seeded
+(`measure_examples`): a small sweep of its labelled set, saved as the deal's first experiment, so Compare and Scores
+offer the queries where reranking helps most from the first start (`pipeline.comparison.examples` reads the latest
+experiment; without one it could only list every labelled query). That sweep is the one Evaluate runs, on two
+settings: first-stage order and the local re-scorer (offline, no key), both at the default N and k. A deal that
+already has an experiment (a user's sweep, or this one from an earlier seed: reseeding writes the same graph, so its
+numbers still hold) is left as it is.
 """
 
 from __future__ import annotations
@@ -17,6 +27,9 @@ from typing import TYPE_CHECKING, Any
 from pipeline.audit import record_audit
 from pipeline.deals import DealRecord, get_deal, validate_group_id
 from pipeline.embedders.base import LabEmbedder
+from pipeline.evaluation.experiments import list_experiments, save_experiment, unique_name
+from pipeline.evaluation.records import SweepSpec
+from pipeline.evaluation.sweep import run_sweep
 from pipeline.graph.backend import GraphBackend
 from pipeline.ingest.demo import DATA_DIR as DATA_DIR  # kept importable from here
 from pipeline.ingest.demo import DEAL_FILE, QRELS_FILE, QUERIES_FILE
@@ -34,6 +47,7 @@ from pipeline.ingest.rebuild import Announce, Rebuild, check_rebuild, rebuild_de
 from pipeline.journal.kinds import Finished, register
 from pipeline.journal.records import COMPLETED, JournalEntry
 from pipeline.journal.run import admin_section, journalled
+from pipeline.merges.labelled import LabelledEvaluation, PairLabel, evaluate_labels
 from pipeline.merges.records import MergeRecord, write_merge_record
 from pipeline.query_sets import save_keyed_files
 from pipeline.query_sets.files import check_references, read_qrels, read_queries
@@ -46,6 +60,8 @@ if TYPE_CHECKING:
 DEMO_GROUP = "demo"  # the bundled deal: what `scripts/run.sh` opens and the sidebar picks first
 LOADER_VERSION = "1"
 SOURCE = "demo"  # the deals row's source: what seed-demo may rebuild without --replace
+EXAMPLES_NAME = "Demo examples (measured at seeding)"
+EXAMPLE_RERANKERS = ("none", "local")
 
 
 @dataclass(frozen=True)
@@ -217,6 +233,37 @@ async def seed_demo(
 
     await rebuild_deal(backend, store, existing, plan, write, announce)
     return counts
+
+
+def labelled_pairs() -> list[PairLabel]:
+    """The demo's labelled pairs (entity keys, the same in every deal seeded from the demo data)."""
+    data = json.loads(DEAL_FILE.read_text(encoding="utf-8"))
+    labels: dict[frozenset[str], PairLabel] = {}
+    for m in data["merges"]:
+        labels[frozenset((m["alias"], m["canonical"]))] = PairLabel(m["alias"], m["canonical"], True, merged=True)
+    for p in data.get("entity_pairs", []):
+        labels.setdefault(frozenset((p["a"], p["b"])), PairLabel(p["a"], p["b"], bool(p["same"])))
+    return list(labels.values())
+
+
+async def labelled_evaluation(lab: Lab, group_id: str) -> LabelledEvaluation | None:
+    """Precision and recall on the labelled pairs; None for deals not built from the demo data (no labels)."""
+    deal = await lab.deal(group_id)
+    if deal.source != "demo":
+        return None
+    return await evaluate_labels(lab.backend, group_id, labelled_pairs())
+
+
+async def measure_examples(lab: Lab, group_id: str) -> int | None:
+    """Sweep the seeded demo deal's labelled set without and with the local re-scorer and save it; the
+    experiment's id, or None when the deal already has an experiment."""
+    store = lab.store
+    if list_experiments(store, group_id):
+        return None
+    settings = lab.settings
+    spec = SweepSpec(group_id, (settings.default_candidates,), (settings.default_top_k,), EXAMPLE_RERANKERS)
+    result = await run_sweep(lab, spec)
+    return save_experiment(store, result, unique_name(store, group_id, EXAMPLES_NAME))
 
 
 KIND_RESET = "deal.reset_demo"  # journal kind = audit action
