@@ -23,8 +23,8 @@ from pipeline.rerankers.base import LabReranker, RerankOutcome
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe, preset
 from pipeline.retrieval.retrieve import retrieve
+from pipeline.retrieval.vector_index.records import FirstStageName
 from pipeline.timing import StageTimer
-from pipeline.vector_index.records import FirstStageName
 
 DEFAULT_DEPTHS = (10, 25, 50, 100)
 

@@ -26,7 +26,7 @@ import argparse
 from benchmarks import commands  # what each command runs; this module is the parser
 from pipeline.cli.common import OneLineParser, add_json_flag, integer, run, seconds, whole
 from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES
-from pipeline.vector_index import FIRST_STAGES
+from pipeline.retrieval.vector_index import FIRST_STAGES
 
 
 def _sweep_options(parser: argparse.ArgumentParser, candidates: str, top_ks: str) -> None:

@@ -26,12 +26,12 @@ from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSp
 from pipeline.ingest.progress import ProgressLines, Report
 from pipeline.ingest.rebuild import Rebuild, check_rebuild, rebuild_deal
 from pipeline.lab import Lab
+from pipeline.retrieval.vector_index.build import ensure_index
+from pipeline.retrieval.vector_index.check import check_recall
+from pipeline.retrieval.vector_index.records import FirstStageName, RecallCheck
 from pipeline.settings import Settings, get_settings
 from pipeline.store import open_store
 from pipeline.utc import now_iso
-from pipeline.vector_index.build import ensure_index
-from pipeline.vector_index.check import check_recall
-from pipeline.vector_index.records import FirstStageName, RecallCheck
 
 GENERATOR_VERSION = "1"
 GROUP = "scale"

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from pipeline.evaluation.phases import PHASES
 from pipeline.evaluation.records import SweepResult, SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
+from pipeline.timing import PHASES
 
 
 def _fingerprint(result: SweepResult) -> list[tuple[str, str, tuple[str, ...], tuple[tuple[str, float], ...]]]:

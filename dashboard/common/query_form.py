@@ -3,8 +3,8 @@ reranker, and the first stage (exact, or the graph's vector index once `python -
 and measured one). A setting is the pipeline's `Setting` (pipeline/retrieval/setting.py).
 
 Every control is bound to the URL (`bind="query-params"`), so a comparison can be shared as a link.
-Runs come from `rank()`, kept per (query, pool, reranker) in the session, a pool being (recipe, N, first stage):
-each k is a cut of a kept run (changing k re-runs nothing). Each shown setting is recorded once in the run history.
+Runs come from `rank()` with the session's pools and reranker scores (`rank_cache.py`), a pool being (recipe, N,
+first stage): changing k searches and reranks nothing. Each shown ranking is recorded once in the run history.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import streamlit as st
 
 from dashboard.common.page_state.memo import SessionMemo
 from dashboard.common.page_state.url import drop_param, publish_id, restore_text, url_value
+from dashboard.common.rank_cache import POOLS_KEPT, session_hooks
 from dashboard.common.recipes import recipe_control
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
@@ -31,13 +32,12 @@ from pipeline.retrieval.recipes import RECIPE_NAMES
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.retrieval.retrieve import rank
 from pipeline.retrieval.setting import MAX_CANDIDATES, Setting
-from pipeline.vector_index import FIRST_STAGES, FirstStageName
-from pipeline.vector_index.repo import latest_check
+from pipeline.retrieval.vector_index import FIRST_STAGES, FirstStageName
+from pipeline.retrieval.vector_index.repo import latest_check
 
 log = logging.getLogger("retrieval_lab")
 
-MAX_SHOWN_K = 25  # the top-k slider's maximum: a pool is cited this deep once, then cut at any k
-POOLS_KEPT = 20
+MAX_SHOWN_K = 25  # the top-k slider's maximum
 EXAMPLES = SessionMemo("query_form.examples", keep=4)  # a deal and its newest experiment each
 
 
@@ -220,28 +220,25 @@ def first_stage_control(ns: str, lab: Lab, group_id: str) -> FirstStageName:
 
 
 def setting_runs(ns: str, lab: Lab, query: str, group_id: str, settings: Sequence[Setting]) -> list[RetrievalRun]:
-    """The run of each setting, ranked together (`rank`: sides that share a pool share one first stage) and kept in
-    the session per (query, pool, reranker), a pool being (recipe, N, first stage), cited as deep as the slider
-    goes: another k is a cut of the same run, not a new run. The history records each ranking once, at the k it
-    was run with."""
-    cache = SessionMemo(f"{ns}.runs", keep=POOLS_KEPT * 4)
+    """The run of each setting, ranked together (`rank`: sides that share a pool share one first stage), with the
+    session's pools and reranker scores (`rank_cache.py`): another k or the other side's reranker on the same pool
+    searches and reranks nothing, and shows the times measured when it did. A rerun shows the very runs it showed
+    (kept per setting). The history records each ranking once, at the k it was first run with."""
+    shown = SessionMemo(f"{ns}.shown", keep=POOLS_KEPT * 4)
+    recorded = SessionMemo(f"{ns}.runs", keep=POOLS_KEPT * 4)  # each ranking's run as the history holds it
 
-    def ranked_key(setting: Setting) -> tuple[object, ...]:
-        return (query, group_id, setting.pool, setting.reranker)
+    def key(setting: Setting) -> tuple[object, ...]:
+        return (query, group_id, setting.pool, setting.reranker, setting.top_k)
 
-    ranked = {ranked_key(s): cache.peek(ranked_key(s)) for s in settings if ranked_key(s) in cache}
-    missing = list({ranked_key(s): s for s in settings if ranked_key(s) not in ranked}.values())
+    missing = list({key(s): s for s in settings if key(s) not in shown}.values())
     if missing:
-        deep = [replace(s, top_k=min(s.candidates, MAX_SHOWN_K)) for s in missing]
-        for setting, deep_run in zip(missing, run(rank(lab, query, group_id, deep)), strict=True):
-            ranked[ranked_key(setting)] = deep_run
-            cache.put(ranked_key(setting), deep_run)
-            cache.put((*ranked_key(setting), setting.top_k), _recorded(lab, _cut(deep_run, setting.top_k)))
-    return [cache.get((*ranked_key(s), s.top_k), lambda s=s: _cut(ranked[ranked_key(s)], s.top_k)) for s in settings]
-
-
-def _cut(ranked: RetrievalRun, top_k: int) -> RetrievalRun:
-    return replace(ranked, top_k=top_k, results=ranked.results[:top_k])
+        for setting, ranked in zip(
+            missing, run(rank(lab, query, group_id, missing, hooks=session_hooks(ns, group_id))), strict=True
+        ):
+            shown.put(key(setting), ranked)
+            if key(setting)[:4] not in recorded:
+                recorded.put(key(setting)[:4], _recorded(lab, ranked))
+    return [shown.peek(key(s)) for s in settings]
 
 
 def _recorded(lab: Lab, retrieved: RetrievalRun) -> RetrievalRun:

@@ -11,8 +11,8 @@ from pipeline.lab import Lab
 from pipeline.rerankers import RERANKERS
 from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, parse_recipe
 from pipeline.retrieval.records import RetrievalRun
+from pipeline.retrieval.vector_index.records import FIRST_STAGES
 from pipeline.text import one_line
-from pipeline.vector_index.records import FIRST_STAGES
 
 FACT_CHARS = 150  # a fact's line in the table
 

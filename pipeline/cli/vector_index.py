@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import asdict
 from typing import Any
 
 from pipeline.cli.common import cli_actor, whole
@@ -25,9 +24,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.journal.run import admin_section
     from pipeline.query_sets import load_query_set
-    from pipeline.vector_index.build import ensure_index
-    from pipeline.vector_index.check import check_recall
-    from pipeline.vector_index.repo import save_check
+    from pipeline.retrieval.vector_index.build import ensure_index
+    from pipeline.retrieval.vector_index.check import check_recall
+    from pipeline.retrieval.vector_index.repo import save_check
 
     lab.require_access(args.group, "vector-index")
     await lab.deal(args.group)  # an unknown deal is named as one
@@ -41,4 +40,4 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     check = await check_recall(lab, args.group, [q.text for q in labelled.queries[: args.queries]], args.candidates)
     save_check(lab.store, check)
     print(f"vector index of {args.group!r} {'created' if created else 'ready'}: {check.summary()}", file=sys.stderr)
-    return asdict(check) | {"created": created}
+    return check.to_dict() | {"created": created}

@@ -4,7 +4,7 @@ Rerankers' scores cannot say it: the local re-scorer and the displayed 0-1 score
 so the best candidate of a nonsense query still scores "norm 1.00". What can is absolute: the cosine between
 the query and the closest fact of the deal (the cosine list's rank 1, from its stored embedding). A recipe whose
 cosine floor left no cosine hit (graphiti's 0.6 floor leaves none for a nonsense query) or that runs no cosine
-search has no such list, so the closest facts are looked up by a floorless scan under the run's date filter.
+search has no such list, so the closest facts are ranked by cosine alone, floorless, under the run's date filter.
 
 Measured with the local embedder (all-MiniLM-L6-v2), N=50, the best cosine was
 - 0.374-0.898 (median 0.63) on the demo deal's 54 labelled queries, 0.324-0.930 (median 0.71) on all 1,663
@@ -28,9 +28,11 @@ import numpy as np
 
 from pipeline.graph.dialects.registry import for_driver
 from pipeline.lab import Lab
-from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.first_stage import NO_FLOOR
+from pipeline.retrieval.hooks import RankHooks
+from pipeline.retrieval.recipes import NEAREST
 from pipeline.retrieval.records import Candidate, RetrievalRun
+from pipeline.retrieval.retrieve import rank
+from pipeline.retrieval.setting import Setting
 from pipeline.settings import LOCAL_EMBEDDER
 
 COSINE_FLOOR = {LOCAL_EMBEDDER: 0.35}  # embedder model -> best cosine below which the deal has no good answer
@@ -91,9 +93,10 @@ async def best_cosine(lab: Lab, run: RetrievalRun) -> float | None:
     top = [c.uuid for c in run.candidates if (c.method_ranks.get("cosine") or 99) <= 3]
     if not top:
         as_of = datetime.fromisoformat(run.as_of) if run.as_of else None
-        search_filter = temporal_filter(run.include_superseded, as_of)
-        hits = await dialect.edge_similarity_search(driver, vector, search_filter, [run.group_id], 3, NO_FLOOR)
-        top = [edge.uuid for edge, _score in hits]
+        nearest = Setting(NEAREST, 3, "none", 3)
+        hooks = RankHooks(cite=False)
+        (found,) = await rank(lab, run.query, run.group_id, [nearest], run.include_superseded, as_of, hooks=hooks)
+        top = [c.uuid for c in found.candidates]
     stored = await dialect.fact_vectors(driver, top) if top else {}
     if not stored:
         return None

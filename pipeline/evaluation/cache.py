@@ -1,10 +1,12 @@
-"""The sweep's caches, in the SQLite store: first-stage candidates and reranker scores.
+"""The sweep's caches, in the SQLite store: first-stage candidates and reranker scores (what `rank()` is handed as
+its hooks, pipeline/retrieval/hooks.py, when a sweep ranks).
 
 First stage: a query's candidates of one recipe at one depth N, keyed by (deal, graph fingerprint, temporal
 filter, recipe, N, query). The fingerprint hashes every fact's uuid, relation, text, endpoints and validity fields and
 the entities' names, plus the embedder: any correction, merge or re-import changes it, so a cached
 candidate list is only ever reused on the very graph it came from. The time the search took when it
-ran is kept with it and reported again (a repeated sweep shows the latency measured the first time).
+ran is kept with it and reported again (a repeated sweep shows the latency measured the first time). A row holds
+whole candidates (their method ranks and fused scores), so a cached pool makes the same run a search would.
 Note: graphiti's BFS list has no ORDER BY, so its order (and with it RRF ties and the facts at the
 depth cut-off) follows FalkorDB's internal layout, which can change when the server reloads its files.
 Two retrievals on the same content can therefore differ in a few tied places; a cached pool is one
@@ -24,13 +26,16 @@ import hashlib
 import json
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from pipeline.evaluation.repo import cached_pool, cached_scores, count_scores, save_pools, save_scores
 from pipeline.graph.backend import GraphBackend
 from pipeline.rerankers import traits
+from pipeline.retrieval.hooks import ScoreRow
+from pipeline.retrieval.records import Pool
 from pipeline.store.db import Store
 from pipeline.store.integrity import damaged_record
+
+POOL_FORMAT = 2  # a cached pool holds whole candidates (older rows held (uuid, fact) pairs)
 
 
 def sha(text: str) -> str:
@@ -48,22 +53,17 @@ async def graph_fingerprint(backend: GraphBackend, group_id: str, embedder: str)
     return digest.hexdigest()[:20]
 
 
-@dataclass(frozen=True)
-class Pool:
-    """One query's first-stage candidates at one depth, fused order."""
+def pack(pool: Pool) -> bytes:
+    """The pool as zlib-compressed JSON: every candidate with its method ranks and fused score, and the times."""
+    return zlib.compress(json.dumps({"format": POOL_FORMAT, **pool.to_dict()}).encode(), 6)
 
-    uuids: tuple[str, ...]
-    facts: tuple[str, ...]
-    ms: float  # embed_query + hybrid_search, as measured when retrieved
 
-    def packed(self) -> bytes:
-        """(uuid, fact) pairs as zlib-compressed JSON."""
-        return zlib.compress(json.dumps(list(zip(self.uuids, self.facts, strict=True))).encode(), 6)
-
-    @classmethod
-    def unpack(cls, payload: bytes, ms: float) -> Pool:
-        pairs = json.loads(zlib.decompress(payload))
-        return cls(tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), ms)
+def unpack(payload: bytes) -> Pool | None:
+    """The pool, or None for a row of an older format (it lacked what a run shows: searched again)."""
+    data = json.loads(zlib.decompress(payload))
+    if not isinstance(data, dict) or data.get("format") != POOL_FORMAT:
+        return None
+    return Pool.from_dict(data)
 
 
 class FirstStageCache:
@@ -75,62 +75,66 @@ class FirstStageCache:
         if row is None:
             return None
         try:
-            return Pool.unpack(row["payload"], float(row["ms"]))
-        except (zlib.error, ValueError, TypeError, IndexError) as exc:  # bytes changed inside the store
+            return unpack(row["payload"])
+        except (zlib.error, ValueError, TypeError, IndexError, KeyError) as exc:  # bytes changed inside the store
             what = f"the cached first-stage candidates of query {query[:60]!r} ({recipe}, N={depth})"
             raise damaged_record(self.store.path, what, exc) from None
 
     def put_many(self, query: str, pools: dict[tuple[str, int], Pool]) -> None:
         """One query's pools by (recipe, depth), in one transaction."""
         if pools:
-            rows = [(recipe, depth, pool.ms, pool.packed()) for (recipe, depth), pool in pools.items()]
+            rows = [(recipe, depth, pool.ms, pack(pool)) for (recipe, depth), pool in pools.items()]
             save_pools(self.store, self.key, query, rows)
 
 
-@dataclass(frozen=True)
-class CachedScores:
-    scores: tuple[float, ...]  # aligned with the pool
-    ms: float  # the rerank latency rebuilt from the per-fact shares
-    tokens: float
-
-
 class RerankCache:
+    """Reranker scores in the store: a `ScoreCache` (pipeline/retrieval/hooks.py)."""
+
     def __init__(self, store: Store) -> None:
         self.store = store
 
     @staticmethod
-    def pool_key(reranker: str, pool: Pool) -> str:
+    def pool_key(reranker: str, uuids: Sequence[str]) -> str:
         # a reranker whose score for a fact ignores the other candidates (a cross-encoder; its row says so)
-        return "" if traits(reranker).pool_independent else sha("\n".join(pool.uuids))
+        return "" if traits(reranker).pool_independent else sha("\n".join(uuids))
 
-    def lookup(self, reranker: str, model: str, query: str, pool: Pool) -> dict[str, tuple[float, float, float]]:
-        """uuid -> (score, ms share, tokens share) for the pool's facts cached with their current text."""
-        found = {r["uuid"]: r for r in cached_scores(self.store, model, self.pool_key(reranker, pool), query)}
+    def lookup(
+        self, reranker: str, model: str, query: str, uuids: Sequence[str], facts: Sequence[str]
+    ) -> dict[str, ScoreRow]:
+        """uuid -> (score, ms share, tokens share) for the facts cached with their current text."""
+        found = {r["uuid"]: r for r in cached_scores(self.store, model, self.pool_key(reranker, uuids), query)}
         hits = {}
-        for uuid, fact in zip(pool.uuids, pool.facts, strict=True):
+        for uuid, fact in zip(uuids, facts, strict=True):
             row = found.get(uuid)
             if row is not None and row["fact_sha"] == sha(fact):
                 hits[uuid] = (float(row["score"]), float(row["ms"]), float(row["tokens"]))
         return hits
 
-    def get(self, reranker: str, model: str, query: str, pool: Pool) -> CachedScores | None:
-        """All the pool's scores, or None if any fact is missing or its text changed."""
-        hits = self.lookup(reranker, model, query, pool)
-        if len(hits) < len(set(pool.uuids)):
-            return None
-        rows = [hits[u] for u in pool.uuids]
-        return CachedScores(tuple(r[0] for r in rows), sum(r[1] for r in rows), sum(r[2] for r in rows))
-
     def put(
-        self, reranker: str, model: str, query: str, pool: Pool, scores: Sequence[float], ms: float, tokens: int
+        self,
+        reranker: str,
+        model: str,
+        query: str,
+        uuids: Sequence[str],
+        facts: Sequence[str],
+        scores: Sequence[float],
+        ms: float,
+        tokens: int,
     ) -> None:
-        """Store one call's scores for the pool (or the part of it that was sent), time and tokens shared out."""
-        n = max(len(pool.uuids), 1)
+        """Store one call's scores for the facts sent, time and tokens shared out."""
+        n = max(len(uuids), 1)
         rows = [
             (uuid, sha(fact), float(score), ms / n, tokens / n)
-            for uuid, fact, score in zip(pool.uuids, pool.facts, scores, strict=True)
+            for uuid, fact, score in zip(uuids, facts, scores, strict=True)
         ]
-        save_scores(self.store, model, self.pool_key(reranker, pool), query, rows)
+        save_scores(self.store, model, self.pool_key(reranker, uuids), query, rows)
+
+    def failure(self, reranker: str, model: str, query: str, uuids: Sequence[str]) -> tuple[str, float] | None:
+        """None: the store keeps no failure, so the next query or sweep tries the reranker again."""
+        return None
+
+    def put_failure(self, reranker: str, model: str, query: str, uuids: Sequence[str], why: str, ms: float) -> None:
+        """Nothing is kept (see `failure`); the sweep counts the fallback per setting."""
 
     def count(self, model: str | None = None) -> int:
         return count_scores(self.store, model)

@@ -37,7 +37,7 @@ HANDLER_MODULES = (
     "pipeline.corrections.actions",
     "pipeline.merges.actions",
     "pipeline.ingest.demo.seed",
-    "pipeline.vector_index.build",
+    "pipeline.retrieval.vector_index.build",
 )
 
 

@@ -246,3 +246,14 @@ def parse_config(text: str, where: str = "The recipe") -> Recipe:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InvalidInput(f"{where}: not a graphiti SearchConfig ({first[:200]}).") from None
     return custom(config)
+
+
+# the deal's closest facts whatever their cosine (the low-confidence rule's fallback): the cosine method alone, its
+# floor at the bottom of the cosine range
+NEAREST = custom(
+    SearchConfig(
+        edge_config=EdgeSearchConfig(
+            search_methods=[EdgeSearchMethod.cosine_similarity], reranker=EdgeReranker.rrf, sim_min_score=-1.0
+        )
+    )
+)

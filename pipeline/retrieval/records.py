@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from pipeline.retrieval.recipes import LEGACY_RECIPE
@@ -75,6 +76,38 @@ class Candidate:
 
 
 @dataclass(frozen=True)
+class Pool:
+    """One query's first-stage candidates for one (recipe, N, first stage) under one filter, fused order, with the
+    times measured when they were retrieved: what a pool cache keeps (`pipeline/retrieval/hooks.py`)."""
+
+    candidates: tuple[Candidate, ...]
+    embed_ms: float  # the query's embedding
+    stages_ms: dict[str, float]  # each method's fetch and the fusion
+    first_ms: float  # the first stage as if it had run alone
+
+    @cached_property  # a sweep reads them fact by fact
+    def uuids(self) -> tuple[str, ...]:
+        return tuple(c.uuid for c in self.candidates)
+
+    @cached_property
+    def facts(self) -> tuple[str, ...]:
+        return tuple(c.fact for c in self.candidates)
+
+    @property
+    def ms(self) -> float:
+        """Embedding and first stage: the part of a run's latency a cached pool stands for."""
+        return self.embed_ms + self.first_ms
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Pool:
+        candidates = tuple(Candidate(**{**c, "episodes": tuple(c["episodes"])}) for c in data["candidates"])
+        return cls(candidates, float(data["embed_ms"]), dict(data["stages_ms"]), float(data["first_ms"]))
+
+
+@dataclass(frozen=True)
 class RankedCandidate:
     candidate: Candidate
     rank: int  # 1-based, after reranking
@@ -127,7 +160,7 @@ class RetrievalRun:
     rerank_used: bool
     fallback_reason: str | None
     created_at: str
-    first_stage: str = "exact"  # or "vector_index": where the cosine list came from (pipeline/vector_index)
+    first_stage: str = "exact"  # or "vector_index": where the cosine list came from (pipeline/retrieval/vector_index)
     recipe: str = LEGACY_RECIPE  # the first-stage recipe's key
     software: dict[str, str] = field(default_factory=dict)  # `Lab.software()`; empty on runs saved before it
     # the first run of its reranker on its deal in this process: its timings include loading models, opening

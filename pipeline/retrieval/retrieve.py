@@ -1,5 +1,6 @@
 """The one ranking path: `rank()` turns settings into runs (first stage -> rerank -> top k with citations, every
-stage timed); `retrieve()` is one setting's run. Every page, the CLI, the sweep and the benchmarks rank through here.
+stage timed); `retrieve()` is one setting's run. Every page, the CLI, the sweep, pools, the judge's queue and the
+benchmarks rank through here; a caller ranking many queries plugs its caches, cancel and timers in (`hooks.py`).
 
 The reranker sees all N candidates (graphiti's own cross-encoder path would see only 2 x limit of
 RRF and collapse identical facts). A reranker failure never fails the run: the first-stage order
@@ -19,30 +20,32 @@ from graphiti_core.edges import EntityEdge
 
 from pipeline.errors import InvalidInput
 from pipeline.lab import Lab
-from pipeline.rerankers import LabReranker, RerankerFailed, estimate_cost, make_reranker
+from pipeline.rerankers import estimate_cost, make_reranker
 from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.first_stage import FirstStage, MethodLists, search_recipe
+from pipeline.retrieval.first_stage import MethodLists, search_recipe
+from pipeline.retrieval.hooks import RankHooks
 from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe, preset
 from pipeline.retrieval.records import (
     BUDGETS_MS,
     METHODS,
     Candidate,
     Citation,
+    Pool,
     RankedCandidate,
     Result,
     RetrievalRun,
     Timings,
     iso,
 )
-from pipeline.retrieval.rerank import normalise, rank_order, score_pool
+from pipeline.retrieval.rerank import QueryVectors, Reranked, rerank_pool
 from pipeline.retrieval.setting import Setting
+from pipeline.retrieval.vector_index.build import has_ready_index
+from pipeline.retrieval.vector_index.records import FirstStageName
+from pipeline.retrieval.vector_index.search import indexed_similarity_search
 from pipeline.text import printable_line
 from pipeline.timing import StageTimer
 from pipeline.utc import as_utc, now_iso
-from pipeline.vector_index.build import has_ready_index
-from pipeline.vector_index.records import FirstStageName
-from pipeline.vector_index.search import indexed_similarity_search
 
 MAX_QUERY_CHARS = 2000
 # (deal, reranker) pairs this process has ranked with: the first run of each pays the process's one-time costs
@@ -80,10 +83,32 @@ def _candidate(edge: EntityEdge, fused: float, rank: int, method_ranks: dict[str
     )
 
 
-@dataclass(frozen=True)
-class _Pool:
-    first: FirstStage
-    candidates: tuple[Candidate, ...]
+class _QueryLists:
+    """The query's method lists per first stage, made when a first stage first searches: the query is embedded
+    then, once (a query whose pools all come from a cache is never embedded)."""
+
+    def __init__(self, lab: Lab, driver: Any, query: str, group_id: str, search_filter: Any, hooks: RankHooks) -> None:
+        self.lab, self.driver, self.query, self.group_id = lab, driver, query, group_id
+        self.search_filter, self.hooks = search_filter, hooks
+        self.vector: list[float] | None = None
+        self.embed_ms = 0.0
+        self.lists: dict[str, MethodLists] = {}
+
+    async def of(self, first_stage: FirstStageName) -> MethodLists:
+        if first_stage not in self.lists:
+            if self.vector is None:
+                timer = StageTimer()
+                with self.hooks.phases.time("embed"), timer.stage("embed_query"):
+                    self.vector = await self.lab.embedder.embed_query(self.query)
+                self.embed_ms = timer.ms["embed_query"]
+            similar = None
+            if first_stage == "vector_index":
+                backend, vector, where = self.lab.backend, self.vector, self.search_filter
+                similar = partial(indexed_similarity_search, backend, self.driver, self.group_id, vector, where)
+            self.lists[first_stage] = MethodLists(
+                self.driver, self.query, self.vector, self.group_id, self.search_filter, similar, self.hooks.vectors
+            )
+        return self.lists[first_stage]
 
 
 async def rank(
@@ -94,15 +119,19 @@ async def rank(
     include_superseded: bool = False,
     as_of: datetime | None = None,
     reranker_model: str | None = None,
+    hooks: RankHooks | None = None,
 ) -> list[RetrievalRun]:
     """One run per setting, in order. The query is embedded once; each method's list is fetched once per depth and
-    filter (`MethodLists`) and fused per recipe; each pool (recipe, N, first stage) is reranked once per reranker
-    and cited once, as deep as the deepest k asked of it; each k is a cut. Every run is timed as if it ran alone."""
+    filter (`MethodLists`) and fused per recipe; each pool (recipe, N, first stage) is searched once (or taken from
+    `hooks.pools`), reranked once per reranker (scores from `hooks.scores` reused) and cited once, as deep as the
+    deepest k asked of it; each k is a cut. Every run is timed as if it ran alone."""
+    hooks = hooks or RankHooks()
     query = validate_query(query)
     settings = [s.validate() for s in settings]
     names = dict.fromkeys(s.reranker for s in settings)
-    rankers = {name: make_reranker(name, lab.settings, reranker_model) for name in names}
-    await lab.deal(group_id)
+    rankers = hooks.rankers or {name: make_reranker(name, lab.settings, reranker_model) for name in names}
+    if not hooks.deal_checked:
+        await lab.deal(group_id)
     if any(s.first_stage == "vector_index" for s in settings) and not await has_ready_index(lab, group_id):
         raise InvalidInput(
             f"Deal {group_id!r} has no ready vector index: create it with "
@@ -111,73 +140,111 @@ async def rank(
     as_of = as_utc(as_of) if as_of is not None else None
     created_at = now_iso()
     driver = lab.backend.driver(group_id)
-    timer = StageTimer()
-    with timer.stage("embed_query"):
-        vector = await lab.embedder.embed_query(query)
-    search_filter = temporal_filter(include_superseded, as_of)
-    lists: dict[str, MethodLists] = {}
-    pools: dict[tuple[object, ...], _Pool] = {}
-    reranked: dict[tuple[object, ...], tuple[_Reranked, dict[str, float]]] = {}
-    cited: dict[tuple[object, ...], tuple[tuple[Result, ...], float]] = {}
+    lists = _QueryLists(lab, driver, query, group_id, temporal_filter(include_superseded, as_of), hooks)
+    pools: dict[tuple[object, ...], Pool] = {}
+    searched: dict[str, EntityEdge] = {}  # the facts of the pools searched just now
+    fresh: set[tuple[object, ...]] = set()  # the pools searched just now
     for s in settings:
-        if s.first_stage not in lists:
-            similar = None
-            if s.first_stage == "vector_index":
-                similar = partial(indexed_similarity_search, lab.backend, driver, group_id, vector, search_filter)
-            lists[s.first_stage] = MethodLists(driver, query, vector, group_id, search_filter, similar)
         if s.pool not in pools:
-            first = await search_recipe(lists[s.first_stage], s.recipe, s.candidates)
-            candidates = tuple(
-                _candidate(edge, score, i, first.method_ranks)
-                for i, (edge, score) in enumerate(zip(first.edges, first.fused_scores, strict=True), start=1)
-            )
-            pools[s.pool] = _Pool(first, candidates)
-        pool = pools[s.pool]
+            pools[s.pool], now = await _pool(s, query, lists, hooks, searched)
+            if now:
+                fresh.add(s.pool)
+    shared = QueryVectors(next(iter(lists.lists.values())), searched, hooks) if searched else None
+    reranked: dict[tuple[object, ...], Reranked] = {}
+    for s in settings:
         key = (s.pool, s.reranker)
         if key not in reranked:
-            step_timer = StageTimer()
-            step = await _rerank(driver, rankers[s.reranker], query, pool.candidates, step_timer, pool.first.edges)
-            reranked[key] = (step, step_timer.ms)
+            ranker = rankers[s.reranker]
+            model = (getattr(ranker, "model", "") or ranker.name) if ranker else ""
+            vectors = shared if s.pool in fresh else None
+            reranked[key] = await rerank_pool(driver, ranker, model, query, pools[s.pool], hooks, vectors)
+    cited: dict[tuple[object, ...], tuple[tuple[Result, ...], float]] = {}
+    for s in settings:
+        key = (s.pool, s.reranker)
         if key not in cited:
-            step = reranked[key][0]
             depth = max(o.top_k for o in settings if (o.pool, o.reranker) == key)
             started = time.perf_counter()
-            results = await _cite(lab, group_id, step.reranked[:depth], created_at)
+            top = reranked[key].reranked[:depth]
+            results = await _cite(lab, group_id, top, created_at) if hooks.cite else tuple(Result(r, ()) for r in top)
             cited[key] = (results, (time.perf_counter() - started) * 1000)
-    runs = []
-    for s in settings:
-        pool = pools[s.pool]
-        step, rerank_ms = reranked[(s.pool, s.reranker)]
-        results, cite_ms = cited[(s.pool, s.reranker)]
-        first_ms = pool.first.alone_ms
-        ms = {"embed_query": timer.ms["embed_query"], **pool.first.stages_ms, "hybrid_search": first_ms, **rerank_ms}
-        ms["citations"] = cite_ms
-        ms["total"] = ms["embed_query"] + first_ms + rerank_ms.get("rerank", 0.0) + cite_ms
-        runs.append(
-            RetrievalRun(
-                query=query,
-                group_id=group_id,
-                num_candidates=s.candidates,
-                top_k=s.top_k,
-                reranker=s.reranker,
-                reranker_model=step.model,
-                include_superseded=include_superseded,
-                as_of=iso(as_of),
-                candidates=pool.candidates,
-                reranked=step.reranked,
-                results=results[: s.top_k],
-                timings=_timings(ms, step.tokens, step.model, lab, step.searches),
-                rerank_used=step.scores is not None,
-                fallback_reason=step.fallback,
-                created_at=created_at,
-                first_stage=s.first_stage,
-                recipe=s.recipe.key,
-                software=lab.software(),
-                cold=(group_id, s.reranker) not in _WARM,
-            )
-        )
+    when = _When(include_superseded, iso(as_of), created_at)
+    runs = [
+        _run(lab, query, group_id, s, when, pools[s.pool], reranked[(s.pool, s.reranker)], cited[(s.pool, s.reranker)])
+        for s in settings
+    ]
     _WARM.update((group_id, s.reranker) for s in settings)
     return runs
+
+
+async def _pool(
+    s: Setting, query: str, lists: _QueryLists, hooks: RankHooks, searched: dict[str, EntityEdge]
+) -> tuple[Pool, bool]:
+    """The setting's pool, from `hooks.pools` or searched (and handed to it); whether it was searched now."""
+    if hooks.pools is not None:
+        with hooks.phases.time("cache_read"):
+            cached = hooks.pools.get(s, query)
+        if cached is not None:
+            return cached, False
+    hooks.checkpoint()
+    method_lists = await lists.of(s.first_stage)
+    with hooks.phases.time("first_stage"):
+        first = await search_recipe(method_lists, s.recipe, s.candidates)
+    candidates = tuple(
+        _candidate(edge, score, i, first.method_ranks)
+        for i, (edge, score) in enumerate(zip(first.edges, first.fused_scores, strict=True), start=1)
+    )
+    pool = Pool(candidates, lists.embed_ms, first.stages_ms, first.alone_ms)
+    searched.update((e.uuid, e) for e in first.edges)
+    if hooks.pools is not None:
+        with hooks.phases.time("cache_write"):
+            hooks.pools.put(s, query, pool)
+    return pool, True
+
+
+@dataclass(frozen=True)
+class _When:
+    include_superseded: bool
+    as_of: str | None
+    created_at: str
+
+
+def _run(
+    lab: Lab,
+    query: str,
+    group_id: str,
+    s: Setting,
+    when: _When,
+    pool: Pool,
+    step: Reranked,
+    cited: tuple[tuple[Result, ...], float],
+) -> RetrievalRun:
+    results, cite_ms = cited
+    ms = {"embed_query": pool.embed_ms, **pool.stages_ms, "hybrid_search": pool.first_ms}
+    if step.ms is not None:
+        ms["rerank"] = step.ms
+    ms["citations"] = cite_ms
+    ms["total"] = ms["embed_query"] + pool.first_ms + ms.get("rerank", 0.0) + cite_ms
+    return RetrievalRun(
+        query=query,
+        group_id=group_id,
+        num_candidates=s.candidates,
+        top_k=s.top_k,
+        reranker=s.reranker,
+        reranker_model=step.model,
+        include_superseded=when.include_superseded,
+        as_of=when.as_of,
+        candidates=pool.candidates,
+        reranked=step.reranked,
+        results=results[: s.top_k],
+        timings=_timings(ms, round(step.tokens), step.model, lab, step.searches),
+        rerank_used=step.scores is not None,
+        fallback_reason=step.fallback,
+        created_at=when.created_at,
+        first_stage=s.first_stage,
+        recipe=s.recipe.key,
+        software=lab.software(),
+        cold=(group_id, s.reranker) not in _WARM,
+    )
 
 
 async def retrieve(
@@ -220,44 +287,6 @@ async def _cite(lab: Lab, group_id: str, top: Sequence[RankedCandidate], retriev
         )
         for r in top
     )
-
-
-@dataclass(frozen=True)
-class _Reranked:
-    reranked: tuple[RankedCandidate, ...]
-    scores: list[float] | None  # None: no reranker, or it failed (then `fallback` says why)
-    tokens: int = 0
-    searches: int = 0
-    fallback: str | None = None
-    model: str = ""
-
-
-async def _rerank(
-    driver: Any,
-    ranker: LabReranker | None,
-    query: str,
-    candidates: Sequence[Candidate],
-    timer: StageTimer,
-    edges: Sequence[EntityEdge] | None = None,
-) -> _Reranked:
-    """Score the candidates with `ranker` (timed as the rerank stage) and order them; first-stage order when
-    there is no reranker or it fails."""
-    first_order = tuple(RankedCandidate(c, c.first_stage_rank, None, None) for c in candidates)
-    if ranker is None or not candidates:
-        return _Reranked(first_order, None)
-    model = getattr(ranker, "model", "") or ranker.name
-    with timer.stage("rerank"):
-        try:
-            uuids, facts = [c.uuid for c in candidates], [c.fact for c in candidates]
-            outcome = await score_pool(driver, ranker, query, uuids, facts, edges)
-        except RerankerFailed as exc:
-            return _Reranked(first_order, None, fallback=str(exc), model=model)
-    scores = list(outcome.scores)
-    norm = normalise(scores)
-    reranked = tuple(
-        RankedCandidate(candidates[i], rank, scores[i], norm[i]) for rank, i in enumerate(rank_order(scores), start=1)
-    )
-    return _Reranked(reranked, scores, outcome.tokens, outcome.searches, None, outcome.model or model)
 
 
 def _timings(ms: dict[str, float], tokens: int, model: str, lab: Lab, searches: int = 0) -> Timings:

@@ -22,7 +22,7 @@ from pipeline.retrieval.recipes import (
     preset,
     validation_line,
 )
-from pipeline.vector_index.records import FIRST_STAGES, FirstStageName
+from pipeline.retrieval.vector_index.records import FIRST_STAGES, FirstStageName
 
 MAX_CANDIDATES = 200
 MAX_TOP_K = 100

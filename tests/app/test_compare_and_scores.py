@@ -10,9 +10,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline.lab import Lab
-from pipeline.vector_index.build import ensure_index
-from pipeline.vector_index.check import check_recall
-from pipeline.vector_index.repo import save_check
+from pipeline.retrieval.vector_index.build import ensure_index
+from pipeline.retrieval.vector_index.check import check_recall
+from pipeline.retrieval.vector_index.repo import save_check
 from tests.app.conftest import APP, no_errors, open_page
 from tests.support.shown import shown
 from tests.support.tables import assert_tidy

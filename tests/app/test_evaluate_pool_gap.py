@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from pipeline.evaluation.experiments import save_experiment
 from pipeline.evaluation.judgments import EvalQuery, EvalSet
 from pipeline.evaluation.records import SweepResult, SweepSpec, SweepStats
-from pipeline.evaluation.sweep import _Acc, _score
+from pipeline.evaluation.sweep_scores import SettingRankings, score_settings
 from pipeline.lab import Lab
 from pipeline.pools.repo import list_pools
 from pipeline.retrieval.recipes import DEFAULT_RECIPE as R
@@ -31,12 +31,12 @@ def pooled_lead(group_id: str) -> SweepResult:
         (R, "none", 50): [*UNJUDGED, *JUDGED],
     }
     acc = {
-        key: _Acc(rankings={q.id: list(r) for q in queries}, latency={q.id: 20.0 for q in queries})
+        key: SettingRankings(rankings={q.id: list(r) for q in queries}, latency={q.id: 20.0 for q in queries})
         for key, r in ranked.items()
     }
     chosen = EvalSet("labelled", "labelled", group_id, queries, qrels)
     facts = {u: f"fact {u}" for u in (*JUDGED, *UNJUDGED)}
-    settings, rows = _score(SimpleNamespace(settings=None), spec, chosen, acc, facts)  # type: ignore[arg-type]
+    settings, rows = score_settings(SimpleNamespace(settings=None), spec, chosen, acc, facts)  # type: ignore[arg-type]
     return SweepResult(
         spec, chosen.summary(), "2026-11-28", tuple(settings), tuple(rows), {q.id: (q.text, q.type) for q in queries},
         qrels, facts, SweepStats(len(queries), 0, 0, 0, 0, 0.0),

@@ -27,7 +27,7 @@ import pytest
 from pipeline.backup.layout import BackupContents
 from pipeline.backup.restore import restore_backup
 from pipeline.errors import DataFileError, InvalidInput, StoreUnavailable
-from pipeline.evaluation.cache import FirstStageCache, Pool
+from pipeline.evaluation.cache import FirstStageCache
 from pipeline.graph.embedded.persistence import digest
 from pipeline.ingest.beir import read_corpus
 from pipeline.lab import Lab
@@ -39,6 +39,7 @@ from pipeline.query_sets.formats import read_path, read_quepid
 from pipeline.retrieval.setting import Setting
 from pipeline.settings import PROJECT_ROOT
 from pipeline.store.db import DB_NAME, Store, newest_migration
+from tests.support.pools import pool_of
 
 DEEP = "[" * 100_000 + "]" * 100_000
 
@@ -72,7 +73,7 @@ def filled_store(data: Path) -> Path:
     cache = FirstStageCache(store, "acme", "fp", "")
     for query in QUERIES:
         facts = tuple(f"{query} fact {j}: {os.urandom(24).hex()}" for j in range(50))
-        cache.put_many(query, {("vector", 50): Pool(tuple(f"u{j}" for j in range(50)), facts, 1.0)})
+        cache.put_many(query, {("vector", 50): pool_of(tuple(f"u{j}" for j in range(50)), facts, 1.0)})
     store.close()
     return data / DB_NAME
 
@@ -110,7 +111,7 @@ def test_a_store_damaged_mid_file_is_refused_at_open(tmp_path: Path, fill: str) 
 def test_a_packed_record_that_no_longer_unpacks_names_it(tmp_path: Path) -> None:
     store = Store(tmp_path / DB_NAME)
     cache = FirstStageCache(store, "acme", "fp", "")
-    cache.put_many("What was revenue?", {("vector", 50): Pool(("u1",), ("Revenue was 5",), 1.0)})
+    cache.put_many("What was revenue?", {("vector", 50): pool_of(("u1",), ("Revenue was 5",), 1.0)})
     assert cache.get("vector", 50, "What was revenue?") is not None
     with store.transaction() as conn:  # the bytes of one blob changed, the pages still sound
         conn.execute("UPDATE eval_first_stage SET payload = ?", (zlib.compress(b"x")[:4] + b"garbage",))

@@ -206,21 +206,25 @@ async def test_experiment_round_trip_compare_export_and_wins(lab: Lab, demo: str
 
 
 async def test_rerank_cache_is_keyed_by_fact_text_and_pool(lab: Lab, demo: str) -> None:
-    from pipeline.evaluation.cache import Pool
-
     cache = RerankCache(lab.store)
-    pool = Pool(("u1", "u2"), ("fact one", "fact two"), 0.0)
-    cache.put("local", "model-x", "q?", pool, [0.3, 0.7], ms=10.0, tokens=0)
-    hit = cache.get("local", "model-x", "q?", pool)
-    assert hit is not None and hit.scores == (0.3, 0.7) and hit.ms == pytest.approx(10.0)
+
+    def whole(reranker: str, model: str, uuids: tuple[str, ...], facts: tuple[str, ...]) -> list[float] | None:
+        hits = cache.lookup(reranker, model, "q?", uuids, facts)
+        return [hits[u][0] for u in uuids] if len(hits) == len(uuids) else None
+
+    uuids, facts = ("u1", "u2"), ("fact one", "fact two")
+    cache.put("local", "model-x", "q?", uuids, facts, [0.3, 0.7], ms=10.0, tokens=0)
+    hit = cache.lookup("local", "model-x", "q?", uuids, facts)
+    assert whole("local", "model-x", uuids, facts) == [0.3, 0.7]
+    assert sum(row[1] for row in hit.values()) == pytest.approx(10.0)
     # a pool-dependent re-scorer's scores do not carry over to another pool, even of the same facts
-    assert cache.get("local", "model-x", "q?", Pool(("u2", "u1"), ("fact two", "fact one"), 0.0)) is None
+    assert whole("local", "model-x", ("u2", "u1"), ("fact two", "fact one")) is None
     # an edited fact text is a miss
-    assert cache.get("local", "model-x", "q?", Pool(("u1", "u2"), ("fact one", "fact 2"), 0.0)) is None
+    assert whole("local", "model-x", ("u1", "u2"), ("fact one", "fact 2")) is None
     # a cross-encoder's scores are per (query, fact): a bigger pool reuses the facts already scored
-    cache.put("voyage", "rerank-x", "q?", pool, [0.3, 0.7], ms=8.0, tokens=20)
-    bigger = Pool(("u2", "u3", "u1"), ("fact two", "fact three", "fact one"), 0.0)
-    assert set(cache.lookup("voyage", "rerank-x", "q?", bigger)) == {"u1", "u2"}
+    cache.put("voyage", "rerank-x", "q?", uuids, facts, [0.3, 0.7], ms=8.0, tokens=20)
+    bigger = ("u2", "u3", "u1"), ("fact two", "fact three", "fact one")
+    assert set(cache.lookup("voyage", "rerank-x", "q?", *bigger)) == {"u1", "u2"}
 
 
 async def test_fingerprint_changes_with_the_graph(lab: Lab) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from benchmarks.cli import main
 from benchmarks.sweep import render_sweep, time_sweep
-from pipeline.evaluation.phases import PHASES
 from pipeline.lab import Lab
+from pipeline.timing import PHASES
 
 
 async def test_sweep_benchmark_times_cold_and_warm_by_phase(lab: Lab, demo: str) -> None:

@@ -11,12 +11,13 @@ import pytest
 
 from pipeline.corrections.actions import correct_fact, undo_correction
 from pipeline.corrections.records import CorrectionRequest
-from pipeline.evaluation import judgments, sweep
+from pipeline.evaluation import judgments
 from pipeline.evaluation.cache import FirstStageCache, graph_fingerprint
 from pipeline.evaluation.records import METRIC_NAMES, SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.lab import Lab
+from pipeline.retrieval import retrieve as ranking
 
 GROUP = "sweep_state"
 # the cache is what is tested, under hybrid-walk: after a correction and its undo, graphiti-default's two-list fusion
@@ -35,7 +36,7 @@ async def test_a_correction_between_pools_does_not_poison_the_cache(lab: Lab, mo
     judged_fact = max(chosen.qrels[target_query.id].items(), key=lambda kv: kv[1])[0]
     old_text = (await lab.backend.cypher.fact_texts(GROUP, [judged_fact]))[judged_fact]
 
-    real_search = sweep.search_recipe
+    real_search = ranking.search_recipe
     made: list[str] = []
 
     async def search_then_correct(lists: Any, *args: Any, **kwargs: Any) -> Any:
@@ -45,7 +46,7 @@ async def test_a_correction_between_pools_does_not_poison_the_cache(lab: Lab, mo
             made.append((await correct_fact(lab, GROUP, request, actor="Ana")).id)
         return result
 
-    monkeypatch.setattr(sweep, "search_recipe", search_then_correct)
+    monkeypatch.setattr(ranking, "search_recipe", search_then_correct)
     await run_sweep(lab, SweepSpec(GROUP, use_cache=True, **SPEC))  # type: ignore[arg-type]
     monkeypatch.undo()
     assert made, "the hook never ran: the test did not put a correction between pools"

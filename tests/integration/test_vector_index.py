@@ -21,9 +21,9 @@ from pipeline.ingest.loading import parse_time, stable_uuid
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import passes, temporal_filter
 from pipeline.retrieval.retrieve import retrieve
+from pipeline.retrieval.vector_index.build import ensure_index, has_ready_index
+from pipeline.retrieval.vector_index.check import check_recall
 from pipeline.store import open_store
-from pipeline.vector_index.build import ensure_index, has_ready_index
-from pipeline.vector_index.check import check_recall
 from tests.conftest import FIXTURES, make_settings
 from tests.integration.test_retrieve import _chain
 

@@ -58,7 +58,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("records", ("pipeline/audit/", "pipeline/admin/", "pipeline/journal/", "pipeline/deals/")),
     # the loaders' building blocks (graph writes, file readers, the demo's bundled files), which query sets use
     ("loading", ("pipeline/ingest/", "pipeline/ingest/demo/__init__.py")),
-    ("retrieval", ("pipeline/retrieval/", "pipeline/vector_index/")),
+    ("retrieval", ("pipeline/retrieval/",)),
     (
         "features",
         (

@@ -25,7 +25,7 @@ from pipeline.ingest.demo.seed import reset_demo
 from pipeline.journal.run import admin_section
 from pipeline.lab import Lab
 from pipeline.merges.actions import merge_entities, reject_pair, undo_merge
-from pipeline.vector_index.build import ensure_index
+from pipeline.retrieval.vector_index.build import ensure_index
 
 GROUP = "demo"
 STACKS_SIGNAL = signal.SIGUSR2  # run_forked writes every thread's stack to its stderr on it

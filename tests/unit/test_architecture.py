@@ -19,7 +19,7 @@ KNOWN_CIRCLES: list[str] = []
 # above the features: such an import belongs under TYPE_CHECKING), 3 are pipeline/deals/replace.py clearing feature
 # tables.
 # Lower it as they go; never raise it.
-MAX_UPWARD = 15
+MAX_UPWARD = 14
 
 
 def write(root: Path, files: dict[str, str]) -> None:

@@ -66,7 +66,7 @@ def test_every_action_the_code_records_reads_as_words() -> None:
     from pipeline.deals import replace as deals
     from pipeline.ingest.demo import seed
     from pipeline.merges import actions as merges
-    from pipeline.vector_index import build as vector_index
+    from pipeline.retrieval.vector_index import build as vector_index
 
     root = Path(__file__).resolve().parents[2] / "pipeline"
     source = "\n".join(p.read_text() for p in root.rglob("*.py"))

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.evaluation.cache import FirstStageCache, Pool
+from pipeline.evaluation.cache import FirstStageCache, pack
 from pipeline.evaluation.experiments import load_experiment
 from pipeline.store.db import Store
 from tests.support.migrations import migrated, store_before
+from tests.support.pools import pool_of
 
 SPEC = {
     "group_id": "deal_a",
@@ -59,7 +60,7 @@ def _old_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Store, 
                 )
         conn.execute(
             "INSERT INTO eval_first_stage VALUES ('deal_a', 'fp', 'current', 50, 'revenue', 3.0, ?, 't')",
-            (Pool(("f1",), ("revenue was $4M",), 3.0).packed(),),
+            (pack(pool_of(("f1",), ("revenue was $4M",), 3.0)),),
         )
     return old, int(exp_id or 0)
 
@@ -79,5 +80,5 @@ def test_0020_labels_every_old_experiment_and_cached_pool_hybrid_walk(
     assert result.per_query("hybrid-walk local N=50 k=10", "ndcg@k") == {"q1": 0.6, "q2": 0.6}
     assert result.recommendation().sentence  # the recommendation reads the migrated keys
     cache = FirstStageCache(new, "deal_a", "fp", "current")
-    assert cache.get("hybrid-walk", 50, "revenue") == Pool(("f1",), ("revenue was $4M",), 3.0)
+    assert cache.get("hybrid-walk", 50, "revenue") == pool_of(("f1",), ("revenue was $4M",), 3.0)
     assert cache.get("vector", 50, "revenue") is None

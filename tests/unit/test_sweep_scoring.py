@@ -1,5 +1,5 @@
 """A sweep's scoring on hand-made rankings: @k metrics of what each setting hands on, its context size in tokens,
-the stale-fact rate, and p-values on the metric asked for (no graph needed: `_score` folds rankings)."""
+the stale-fact rate, and p-values on the metric asked for (no graph needed: `score_settings` folds rankings)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from pipeline.evaluation import metrics as m
 from pipeline.evaluation.judgments import EvalQuery, EvalSet
 from pipeline.evaluation.records import SweepSpec
-from pipeline.evaluation.sweep import _Acc, _score
+from pipeline.evaluation.sweep_scores import SettingRankings, score_settings
 from pipeline.retrieval.recipes import DEFAULT_RECIPE as R
 
 # q1: a (grade 2) and b (grade 1) relevant; q2: c relevant
@@ -19,8 +19,8 @@ QRELS = {"q1": {"a": 2, "b": 1}, "q2": {"c": 1}}
 FACTS = {"a": "alpha beta", "b": "gamma", "c": "one two three four", "x": "noise", "y": "more noise here"}
 
 
-def acc(rankings: dict[str, list[str]]) -> _Acc:
-    return _Acc(rankings=rankings, latency=dict.fromkeys(rankings, 10.0))
+def acc(rankings: dict[str, list[str]]) -> SettingRankings:
+    return SettingRankings(rankings=rankings, latency=dict.fromkeys(rankings, 10.0))
 
 
 def scored(stale: dict | None = None):
@@ -28,7 +28,7 @@ def scored(stale: dict | None = None):
     chosen = EvalSet("labelled", "labelled", "g", (EvalQuery("q1", "Q1", "factual"), EvalQuery("q2", "Q2", "x")), QRELS)
     slots = {(R, "none", 50): acc({"q1": ["x", "a", "b"], "q2": ["c", "y"]})}
     lab = SimpleNamespace(settings=None)
-    return _score(lab, spec, chosen, slots, FACTS, stale)  # type: ignore[arg-type]
+    return score_settings(lab, spec, chosen, slots, FACTS, stale)  # type: ignore[arg-type]
 
 
 def test_at_k_metrics_tokens_and_stale_rate_per_setting() -> None:
@@ -120,7 +120,7 @@ def test_an_empty_top_k_holds_nothing_unjudged() -> None:
     spec = SweepSpec("g", candidates=(50,), top_ks=(2,), rerankers=("none",)).validate()
     chosen = EvalSet("labelled", "labelled", "g", (EvalQuery("q1", "Q1", "x"), EvalQuery("q2", "Q2", "x")), QRELS)
     slots = {(R, "none", 50): acc({"q1": ["a", "x"], "q2": []})}  # graphiti's cosine floor can leave none
-    _settings, rows = _score(SimpleNamespace(settings=None), spec, chosen, slots, FACTS)  # type: ignore[arg-type]
+    _settings, rows = score_settings(SimpleNamespace(settings=None), spec, chosen, slots, FACTS)  # type: ignore[arg-type]
     row = {(r.setting.key, r.query_id): r.metrics for r in rows}
     assert row[(f"{R} none N=50 k=2", "q2")]["judged@k"] == 1.0 and row[(f"{R} none N=50 k=2", "q2")]["ndcg@k"] == 0
     assert row[(f"{R} none N=50 k=2", "q1")]["judged@k"] == 0.5

@@ -19,13 +19,13 @@ from pipeline.evaluation.judgments import EvalQuery, EvalSet
 from pipeline.evaluation.recommend import p_words, signed
 from pipeline.evaluation.records import BASELINE, SweepResult, SweepSpec, SweepStats
 from pipeline.evaluation.significance import ALPHA
-from pipeline.evaluation.sweep import _Acc, _ranking, _score
+from pipeline.evaluation.sweep_scores import SettingRankings, ranking_key, score_settings
 from pipeline.retrieval.recipes import DEFAULT_RECIPE
 
 FACTS = [f"f{i}" for i in range(14)]
 SPEC = SweepSpec("g", candidates=(10, 50), top_ks=(3, 10), rerankers=("none", "local")).validate()
-BASE_POOL = _ranking(BASELINE)
-POOLS = [BASE_POOL, *sorted({_ranking(s) for s in SPEC.grid()} - {BASE_POOL})]  # the baseline's first
+BASE_POOL = ranking_key(BASELINE)
+POOLS = [BASE_POOL, *sorted({ranking_key(s) for s in SPEC.grid()} - {BASE_POOL})]  # the baseline's first
 METRICS = ("ndcg@k", "recall@k", "ndcg@10", "ndcg@k'")
 # derandomized: the same examples on every run, so CI never turns red by the luck of a draw
 EXAMPLES = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -46,7 +46,7 @@ def sweeps(draw: st.DrawFn) -> SweepResult:
         if not any(g >= 1 for g in qrels[qid].values()):
             qrels[qid][judged[0]] = 1  # scorable
         queries.append(EvalQuery(qid, f"query {i}", "factual"))
-    acc: dict[tuple[str, str, int], _Acc] = {}
+    acc: dict[tuple[str, str, int], SettingRankings] = {}
     for pool in POOLS:
         rankings = {}
         pool_mode = draw(st.integers(0, 5))  # mostly one kind of ranking a pool, as a real setting ranks
@@ -62,10 +62,10 @@ def sweeps(draw: st.DrawFn) -> SweepResult:
                 earlier = acc[draw(st.sampled_from(sorted(acc)))].rankings[q.id]
                 ranking = earlier[1:] + earlier[:1] if draw(st.booleans()) else list(earlier)
             rankings[q.id] = list(ranking)
-        acc[pool] = _Acc(rankings=rankings, latency={q.id: float(draw(st.integers(5, 90))) for q in queries})
+        acc[pool] = SettingRankings(rankings=rankings, latency={q.id: float(draw(st.integers(5, 90))) for q in queries})
     chosen = EvalSet("labelled", "labelled", "g", tuple(queries), qrels)
     facts = {u: f"fact {u}" for u in FACTS}
-    found, rows = _score(SimpleNamespace(settings=None), SPEC, chosen, acc, facts)  # type: ignore[arg-type]
+    found, rows = score_settings(SimpleNamespace(settings=None), SPEC, chosen, acc, facts)  # type: ignore[arg-type]
     return SweepResult(
         spec=SPEC,
         eval_set=chosen.summary(),

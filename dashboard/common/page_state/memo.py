@@ -13,6 +13,26 @@ import streamlit as st
 T = TypeVar("T")
 
 
+class Held:
+    """A memo's entries held directly, for code that runs off the script's thread (a coroutine on the event loop,
+    where `st.session_state` is not this session's): taken on the script's thread, used anywhere."""
+
+    def __init__(self, entries: OrderedDict[Hashable, Any], keep: int) -> None:
+        self.entries, self.keep = entries, keep
+
+    def peek(self, key: Hashable) -> Any:
+        """The value kept under `key` (now the most recently used), or None."""
+        if key in self.entries:
+            self.entries.move_to_end(key)
+        return self.entries.get(key)
+
+    def put(self, key: Hashable, value: object) -> None:
+        self.entries[key] = value
+        self.entries.move_to_end(key)
+        while len(self.entries) > self.keep:
+            self.entries.popitem(last=False)
+
+
 class SessionMemo:
     """Up to `keep` values under the session key `name`, each computed once while it is kept."""
 
@@ -21,6 +41,10 @@ class SessionMemo:
 
     def _entries(self) -> OrderedDict[Hashable, Any]:
         return st.session_state.setdefault(self.name, OrderedDict())
+
+    def held(self) -> Held:
+        """The entries, for use off the script's thread (call this on it)."""
+        return Held(self._entries(), self.keep)
 
     def __contains__(self, key: Hashable) -> bool:
         return key in self._entries()
@@ -37,17 +61,10 @@ class SessionMemo:
 
     def peek(self, key: Hashable) -> Any:
         """The value kept under `key` (now the most recently used), or None; nothing computed."""
-        entries = self._entries()
-        if key in entries:
-            entries.move_to_end(key)
-        return entries.get(key)
+        return self.held().peek(key)
 
     def put(self, key: Hashable, value: object) -> None:
-        entries = self._entries()
-        entries[key] = value
-        entries.move_to_end(key)
-        while len(entries) > self.keep:
-            entries.popitem(last=False)
+        self.held().put(key, value)
 
     def forget(self, where: Callable[[Hashable], bool] = lambda _key: True) -> None:
         """Drop the entries whose key `where` accepts (all by default): what they were computed from changed."""

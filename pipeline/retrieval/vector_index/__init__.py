@@ -12,6 +12,6 @@ Exact search stays the default; BM25 and the graph walk are the same either way.
 - `repo.py`: the measurements, kept in the store.
 """
 
-from pipeline.vector_index.records import FIRST_STAGES, FirstStageName, RecallCheck
+from pipeline.retrieval.vector_index.records import FIRST_STAGES, FirstStageName, RecallCheck
 
 __all__ = ["FIRST_STAGES", "FirstStageName", "RecallCheck"]

@@ -18,9 +18,9 @@ from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import FirstStage, MethodLists, search_recipe
 from pipeline.retrieval.recipes import preset
+from pipeline.retrieval.vector_index.records import RecallCheck
+from pipeline.retrieval.vector_index.search import indexed_similarity_search
 from pipeline.utc import now_iso
-from pipeline.vector_index.records import RecallCheck
-from pipeline.vector_index.search import indexed_similarity_search
 
 
 def _overlap(exact: Sequence[str], approx: Sequence[str]) -> float:
@@ -56,7 +56,7 @@ async def check_recall(lab: Lab, group_id: str, queries: Sequence[str], num_cand
         created_at=now_iso(),
         facts=counts.facts,
         queries=len(queries),
-        num_candidates=num_candidates,
+        candidates=num_candidates,
         pool_recall=float(np.mean(pool)),
         cosine_recall=float(np.mean(cosine)),
         exact_ms_p50=float(np.median(exact_ms)),

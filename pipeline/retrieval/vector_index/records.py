@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
 
 FirstStageName = Literal["exact", "vector_index"]
 FIRST_STAGES: tuple[FirstStageName, ...] = ("exact", "vector_index")
@@ -15,7 +15,7 @@ class RecallCheck:
     created_at: str
     facts: int  # the deal's size when measured
     queries: int
-    num_candidates: int  # N
+    candidates: int  # N
     pool_recall: float  # mean share of exact search's N candidates the index's first stage also returns
     cosine_recall: float  # the same for the cosine method's own list (2 x N deep)
     exact_ms_p50: float  # the cosine method's time, exact
@@ -24,7 +24,13 @@ class RecallCheck:
     def summary(self) -> str:
         """One line for wherever the option is offered."""
         return (
-            f"recall@{self.num_candidates} {self.pool_recall:.2f} against exact search "
+            f"recall@{self.candidates} {self.pool_recall:.2f} against exact search "
             f"({self.queries} queries, {self.facts:,} facts, {self.created_at[:10]}); "
             f"cosine {self.index_ms_p50:.0f} ms vs {self.exact_ms_p50:.0f} ms exact"
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The check as `vector-index --json` prints it. N keeps its first key there, `num_candidates`: scripts
+        read that output, and the name is only changed inside the code."""
+        data = asdict(self)
+        return {("num_candidates" if k == "candidates" else k): v for k, v in data.items()}

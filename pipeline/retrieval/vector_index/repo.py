@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import astuple, fields
 
 from pipeline.deals.access import access_of
+from pipeline.retrieval.vector_index.records import RecallCheck
 from pipeline.store.db import Store
-from pipeline.vector_index.records import RecallCheck
 
-COLUMNS = ", ".join(f.name for f in fields(RecallCheck))
+# N is `candidates` in code; its column keeps its first name, `num_candidates`: renaming it would need a migration
+# that every store already written must survive, for no gain a query can see. Fields map to columns here only.
+COLUMN_OF_FIELD = {"candidates": "num_candidates"}
+COLUMNS = ", ".join(COLUMN_OF_FIELD.get(f.name, f.name) for f in fields(RecallCheck))
 
 
 def save_check(store: Store, check: RecallCheck) -> None:

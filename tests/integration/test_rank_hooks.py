@@ -1,0 +1,87 @@
+"""`rank()` with a caller's caches plugged in (the hooks pages and sweeps use): a cached pool is not searched
+again, cached scores are not asked for again, and the runs they make are the runs a search and a reranker make."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from pipeline.lab import Lab
+from pipeline.retrieval import rerank, retrieve
+from pipeline.retrieval.hooks import RankHooks, ScoreRow
+from pipeline.retrieval.recipes import preset
+from pipeline.retrieval.records import Citation, Pool, Result, RetrievalRun
+from pipeline.retrieval.setting import Setting
+
+QUERY = "What was Halcyon's FY2025 revenue?"
+SETTINGS = [Setting(preset(name), n, "local", 10) for name in ("graphiti-default", "vector") for n in (25, 50)]
+
+
+class Memory:
+    """Pools and scores in dicts: the smallest cache behind both hooks."""
+
+    def __init__(self) -> None:
+        self.pools: dict[tuple[object, ...], Pool] = {}
+        self.scores: dict[tuple[object, ...], dict[str, ScoreRow]] = {}
+
+    def get(self, setting: Setting, query: str) -> Pool | None:
+        return self.pools.get((setting.pool, query))
+
+    def put(self, setting: Setting, query: str, pool: Pool) -> None:
+        self.pools[(setting.pool, query)] = pool
+
+    def lookup(self, reranker: str, model: str, query: str, uuids: Sequence[str], facts: Sequence[str]) -> Any:
+        return dict(self.scores.get((reranker, model, query, tuple(uuids), tuple(facts)), {}))
+
+    def store(self, reranker: str, model: str, query: str, uuids: Any, facts: Any, scores: Any, ms: float) -> None:
+        rows = {u: (float(s), ms / len(uuids), 0.0) for u, s in zip(uuids, scores, strict=True)}
+        self.scores[(reranker, model, query, tuple(uuids), tuple(facts))] = rows
+
+    def failure(self, *_args: Any) -> None:
+        return None
+
+    def put_failure(self, *_args: Any) -> None:
+        raise AssertionError("the local re-scorer does not fail here")
+
+
+class Hooked(Memory):
+    def put(self, setting: Any, query: Any, pool: Any, *rest: Any, **kw: Any) -> None:  # type: ignore[override]
+        if rest or kw:  # ScoreCache.put(reranker, model, query, uuids, facts, scores, ms, tokens)
+            self.store(setting, query, pool, rest[0], rest[1], rest[2], rest[3])
+        else:
+            super().put(setting, query, pool)
+
+
+def cited(result: Result) -> list[Citation]:
+    return [replace(c, retrieved_at="") for c in result.citations]  # when it was retrieved: now
+
+
+def ranking(run: RetrievalRun) -> list[tuple[str, float | None]]:
+    return [(r.candidate.uuid, r.rerank_score) for r in run.reranked]
+
+
+async def test_cached_pools_and_scores_make_the_same_runs_without_searching_or_scoring(
+    lab: Lab, demo: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = Hooked()
+    first = await retrieve.rank(lab, QUERY, demo, SETTINGS, hooks=RankHooks(pools=cache, scores=cache))
+    plain = await retrieve.rank(lab, QUERY, demo, SETTINGS)
+    assert [ranking(r) for r in first] == [ranking(r) for r in plain]  # the hooks change nothing on a miss
+    assert len(cache.pools) == 4 and len(cache.scores) == 4
+
+    async def refuse(*_args: Any, **_kw: Any) -> Any:
+        raise AssertionError("searched or scored again")
+
+    monkeypatch.setattr(retrieve, "search_recipe", refuse)
+    monkeypatch.setattr(rerank, "score_pool", refuse)
+    monkeypatch.setattr(type(lab.embedder), "embed_query", refuse)
+    again = await retrieve.rank(lab, QUERY, demo, SETTINGS, hooks=RankHooks(pools=cache, scores=cache))
+    for before, after in zip(first, again, strict=True):
+        assert ranking(after) == ranking(before)
+        assert after.candidates == before.candidates
+        assert [cited(r) for r in after.results] == [cited(r) for r in before.results]
+        for stage in ("embed_query", "hybrid_search", "rerank"):  # the times measured when computed
+            assert after.timings.stages_ms[stage] == pytest.approx(before.timings.stages_ms[stage])
