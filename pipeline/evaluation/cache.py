@@ -31,7 +31,7 @@ from pipeline.evaluation.repo import cached_pool, cached_scores, count_scores, s
 from pipeline.graph.backend import GraphBackend
 from pipeline.rerankers import traits
 from pipeline.retrieval.hooks import ScoreRow
-from pipeline.retrieval.records import Pool
+from pipeline.retrieval.records import METHODS, Candidate, Pool
 from pipeline.store.db import Store
 from pipeline.store.integrity import damaged_record
 
@@ -54,8 +54,27 @@ async def graph_fingerprint(backend: GraphBackend, group_id: str, embedder: str)
 
 
 def pack(pool: Pool) -> bytes:
-    """The pool as zlib-compressed JSON: every candidate with its method ranks and fused score, and the times."""
-    return zlib.compress(json.dumps({"format": POOL_FORMAT, **pool.to_dict()}).encode(), 6)
+    """The pool as zlib-compressed JSON: every candidate as a row (its fields in order, method ranks in METHODS
+    order) and the times. Rows, not objects: a sweep writes every pool it searches, and this is 10x cheaper."""
+    rows = [
+        [
+            c.uuid,
+            c.fact,
+            c.relation,
+            c.source_uuid,
+            c.target_uuid,
+            list(c.episodes),
+            c.valid_at,
+            c.invalid_at,
+            c.expired_at,
+            c.fused_score,
+            c.first_stage_rank,
+            [c.method_ranks.get(m) for m in METHODS],
+        ]
+        for c in pool.candidates
+    ]
+    data = {"format": POOL_FORMAT, "embed_ms": pool.embed_ms, "first_ms": pool.first_ms, "stages_ms": pool.stages_ms}
+    return zlib.compress(json.dumps({**data, "candidates": rows}).encode(), 1)
 
 
 def unpack(payload: bytes) -> Pool | None:
@@ -63,7 +82,11 @@ def unpack(payload: bytes) -> Pool | None:
     data = json.loads(zlib.decompress(payload))
     if not isinstance(data, dict) or data.get("format") != POOL_FORMAT:
         return None
-    return Pool.from_dict(data)
+    candidates = tuple(
+        Candidate(*row[:5], tuple(row[5]), *row[6:11], dict(zip(METHODS, row[11], strict=True)))
+        for row in data["candidates"]
+    )
+    return Pool(candidates, float(data["embed_ms"]), dict(data["stages_ms"]), float(data["first_ms"]))
 
 
 class FirstStageCache:

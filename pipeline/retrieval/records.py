@@ -98,14 +98,6 @@ class Pool:
         """Embedding and first stage: the part of a run's latency a cached pool stands for."""
         return self.embed_ms + self.first_ms
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Pool:
-        candidates = tuple(Candidate(**{**c, "episodes": tuple(c["episodes"])}) for c in data["candidates"])
-        return cls(candidates, float(data["embed_ms"]), dict(data["stages_ms"]), float(data["first_ms"]))
-
 
 @dataclass(frozen=True)
 class RankedCandidate:
