@@ -237,7 +237,7 @@ class SweepStats:
     rerank_calls: int
     rerank_cached: int
     seconds: float
-    phases_ms: dict[str, float] = field(default_factory=dict)  # summed per phase over queries (phases.py)
+    phases_ms: dict[str, float] = field(default_factory=dict)  # summed per phase over queries (pipeline/timing.py)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from pipeline.rerankers import (
 from pipeline.retrieval.first_stage import FactVectors
 from pipeline.retrieval.hooks import RankHooks, ScoreRow
 from pipeline.retrieval.records import Pool
-from pipeline.retrieval.retrieve import rank
+from pipeline.retrieval.retrieve import rank, validate_query
 from pipeline.retrieval.setting import Setting
 from pipeline.store.db import Store
 from pipeline.timing import Phases
@@ -202,6 +202,7 @@ class StateTracker:
 
 async def _rank_stable(r: QueryRanker, tracker: StateTracker, text: str) -> Ranked:
     """One query ranked on one graph state; its retrieved pools cached under that state's fingerprint."""
+    text = validate_query(text)  # the text `rank()` reads the caches under, so it is the one written under too
     for _attempt in range(STATE_RETRIES):
         state, cache = tracker.state, tracker.cache
         assert cache is not None

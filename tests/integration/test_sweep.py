@@ -325,3 +325,16 @@ async def test_a_concurrent_sweep_equals_each_setting_run_alone_through_retrieve
         (r.setting.key, r.query_id, r.ranking, tuple(r.metrics.items())) for r in swept.rows
     )
     assert [s.metrics for s in serial.settings] == [s.metrics for s in swept.settings]
+
+
+async def test_a_query_with_stray_whitespace_is_cached_and_read_under_one_text(lab: Lab, demo: str) -> None:
+    """`rank()` reads a query cleaned to one printable line; the sweep writes the pools it searched under that same
+    text, so a repeated sweep of a query typed with tabs or double spaces searches nothing."""
+    chosen = (await judgments.load_eval_set(lab, demo)).select(None, 2)
+    messy = tuple(replace(q, text=f"  {q.text.replace(' ', '  ')}\t") for q in chosen.queries)
+    spec = SweepSpec(demo, (10,), (5,), ("none",), limit_queries=None, use_cache=True)
+    first = await run_sweep(lab, spec, eval_set=replace(chosen, queries=messy))
+    again = await run_sweep(lab, spec, eval_set=replace(chosen, queries=messy))
+    assert again.stats.pools_retrieved == 0
+    assert again.stats.pools_cached == first.stats.pools_retrieved + first.stats.pools_cached
+    assert [r.ranking for r in again.rows] == [r.ranking for r in first.rows]
