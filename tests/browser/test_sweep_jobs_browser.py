@@ -37,7 +37,8 @@ async def job_ended(store: Store, job_id: int, within_s: float = 180.0) -> Sweep
     """The job once it is no longer active, read from the store as often as it changes."""
     deadline = time.monotonic() + within_s
     while (job := get_job(store, job_id)) is None or job.active:
-        assert time.monotonic() < deadline, f"job #{job_id} still {job.state if job else 'missing'} after {within_s} s"
+        state = f"{job.state} ({job.done} of {job.total} queries)" if job else "missing"
+        assert time.monotonic() < deadline, f"job #{job_id} still {state} after {within_s} s"
         await asyncio.sleep(0.2)
     return job
 
@@ -113,6 +114,9 @@ async def test_a_sweep_job_seen_and_cancelled_from_another_session(
         await first.locator(".st-key-evaluate-sample input").fill("3")
         await first.locator(".st-key-evaluate-sample input").press("Enter")
         await wait_for_app(first)
+        # Run starts what the form holds: wait until the form says it holds the sample (a loaded machine can show
+        # the settled page before the sample's rerun has begun)
+        await first.get_by_text(re.compile(r"Run sweep: ~3 queries \(a sample of ")).wait_for(timeout=STUCK_MS)
         await first.locator(".st-key-evaluate-run button").click()
         done = await job_ended(store, await job_after(store, demo, job_id))
         assert done.state == "done" and done.experiment_id is not None
