@@ -74,10 +74,13 @@ def _position_key(queue: Queue, reviewer: str) -> tuple[int, str]:
 
 
 def current_position(lab: Lab, queue: Queue, reviewer: str) -> int:
-    """The card's position: kept per (queue, reviewer) in the session; first open item when new."""
+    """The card's position: kept per (queue, reviewer) in the session; when new, the link's card (a link or a
+    reload opens that card), else the first open item. Once the session holds a position, only the card's own
+    moves change it: the browser sends its address with every rerun, and a rerun sent by a key before the page's
+    last card reached the address carries a card the reviewer has already left."""
     key = _position_key(queue, reviewer)
     rule = f"a card of this queue (1 to {queue.item_count})"
-    if (linked := linked_id(ITEM, range(1, queue.item_count + 1), "card", rule)) is not None:
+    if key not in POSITIONS and (linked := linked_id(ITEM, range(1, queue.item_count + 1), "card", rule)) is not None:
         POSITIONS.put(key, linked)
     position = POSITIONS.get(key, lambda: (resume_position(lab.store, queue.id, reviewer) if reviewer else None) or 1)
     return min(max(1, position), queue.item_count)

@@ -165,6 +165,26 @@ def test_a_link_opens_the_same_queue_at_the_same_card(app: AppTest, half_done: Q
     assert metric(bad, "Item") == "1 / 4"
 
 
+def test_a_rerun_carrying_a_card_the_reviewer_left_does_not_move_the_card_back(
+    app: AppTest, lab: Lab, half_done: Queue
+) -> None:
+    """The browser sends its address with every rerun: under load a key's rerun leaves before the page's last card
+    reached the address, and carries a card the reviewer has already left. The card stays where the keys put it."""
+    queue = half_done
+    items = queue_items(lab.store, queue.id)
+    open_page(app, PAGE)
+    app.text_input(key="spotcheck.reviewer").input("Cy Stale").run()
+    app.selectbox(key="spotcheck.queue").set_value(queue.id).run()
+    answer(app, items[0], "next")
+    answer(app, items[1], "next")
+    assert metric(app, "Item") == "3 / 4" and app.query_params["spotcheck.item"] in ("3", ["3"])
+    app.query_params["spotcheck.item"] = "2"  # the address as the browser had it one card ago
+    app.run()
+    no_errors(app)
+    assert metric(app, "Item") == "3 / 4"
+    assert app.query_params["spotcheck.item"] in ("3", ["3"])
+
+
 HOW = ("Highlighted: the sentence holding", "A weak match", "No sentence matches well")
 
 
