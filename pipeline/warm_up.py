@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pipeline.ingest.demo.seed import DEMO_GROUP
-from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 WARM_UP_QUERY = "What was revenue in the last fiscal year?"
 

@@ -10,7 +10,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.backup.layout import AOF_DIR, STATE, BackupContents, record
 from pipeline.errors import InvalidInput, RetrievalLabError
@@ -18,10 +18,12 @@ from pipeline.graph.backend import GraphBackend
 from pipeline.graph.embedded.paths import ServerFiles
 from pipeline.graph.embedded.persistence import parse_manifest
 from pipeline.journal.lock import admin_lock
-from pipeline.lab import Lab
 from pipeline.store.db import DB_NAME, store_path
 from pipeline.store.private import make_private_dir
 from pipeline.utc import now_iso
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 COPY_ATTEMPTS = 5  # an AOF rewrite finishing during the copy changes the manifest: copy again
 REWRITE_WAIT_S = 120.0

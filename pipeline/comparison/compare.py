@@ -5,15 +5,18 @@ shows."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pipeline.comparison.confidence import Confidence, assess
 from pipeline.comparison.judged import QueryJudgments, SideScore, query_judgments, side_score
 from pipeline.comparison.overlap import Overlap, overlap
 from pipeline.comparison.verdict import Verdict, side_names, verdict
-from pipeline.lab import Lab
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.retrieval.retrieve import rank
 from pipeline.retrieval.setting import Setting
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 
 @dataclass(frozen=True)

@@ -23,17 +23,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pipeline.graph.dialects.registry import for_driver
-from pipeline.lab import Lab
 from pipeline.retrieval.hooks import RankHooks
 from pipeline.retrieval.recipes import NEAREST
 from pipeline.retrieval.records import Candidate, RetrievalRun
 from pipeline.retrieval.retrieve import rank
 from pipeline.retrieval.setting import Setting
 from pipeline.settings import LOCAL_EMBEDDER
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 COSINE_FLOOR = {LOCAL_EMBEDDER: 0.35}  # embedder model -> best cosine below which the deal has no good answer
 AGREEMENT_DEPTH = 10

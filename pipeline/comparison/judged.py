@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.judgments import EvalSet, load_eval_set
 from pipeline.evaluation.metrics import per_query
-from pipeline.lab import Lab
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 SOURCES = ("labelled", "verdicts")  # in order of precedence
 

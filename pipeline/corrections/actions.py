@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import uuid as uuidlib
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from pipeline.corrections import graph, repo
 from pipeline.corrections.records import (
@@ -38,9 +39,11 @@ from pipeline.ingest.loading import EpisodeSpec
 from pipeline.journal.kinds import Finished, register
 from pipeline.journal.records import ROLLED_BACK, JournalEntry
 from pipeline.journal.run import admin_section, journalled
-from pipeline.lab import Lab
 from pipeline.store.db import utc_now
 from pipeline.text import one_line
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 # the feature's public face (the dashboard and the tests import these from here)
 __all__ = [

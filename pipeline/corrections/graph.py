@@ -12,7 +12,7 @@ import contextlib
 import uuid as uuidlib
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphiti_core.edges import EntityEdge, EpisodicEdge
 from graphiti_core.errors import EdgeNotFoundError
@@ -21,7 +21,9 @@ from graphiti_core.nodes import EpisodicNode
 from pipeline.corrections.records import RESTORED_KEYS, Correction
 from pipeline.errors import RetrievalLabError
 from pipeline.ingest.loading import EpisodeSpec
-from pipeline.lab import Lab
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 
 async def stored_fact(lab: Lab, group_id: str, fact_uuid: str) -> dict[str, Any] | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.corrections.graph import stored_fact
 from pipeline.corrections.records import (
@@ -13,9 +13,11 @@ from pipeline.corrections.records import (
     CorrectionRequest,
 )
 from pipeline.ingest.loading import parse_time
-from pipeline.lab import Lab
 from pipeline.text import one_line
 from pipeline.utc import as_utc
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 
 def _as_datetime(value: datetime | date) -> datetime:

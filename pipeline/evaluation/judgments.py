@@ -26,16 +26,19 @@ import random
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.records import SET_PREFIX
-from pipeline.lab import Lab
 from pipeline.query_sets import QuerySet, list_query_sets, load_query_set
 from pipeline.query_sets.records import OWN_SET_NAME
 from pipeline.query_sets.verdicts import verdict_queries
 from pipeline.spotcheck.judge_agreement import JudgeAgreement, judge_agreement
 from pipeline.spotcheck.reviewers import GradeSource
 from pipeline.spotcheck.verdicts import deal_grades
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ class EvalSet:
         }
 
 
-JudgmentSource = Callable[[Lab, str], Awaitable[EvalSet | None]]
+JudgmentSource = Callable[["Lab", str], Awaitable["EvalSet | None"]]  # Lab: for annotations only (it sits above)
 _SOURCES: dict[str, tuple[str, JudgmentSource]] = {}
 
 

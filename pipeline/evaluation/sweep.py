@@ -54,7 +54,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.cache import RerankCache
@@ -79,7 +79,6 @@ from pipeline.evaluation.sweep_queries import (
     rank_all,
 )
 from pipeline.evaluation.sweep_scores import SettingRankings, ranking_key, score_settings
-from pipeline.lab import Lab
 from pipeline.rerankers import (
     LabReranker,
     has_key,
@@ -93,6 +92,9 @@ from pipeline.temporal.records import FactRow
 from pipeline.temporal.timeline import load_facts
 from pipeline.timing import Phases
 from pipeline.utc import as_utc, now_iso, utc_now
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 
 def check_available(lab: Lab, rerankers: Sequence[str]) -> None:

@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pipeline.audit.repo import last_audit_id
 from pipeline.evaluation.cache import FirstStageCache, RerankCache, graph_fingerprint
@@ -20,7 +21,6 @@ from pipeline.evaluation.records import (
 )
 from pipeline.evaluation.sweep_scores import ranking_key
 from pipeline.graph.backend import GraphBackend
-from pipeline.lab import Lab
 from pipeline.rerankers import (
     LabReranker,
 )
@@ -31,6 +31,9 @@ from pipeline.retrieval.retrieve import rank, validate_query
 from pipeline.retrieval.setting import Setting
 from pipeline.store.db import Store
 from pipeline.timing import Phases
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 PoolKey = tuple[str, int]  # (recipe key, depth N): one first-stage pool of a query
 STATE_RETRIES = 3  # a query re-run on a graph that keeps changing this often is kept, its pools not cached

@@ -5,6 +5,7 @@ test against the baseline."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,12 +27,14 @@ from pipeline.evaluation.records import (
     SweepSpec,
 )
 from pipeline.evaluation.significance import paired_test_cached
-from pipeline.lab import Lab
 from pipeline.rerankers import (
     estimate_cost,
     traits,
 )
 from pipeline.retrieval.setting import Setting
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.coverage import JudgmentKind, judgment_kind
@@ -20,9 +20,11 @@ from pipeline.evaluation.records import (
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.gate.files import judgments_changed
 from pipeline.gate.records import Selection, Side
-from pipeline.lab import Lab
 from pipeline.retrieval.setting import Setting
 from pipeline.store.db import Store
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 
 def side_from_sweep(result: SweepResult, setting: Setting, metric: str, name: str = "") -> Side:

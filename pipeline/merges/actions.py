@@ -13,14 +13,13 @@ import math
 import uuid as uuidlib
 from collections import defaultdict
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.audit import record_audit
 from pipeline.errors import InvalidInput
 from pipeline.journal.kinds import Finished, register
 from pipeline.journal.records import ROLLED_BACK, JournalEntry
 from pipeline.journal.run import admin_section, journalled
-from pipeline.lab import Lab
 from pipeline.merges import repo
 from pipeline.merges.records import FactMove, MergeRecord, apply_merge, read_merge_records, revert_merge
 from pipeline.merges.repo import Rejection
@@ -28,6 +27,9 @@ from pipeline.merges.scoring import PairSignals, score_pair
 from pipeline.store.db import utc_now
 from pipeline.text import one_line
 from pipeline.utc import now_iso
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 
 class MergeRefused(InvalidInput):

@@ -13,12 +13,11 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pipeline.graph import graphiti_compat as graphiti
-from pipeline.lab import Lab
 from pipeline.merges import repo
 from pipeline.merges.records import read_merge_records
 from pipeline.merges.scoring import (
@@ -30,6 +29,9 @@ from pipeline.merges.scoring import (
     shingle_similarity,
     signals,
 )
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 MIN_CANDIDATE_SCORE = 0.5  # pairs under this are not listed
 MAX_CANDIDATES = 200

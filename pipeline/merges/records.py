@@ -13,11 +13,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.graph.backend import GraphBackend
-from pipeline.lab import Lab
 from pipeline.text import one_line
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 
 @dataclass(frozen=True)

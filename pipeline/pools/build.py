@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pipeline.errors import InvalidInput
-from pipeline.lab import Lab
 from pipeline.pools.records import Pool, PoolSpec
 from pipeline.pools.repo import insert_pool, pool_of
 from pipeline.query_sets import list_query_sets, load_query_set
@@ -26,6 +26,9 @@ from pipeline.spotcheck.repo import queue_items
 from pipeline.spotcheck.sampling import ItemDraft
 from pipeline.spotcheck.verdicts import clean_reviewer, verdict_judgments
 from pipeline.utc import now_iso
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 MAX_SETTINGS = 64
 MAX_PAIRS = 20_000  # a pool is graded by people: larger ones are refused, with the figure, before anything runs

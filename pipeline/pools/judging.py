@@ -10,17 +10,20 @@ keeps every grade obtained and is reported in one line.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pipeline.audit import record_audit
 from pipeline.errors import InvalidInput
 from pipeline.judge import JudgePair, JudgeReport, grade_pairs, judge_config, judge_reviewer
 from pipeline.judge.grade import Progress
-from pipeline.lab import Lab
 from pipeline.pools.records import Pool
 from pipeline.pools.repo import pool_of
 from pipeline.spotcheck.repo import queue_items
 from pipeline.spotcheck.repo_answers import save_relevances
 from pipeline.spotcheck.verdicts import MAX_NOTE
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 
 @dataclass(frozen=True)

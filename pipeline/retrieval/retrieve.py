@@ -14,12 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphiti_core.edges import EntityEdge
 
 from pipeline.errors import InvalidInput
-from pipeline.lab import Lab
 from pipeline.rerankers import estimate_cost, make_reranker
 from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
 from pipeline.retrieval.filters import temporal_filter
@@ -46,6 +45,9 @@ from pipeline.retrieval.vector_index.search import indexed_similarity_search
 from pipeline.text import printable_line
 from pipeline.timing import StageTimer
 from pipeline.utc import as_utc, now_iso
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 MAX_QUERY_CHARS = 2000
 # (deal, reranker) pairs this process has ranked with: the first run of each pays the process's one-time costs

@@ -18,9 +18,9 @@ grade did not follow stays in the queue unanswered, to be graded on either page.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pipeline.errors import InvalidInput
-from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
 from pipeline.query_sets.logs import normalised
 from pipeline.retrieval.records import Result
@@ -31,6 +31,9 @@ from pipeline.spotcheck.repo import append_item, queue_items, queue_named
 from pipeline.spotcheck.repo_answers import reviewer_relevance
 from pipeline.spotcheck.verdicts import check_grade, clean_reviewer, record_relevance
 from pipeline.store.db import Store
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 COMPARE_QUEUE = "Graded on Compare"
 PARAMS = {"graded_on": "compare"}  # marks the queue as this module's: a sampled queue of that name is not

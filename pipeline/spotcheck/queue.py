@@ -18,11 +18,11 @@ import json
 import random
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from pipeline.errors import InvalidInput
 from pipeline.history.records import RunFilter
 from pipeline.history.repo import list_runs, load_run
-from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
 from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
 from pipeline.retrieval.records import Citation, Result
@@ -35,6 +35,9 @@ from pipeline.store.db import Store
 from pipeline.temporal.supersession import supersession_links
 from pipeline.temporal.timeline import load_facts
 from pipeline.utc import now_iso
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 REPLAY_S = 600.0  # a build sent again within this finds its queue (`build_queue(replay_within_s=...)`)
 

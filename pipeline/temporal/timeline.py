@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
 from pipeline.retrieval.citations import fetch_episodes
 from pipeline.retrieval.retrieve import retrieve
@@ -29,6 +29,9 @@ from pipeline.temporal.records import (
 )
 from pipeline.temporal.supersession import chains, counts, supersession_links, supersessions
 from pipeline.utc import as_utc
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 QUERY_TOP_K = 20  # facts a topic query puts on the timeline (before whole chains are added)
 QUERY_CANDIDATES = 50

@@ -17,6 +17,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.evaluation.experiments import save_experiment, spec_from_json, unique_name
@@ -36,11 +37,13 @@ from pipeline.evaluation.jobs.repo import (
 )
 from pipeline.evaluation.records import Progress, SweepCancelled, SweepResult, SweepSpec
 from pipeline.evaluation.sweep import check_available, run_sweep
-from pipeline.lab import Lab
 from pipeline.processes import describe, owner_alive, this_process
 from pipeline.store.db import Store
 from pipeline.text import one_line
 from pipeline.utc import utc_now
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 log = logging.getLogger(__name__)
 

@@ -13,14 +13,16 @@ import asyncio
 import sqlite3
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.audit import record_audit
 from pipeline.errors import BackendUnavailable, InvalidInput
 from pipeline.journal.kinds import Finished, register
 from pipeline.journal.records import COMPLETED, ROLLED_BACK, JournalEntry
 from pipeline.journal.run import journalled
-from pipeline.lab import Lab
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 BUILD_TIMEOUT_S = 1800.0
 POLL_S = 0.25

@@ -9,18 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pipeline.deals import deal_counts
 from pipeline.errors import InvalidInput
-from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import FirstStage, MethodLists, search_recipe
 from pipeline.retrieval.recipes import preset
 from pipeline.retrieval.vector_index.records import RecallCheck
 from pipeline.retrieval.vector_index.search import indexed_similarity_search
 from pipeline.utc import now_iso
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
 
 
 def _overlap(exact: Sequence[str], approx: Sequence[str]) -> float:
