@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dashboard.common.page_state.memo import Held, SessionMemo
-from pipeline.retrieval.hooks import RankHooks, ScoreRow
+from pipeline.retrieval.hooks import RankHooks, ScoreCall, ScoreRow
 from pipeline.retrieval.records import Pool
 from pipeline.retrieval.setting import Setting
 
@@ -40,20 +40,9 @@ class SessionScores:
         found = self.memo.peek(("scores", reranker, model, query, tuple(uuids), tuple(facts)))
         return dict(found) if found is not None else {}
 
-    def put(
-        self,
-        reranker: str,
-        model: str,
-        query: str,
-        uuids: Sequence[str],
-        facts: Sequence[str],
-        scores: Sequence[float],
-        ms: float,
-        tokens: int,
-    ) -> None:
-        n = max(len(uuids), 1)
-        rows = {u: (float(s), ms / n, tokens / n) for u, s in zip(uuids, scores, strict=True)}
-        self.memo.put(("scores", reranker, model, query, tuple(uuids), tuple(facts)), rows)
+    def put(self, call: ScoreCall) -> None:
+        key = ("scores", call.reranker, call.model, call.query, tuple(call.uuids), tuple(call.facts))
+        self.memo.put(key, call.rows())
 
     def failure(self, reranker: str, model: str, query: str, uuids: Sequence[str]) -> tuple[str, float] | None:
         return self.memo.peek(("failed", reranker, model, query, tuple(uuids)))

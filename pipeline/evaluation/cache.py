@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pipeline.evaluation.repo import cached_pool, cached_scores, count_scores, save_pools, save_scores
 from pipeline.graph.backend import GraphBackend
 from pipeline.rerankers import traits
-from pipeline.retrieval.hooks import ScoreRow
+from pipeline.retrieval.hooks import ScoreCall, ScoreRow
 from pipeline.retrieval.records import METHODS, Candidate, Pool
 from pipeline.store.db import Store
 from pipeline.store.integrity import damaged_record
@@ -133,24 +133,11 @@ class RerankCache:
                 hits[uuid] = (float(row["score"]), float(row["ms"]), float(row["tokens"]))
         return hits
 
-    def put(
-        self,
-        reranker: str,
-        model: str,
-        query: str,
-        uuids: Sequence[str],
-        facts: Sequence[str],
-        scores: Sequence[float],
-        ms: float,
-        tokens: int,
-    ) -> None:
-        """Store one call's scores for the facts sent, time and tokens shared out."""
-        n = max(len(uuids), 1)
-        rows = [
-            (uuid, sha(fact), float(score), ms / n, tokens / n)
-            for uuid, fact, score in zip(uuids, facts, scores, strict=True)
-        ]
-        save_scores(self.store, model, self.pool_key(reranker, uuids), query, rows)
+    def put(self, call: ScoreCall) -> None:
+        """Store one call's scores for the facts sent (keyed by their text), time and tokens shared out."""
+        shares = call.rows()
+        rows = [(uuid, sha(fact), *shares[uuid]) for uuid, fact in zip(call.uuids, call.facts, strict=True)]
+        save_scores(self.store, call.model, self.pool_key(call.reranker, call.uuids), call.query, rows)
 
     def failure(self, reranker: str, model: str, query: str, uuids: Sequence[str]) -> tuple[str, float] | None:
         """None: the store keeps no failure, so the next query or sweep tries the reranker again."""

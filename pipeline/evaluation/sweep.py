@@ -57,7 +57,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pipeline.errors import InvalidInput
-from pipeline.evaluation.cache import RerankCache
 from pipeline.evaluation.fingerprint import run_fingerprint
 from pipeline.evaluation.judgments import EvalQuery, EvalSet, load_eval_set
 from pipeline.evaluation.manifest import run_manifest
@@ -75,6 +74,7 @@ from pipeline.evaluation.sweep_queries import (
     Counts,
     QueryRanker,
     StateTracker,
+    SweepScores,
     graph_state,
     rank_all,
 )
@@ -145,7 +145,7 @@ async def run_sweep(
         spec,
         ranked_settings,
         rankers,
-        RerankCache(lab.store),
+        SweepScores(lab.store, spec.use_cache, stats),
         spec.include_superseded,
         spec.as_of_datetime(),
         stats,

@@ -25,7 +25,7 @@ from pipeline.rerankers import (
     LabReranker,
 )
 from pipeline.retrieval.first_stage import FactVectors
-from pipeline.retrieval.hooks import RankHooks, ScoreRow
+from pipeline.retrieval.hooks import RankHooks, ScoreCall, ScoreRow
 from pipeline.retrieval.records import Pool
 from pipeline.retrieval.retrieve import rank, validate_query
 from pipeline.retrieval.setting import Setting
@@ -97,39 +97,24 @@ class _QueryPools:
         self.stats.retrieved += 1
 
 
-class _SweepScores:
-    """The score hook (`ScoreCache`): the store's cache, read only when the sweep may use it, always written,
-    counting reranker calls and pools served whole from the cache."""
+class SweepScores(RerankCache):
+    """The store's score cache, read only when the sweep may use it, always written, counting reranker calls and
+    pools served whole from the cache."""
 
-    def __init__(self, cache: RerankCache, use_cache: bool, stats: Counts) -> None:
-        self.cache, self.use_cache, self.stats = cache, use_cache, stats
+    def __init__(self, store: Store, use_cache: bool, stats: Counts) -> None:
+        super().__init__(store)
+        self.use_cache, self.stats = use_cache, stats
 
     def lookup(
         self, reranker: str, model: str, query: str, uuids: Sequence[str], facts: Sequence[str]
     ) -> dict[str, ScoreRow]:
-        hits = self.cache.lookup(reranker, model, query, uuids, facts) if self.use_cache else {}
+        hits = super().lookup(reranker, model, query, uuids, facts) if self.use_cache else {}
         self.stats.cached_scores += len(hits) == len(set(uuids))
         return hits
 
-    def put(
-        self,
-        reranker: str,
-        model: str,
-        query: str,
-        uuids: Sequence[str],
-        facts: Sequence[str],
-        scores: Sequence[float],
-        ms: float,
-        tokens: int,
-    ) -> None:
-        self.cache.put(reranker, model, query, uuids, facts, scores, ms, tokens)
+    def put(self, call: ScoreCall) -> None:
+        super().put(call)
         self.stats.calls += 1
-
-    def failure(self, reranker: str, model: str, query: str, uuids: Sequence[str]) -> tuple[str, float] | None:
-        return self.cache.failure(reranker, model, query, uuids)
-
-    def put_failure(self, reranker: str, model: str, query: str, uuids: Sequence[str], why: str, ms: float) -> None:
-        self.cache.put_failure(reranker, model, query, uuids, why, ms)
 
 
 @dataclass
@@ -141,7 +126,7 @@ class QueryRanker:
     spec: SweepSpec
     settings: Sequence[Setting]
     rankers: dict[str, LabReranker | None]
-    scores_cache: RerankCache
+    scores: SweepScores
     include_superseded: bool
     as_of: datetime | None
     stats: Counts
@@ -163,7 +148,7 @@ async def _rank_query(r: QueryRanker, text: str, pools_cache: FirstStageCache) -
     pools = _QueryPools(pools_cache, spec.use_cache, r.stats)
     hooks = RankHooks(
         pools=pools,
-        scores=_SweepScores(r.scores_cache, spec.use_cache, r.stats),
+        scores=r.scores,
         rankers=r.rankers,
         vectors=r.vectors,
         checkpoint=r.check_cancel,

@@ -26,6 +26,25 @@ from pipeline.timing import Phases
 ScoreRow = tuple[float, float, float]  # (score, ms share, tokens share) of one fact
 
 
+@dataclass(frozen=True)
+class ScoreCall:
+    """One reranker call on a query: the facts sent (with their texts), their scores, its time and tokens."""
+
+    reranker: str
+    model: str
+    query: str
+    uuids: Sequence[str]
+    facts: Sequence[str]
+    scores: Sequence[float]
+    ms: float
+    tokens: int
+
+    def rows(self) -> dict[str, ScoreRow]:
+        """uuid -> its row: its score, and its share of the call's time and tokens (each fact sent an equal one)."""
+        n = max(len(self.uuids), 1)
+        return {u: (float(s), self.ms / n, self.tokens / n) for u, s in zip(self.uuids, self.scores, strict=True)}
+
+
 class PoolCache(Protocol):
     """Pools of one deal under one date filter (the cache is made for them)."""
 
@@ -41,18 +60,8 @@ class ScoreCache(Protocol):
         """uuid -> its row, for the facts scored before with their current text."""
         ...
 
-    def put(
-        self,
-        reranker: str,
-        model: str,
-        query: str,
-        uuids: Sequence[str],
-        facts: Sequence[str],
-        scores: Sequence[float],
-        ms: float,
-        tokens: int,
-    ) -> None:
-        """One call's scores for the facts sent, its time and tokens shared out among them."""
+    def put(self, call: ScoreCall) -> None:
+        """One call's scores, with their shares of its time and tokens (`ScoreCall.rows`)."""
         ...
 
     def failure(self, reranker: str, model: str, query: str, uuids: Sequence[str]) -> tuple[str, float] | None:

@@ -20,7 +20,7 @@ from graphiti_core.edges import EntityEdge
 from pipeline.graph.dialects.registry import for_driver
 from pipeline.rerankers import LabReranker, RerankerFailed, RerankOutcome, searches_for, traits
 from pipeline.retrieval.first_stage import MethodLists
-from pipeline.retrieval.hooks import RankHooks
+from pipeline.retrieval.hooks import RankHooks, ScoreCall
 from pipeline.retrieval.records import Pool, RankedCandidate
 from pipeline.timing import StageTimer
 
@@ -154,7 +154,7 @@ async def _scores(
     ms = timer.ms["rerank"]
     if cache is not None:
         with phases.time("cache_write"):
-            cache.put(ranker.name, model, query, part_uuids, part_facts, outcome.scores, ms, outcome.tokens)
+            cache.put(ScoreCall(ranker.name, model, query, part_uuids, part_facts, outcome.scores, ms, outcome.tokens))
     if send is None:
         return list(outcome.scores), ms, float(outcome.tokens), outcome.searches
     fresh = dict(zip(part_uuids, outcome.scores, strict=True))

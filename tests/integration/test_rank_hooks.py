@@ -11,7 +11,7 @@ import pytest
 
 from pipeline.lab import Lab
 from pipeline.retrieval import rerank, retrieve
-from pipeline.retrieval.hooks import RankHooks, ScoreRow
+from pipeline.retrieval.hooks import RankHooks, ScoreCall, ScoreRow
 from pipeline.retrieval.recipes import preset
 from pipeline.retrieval.records import Citation, Pool, Result, RetrievalRun
 from pipeline.retrieval.setting import Setting
@@ -20,12 +20,11 @@ QUERY = "What was Halcyon's FY2025 revenue?"
 SETTINGS = [Setting(preset(name), n, "local", 10) for name in ("graphiti-default", "vector") for n in (25, 50)]
 
 
-class Memory:
-    """Pools and scores in dicts: the smallest cache behind both hooks."""
+class MemoryPools:
+    """Pools in a dict: the smallest cache behind the pool hook."""
 
     def __init__(self) -> None:
         self.pools: dict[tuple[object, ...], Pool] = {}
-        self.scores: dict[tuple[object, ...], dict[str, ScoreRow]] = {}
 
     def get(self, setting: Setting, query: str) -> Pool | None:
         return self.pools.get((setting.pool, query))
@@ -33,26 +32,24 @@ class Memory:
     def put(self, setting: Setting, query: str, pool: Pool) -> None:
         self.pools[(setting.pool, query)] = pool
 
+
+class MemoryScores:
+    """Scores in a dict: the smallest cache behind the score hook."""
+
+    def __init__(self) -> None:
+        self.scores: dict[tuple[object, ...], dict[str, ScoreRow]] = {}
+
     def lookup(self, reranker: str, model: str, query: str, uuids: Sequence[str], facts: Sequence[str]) -> Any:
         return dict(self.scores.get((reranker, model, query, tuple(uuids), tuple(facts)), {}))
 
-    def store(self, reranker: str, model: str, query: str, uuids: Any, facts: Any, scores: Any, ms: float) -> None:
-        rows = {u: (float(s), ms / len(uuids), 0.0) for u, s in zip(uuids, scores, strict=True)}
-        self.scores[(reranker, model, query, tuple(uuids), tuple(facts))] = rows
+    def put(self, call: ScoreCall) -> None:
+        self.scores[(call.reranker, call.model, call.query, tuple(call.uuids), tuple(call.facts))] = call.rows()
 
     def failure(self, *_args: Any) -> None:
         return None
 
     def put_failure(self, *_args: Any) -> None:
         raise AssertionError("the local re-scorer does not fail here")
-
-
-class Hooked(Memory):
-    def put(self, setting: Any, query: Any, pool: Any, *rest: Any, **kw: Any) -> None:  # type: ignore[override]
-        if rest or kw:  # ScoreCache.put(reranker, model, query, uuids, facts, scores, ms, tokens)
-            self.store(setting, query, pool, rest[0], rest[1], rest[2], rest[3])
-        else:
-            super().put(setting, query, pool)
 
 
 def cited(result: Result) -> list[Citation]:
@@ -66,11 +63,11 @@ def ranking(run: RetrievalRun) -> list[tuple[str, float | None]]:
 async def test_cached_pools_and_scores_make_the_same_runs_without_searching_or_scoring(
     lab: Lab, demo: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cache = Hooked()
-    first = await retrieve.rank(lab, QUERY, demo, SETTINGS, hooks=RankHooks(pools=cache, scores=cache))
+    pools, scores = MemoryPools(), MemoryScores()
+    first = await retrieve.rank(lab, QUERY, demo, SETTINGS, hooks=RankHooks(pools=pools, scores=scores))
     plain = await retrieve.rank(lab, QUERY, demo, SETTINGS)
     assert [ranking(r) for r in first] == [ranking(r) for r in plain]  # the hooks change nothing on a miss
-    assert len(cache.pools) == 4 and len(cache.scores) == 4
+    assert len(pools.pools) == 4 and len(scores.scores) == 4
 
     async def refuse(*_args: Any, **_kw: Any) -> Any:
         raise AssertionError("searched or scored again")
@@ -78,7 +75,7 @@ async def test_cached_pools_and_scores_make_the_same_runs_without_searching_or_s
     monkeypatch.setattr(retrieve, "search_recipe", refuse)
     monkeypatch.setattr(rerank, "score_pool", refuse)
     monkeypatch.setattr(type(lab.embedder), "embed_query", refuse)
-    again = await retrieve.rank(lab, QUERY, demo, SETTINGS, hooks=RankHooks(pools=cache, scores=cache))
+    again = await retrieve.rank(lab, QUERY, demo, SETTINGS, hooks=RankHooks(pools=pools, scores=scores))
     for before, after in zip(first, again, strict=True):
         assert ranking(after) == ranking(before)
         assert after.candidates == before.candidates

@@ -19,6 +19,7 @@ from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import MethodLists, search_recipe
+from pipeline.retrieval.hooks import ScoreCall
 from pipeline.retrieval.recipes import DEFAULT_RECIPE, preset
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.settings import Settings
@@ -213,7 +214,7 @@ async def test_rerank_cache_is_keyed_by_fact_text_and_pool(lab: Lab, demo: str) 
         return [hits[u][0] for u in uuids] if len(hits) == len(uuids) else None
 
     uuids, facts = ("u1", "u2"), ("fact one", "fact two")
-    cache.put("local", "model-x", "q?", uuids, facts, [0.3, 0.7], ms=10.0, tokens=0)
+    cache.put(ScoreCall("local", "model-x", "q?", uuids, facts, [0.3, 0.7], ms=10.0, tokens=0))
     hit = cache.lookup("local", "model-x", "q?", uuids, facts)
     assert whole("local", "model-x", uuids, facts) == [0.3, 0.7]
     assert sum(row[1] for row in hit.values()) == pytest.approx(10.0)
@@ -222,7 +223,7 @@ async def test_rerank_cache_is_keyed_by_fact_text_and_pool(lab: Lab, demo: str) 
     # an edited fact text is a miss
     assert whole("local", "model-x", ("u1", "u2"), ("fact one", "fact 2")) is None
     # a cross-encoder's scores are per (query, fact): a bigger pool reuses the facts already scored
-    cache.put("voyage", "rerank-x", "q?", uuids, facts, [0.3, 0.7], ms=8.0, tokens=20)
+    cache.put(ScoreCall("voyage", "rerank-x", "q?", uuids, facts, [0.3, 0.7], ms=8.0, tokens=20))
     bigger = ("u2", "u3", "u1"), ("fact two", "fact three", "fact one")
     assert set(cache.lookup("voyage", "rerank-x", "q?", *bigger)) == {"u1", "u2"}
 
