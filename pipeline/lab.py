@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
 from pipeline.audit import record_audit
 from pipeline.deals import DealInfo, list_deals, require_deal
@@ -22,6 +23,9 @@ from pipeline.settings import Settings, get_settings
 from pipeline.store import Store, store_path
 from pipeline.store.integrity import missing_store, store_absent
 from pipeline.store.private import make_private_dir
+
+if TYPE_CHECKING:
+    from pipeline.spotcheck.api import Spotcheck
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +124,16 @@ class Lab:
         except RetrievalLabError as exc:
             log.warning("journal recovery postponed: %s", exc)
             return []
+
+    # The features' handles (`pipeline.api`), each imported when first used: a CLI command loads only its own
+    # feature (the spot-check's statistics take a second to import).
+
+    @cached_property
+    def spotcheck(self) -> Spotcheck:
+        """Review queues, analysts' answers, adjudication and their summaries."""
+        from pipeline.spotcheck.api import Spotcheck
+
+        return Spotcheck(self)
 
     @property
     def store(self) -> Store:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pipeline.spotcheck.verdicts import RELEVANCE, RELEVANCE_MEANING
+from pipeline.api.models import RELEVANCE, RELEVANCE_MEANING
 
 REVIEWER = "spotcheck.reviewer"  # the URL parameter links already carry
 

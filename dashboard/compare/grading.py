@@ -16,11 +16,9 @@ from dashboard.common.grading import button_label, grade_help, grade_label, rubr
 from dashboard.common.runtime import run
 from dashboard.common.text import md
 from dashboard.spotcheck.actions import safely, show_messages
-from pipeline.lab import Lab
+from pipeline.api import Lab
+from pipeline.api.models import RELEVANCE, RelevanceRecord
 from pipeline.retrieval.records import Result
-from pipeline.spotcheck.inplace import grade_in_place
-from pipeline.spotcheck.records import RelevanceRecord
-from pipeline.spotcheck.verdicts import RELEVANCE
 
 NO_NAME = "Enter your name (reviewer) above to grade the cards: the grade buttons are off until then."
 
@@ -34,7 +32,7 @@ def grading_header(reviewer: str) -> None:
 def _grade(
     lab: Lab, group_id: str, query: str, result: Result, reviewer: str, grade: int, after: Callable[[], None]
 ) -> str:
-    graded = run(grade_in_place(lab, group_id, query, result, reviewer, grade))
+    graded = run(lab.spotcheck.grade_in_place(group_id, query, result, reviewer, grade))
     after()
     again = f" (revision {graded.relevance.revision})" if graded.relevance.revision > 1 else ""
     return f"Recorded relevance **{grade_label(grade)}** for “{md(result.ranked.candidate.fact, 80)}”{again}."

@@ -15,16 +15,15 @@ from dashboard.common.runtime import run
 from dashboard.common.text import md
 from dashboard.compare.form import NS, CompareRequest
 from dashboard.compare.grading import grade_row, grading_header
+from pipeline.api import Lab
 from pipeline.comparison.confidence import Confidence, assess
 from pipeline.comparison.judged import QueryJudgments, query_judgments, side_score
 from pipeline.comparison.overlap import overlap
 from pipeline.comparison.verdict import side_names, verdict
-from pipeline.lab import Lab
 from pipeline.retrieval.citations import fetch_episodes
 from pipeline.retrieval.recipes import describe
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.retrieval.setting import Setting
-from pipeline.spotcheck.inplace import compare_grades
 
 KEPT = SessionMemo(f"{NS}.memo", keep=40)  # per query: its confidence and judgments
 # B's outcome against A: a colour and an icon each, and the line starts with the word (colour is not the only signal).
@@ -150,7 +149,7 @@ def _cards(
     )
     grades = judged.grades if judged is not None and judged.scorable else None
     graded = judged.grades if judged is not None else {}  # any source, grade 0 included
-    mine = compare_grades(lab.store, request.group_id, a.query, reviewer)
+    mine = lab.spotcheck.compare_grades(request.group_id, a.query, reviewer)
     sides = (
         ("A", request.a, a, "B", b, "baseline"),
         ("B", request.b, b, "A", a, "reranked"),

@@ -18,11 +18,9 @@ from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.spotcheck.actions import ADJUDICATE, NS, safely, show_messages
 from dashboard.spotcheck.source import render_source
+from pipeline.api import Lab
+from pipeline.api.models import RELEVANCE, VERDICTS, Disagreement
 from pipeline.errors import RetrievalLabError
-from pipeline.lab import Lab
-from pipeline.spotcheck.repo import get_item
-from pipeline.spotcheck.repo_answers import verdict_rows
-from pipeline.spotcheck.verdicts import RELEVANCE, VERDICTS, Disagreement, adjudicate, disagreements, may_adjudicate
 
 ITEM = f"{NS}.adj.item"
 SHOWN = f"{NS}.adj.shown"  # the label the picker last showed for its pick
@@ -44,7 +42,7 @@ def adjudicator_of(lab: Lab, reviewer: str) -> Adjudicator | None:
     """The unlocked admin, else the reviewer when RETRIEVAL_LAB_ADJUDICATORS lists them, else None."""
     if admin := admin_actor(lab.settings):
         return Adjudicator(admin, True)
-    if reviewer and may_adjudicate(reviewer, admin=False, adjudicators=lab.settings.adjudicators):
+    if reviewer and lab.spotcheck.may_adjudicate(reviewer, admin=False, adjudicators=lab.settings.adjudicators):
         return Adjudicator(reviewer, False)
     return None
 
@@ -70,7 +68,7 @@ def _record(lab: Lab, item: Disagreement, who: Adjudicator) -> str:
         answers.append(("support", verdict))
     allowed = lab.settings.adjudicators
     for question, answer in answers:
-        adjudicate(lab.store, item.item_id, question, answer, who.name, note, admin=who.admin, adjudicators=allowed)
+        lab.spotcheck.adjudicate(item.item_id, question, answer, who.name, note, admin=who.admin, adjudicators=allowed)
     recorded = [
         f"relevance {grade_label(int(a))}" if q == "relevance" else f"support {support_label(str(a))}"
         for q, a in answers
@@ -107,7 +105,7 @@ def _table(split: list[Disagreement]) -> pd.DataFrame:
 
 
 def render_adjudication(lab: Lab, group_id: str, reviewer: str) -> None:
-    split = disagreements(verdict_rows(lab.store, group_id))
+    split = lab.spotcheck.disagreements(lab.spotcheck.rows(group_id))
     if not split:
         st.caption(
             "No disagreements on this deal: an item lands here when reviewers' relevance grades are 2 or more "
@@ -148,7 +146,7 @@ def render_adjudication(lab: Lab, group_id: str, reviewer: str) -> None:
                 + (f" · _{md(note)}_" if note else "")
             )
         if item.support_split:  # who is right about the source: the source itself, its passage highlighted
-            render_source(lab, group_id, get_item(lab.store, item.item_id))
+            render_source(lab, group_id, lab.spotcheck.item(item.item_id))
     who = adjudicator_of(lab, reviewer)
     if who is None:
         st.info(

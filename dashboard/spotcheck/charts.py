@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from dashboard.common.text import TICK_CHARS, chart
-from pipeline.spotcheck.verdicts import VERDICTS, RateRow
+from pipeline.api.models import VERDICTS, RateRow
 
 COLOURS = {
     "supported": "#2e9e5b",

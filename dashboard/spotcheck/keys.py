@@ -31,13 +31,9 @@ import streamlit as st
 from dashboard.common.grading import grade_label
 from dashboard.common.text import md
 from dashboard.spotcheck.actions import NS
+from pipeline.api import Lab
+from pipeline.api.models import VERDICTS, Queue, QueueItem
 from pipeline.errors import RetrievalLabError
-from pipeline.lab import Lab
-from pipeline.spotcheck.queue import relevance_cards
-from pipeline.spotcheck.records import Queue, QueueItem
-from pipeline.spotcheck.repo import queue_items
-from pipeline.spotcheck.repo_answers import reviewer_relevance, reviewer_verdicts
-from pipeline.spotcheck.verdicts import VERDICTS, record_relevance, record_verdict
 
 log = logging.getLogger("retrieval_lab")
 
@@ -181,14 +177,14 @@ def record_answer(
     No Streamlit call: a key's callback calls it where a rerun must not cut in (see `_Session`)."""
     previous: Any
     if question == "relevance":
-        grade = reviewer_relevance(lab.store, item.queue_id, reviewer).get(item.id)
+        grade = lab.spotcheck.relevance_by(item.queue_id, reviewer).get(item.id)
         previous = grade.grade if grade else None
-        saved: Any = record_relevance(lab.store, item.id, reviewer, int(value), note)
+        saved: Any = lab.spotcheck.record_relevance(item.id, reviewer, int(value), note)
         said = f"relevance **{grade_label(saved.grade)}**"
     else:
-        verdict = reviewer_verdicts(lab.store, item.queue_id, reviewer).get(item.id)
+        verdict = lab.spotcheck.verdicts_by(item.queue_id, reviewer).get(item.id)
         previous = verdict.verdict if verdict else None
-        saved = record_verdict(lab.store, item.id, reviewer, str(value), note)
+        saved = lab.spotcheck.record_verdict(item.id, reviewer, str(value), note)
         said = f"support **{VERDICTS[saved.verdict].lower()}**"
     undo.append((item.id, question, previous))
     del undo[:-200]
@@ -215,10 +211,10 @@ def undo_last(lab: Lab, reviewer: str, items: dict[int, QueueItem], undo: list[t
     undo.pop()
     saved: Any
     if question == "relevance":
-        saved = record_relevance(lab.store, item.id, reviewer, int(previous), "")
+        saved = lab.spotcheck.record_relevance(item.id, reviewer, int(previous), "")
         said = f"relevance back to **{grade_label(saved.grade)}**"
     else:
-        saved = record_verdict(lab.store, item.id, reviewer, str(previous), "")
+        saved = lab.spotcheck.record_verdict(item.id, reviewer, str(previous), "")
         said = f"support back to **{VERDICTS[saved.verdict].lower()}**"
     return f"Undone on card {item.position}: {said} (revision {saved.revision})."
 
@@ -255,7 +251,7 @@ def _apply_one(
     note = session.note if session.note_item == item.id else ""  # the note typed on that card, only
     question, _, value = action.partition(":")
     if question == "relevance" and value.isdigit():
-        asked_on = relevance_cards(list(items.values())).get(item.id, item.id)
+        asked_on = lab.spotcheck.relevance_cards(list(items.values())).get(item.id, item.id)
         if asked_on != item.id:
             raise RetrievalLabError(
                 f"Not saved: relevance of this fact to this query is asked on card {items[asked_on].position}; "
@@ -302,7 +298,7 @@ def _apply_sent(
     fresh = sorted((e for e in events if int(e["seq"]) > last), key=lambda e: int(e["seq"]))
     if not fresh:
         return None, []
-    items = {i.id: i for i in queue_items(lab.store, queue.id)}
+    items = {i.id: i for i in lab.spotcheck.items(queue.id)}
     done: str | None = None
     refused: list[str] = []
     for event in fresh:

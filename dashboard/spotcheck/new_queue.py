@@ -12,12 +12,10 @@ from dashboard.common.grading import REVIEWER
 from dashboard.common.runtime import run
 from dashboard.common.text import md
 from dashboard.spotcheck.actions import NS, QUEUE, safely
+from pipeline.api import Lab
+from pipeline.api.models import MAX_SIZE, PRIORITIES, REPLAY_S, SOURCES, QueueSpec
 from pipeline.errors import RetrievalLabError
-from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
-from pipeline.spotcheck.queue import REPLAY_S, build_queue
-from pipeline.spotcheck.records import QueueSpec
-from pipeline.spotcheck.sampling import MAX_SIZE, PRIORITIES, SOURCES
 
 
 def _build(lab: Lab, group_id: str) -> str:
@@ -44,7 +42,7 @@ def _build(lab: Lab, group_id: str) -> str:
     )
     # the same submission can arrive twice (a double click, a click the browser sends again while the first build
     # runs): the second finds the queue the first built, and says it was built, not that the name is taken
-    queue = run(build_queue(lab, spec, replay_within_s=REPLAY_S), timeout=600)
+    queue = run(lab.spotcheck.build(spec, replay_within_s=REPLAY_S), timeout=600)
     state[QUEUE] = queue.id
     state[f"{NS}.new.name"] = ""
     return f"Built queue **{md(queue.name)}** with {queue.item_count} items."

@@ -12,17 +12,15 @@ from dashboard.common.grading import REVIEWER
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.spotcheck.actions import NS, QUEUE, safely
+from pipeline.api import Lab
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.judge import PROMPT_VERSION, judge_config, prompt_text
-from pipeline.lab import Lab
 from pipeline.pools.build import build_pool, draw_calibration
 from pipeline.pools.judging import judge_pool
 from pipeline.pools.records import Pool, PoolSpec
 from pipeline.pools.repo import pool_progress
 from pipeline.query_sets import list_query_sets
 from pipeline.retrieval.setting import Setting
-from pipeline.spotcheck.judge_agreement import judge_agreement
-from pipeline.spotcheck.verdicts import deal_grades
 
 POOL = f"{NS}.pool"
 DEFAULT_SETTINGS = "graphiti-default:none:50:10\nvector:none:50:10\ngraphiti-default:local:50:10\nvector:local:50:10"
@@ -30,12 +28,12 @@ DEFAULT_SETTINGS = "graphiti-default:none:50:10\nvector:none:50:10\ngraphiti-def
 
 def render_pool_panel(lab: Lab, pool: Pool, reviewer: str) -> None:
     """Above the review card of a pool: where it stands, the judge, calibration."""
-    grades = deal_grades(lab.store, pool.group_id)
+    grades = lab.spotcheck.deal_grades(pool.group_id)
     progress = pool_progress(lab.store, pool, grades)
     what = md(pool.label) + (f": {md(', '.join(pool.settings))}" if pool.settings else "")
     st.caption(f"{what} · {pool.pairs:,} pairs · {pool.skipped:,} judged already, left out")
     st.progress(progress.fraction, text=md(progress.text()))
-    agreement = judge_agreement(lab.store, pool.group_id, grades)
+    agreement = lab.spotcheck.judge_agreement(pool.group_id, grades)
     if agreement.judged_by_judge:
         threshold = lab.settings.judge_min_kappa
         trusted = "trusted for metrics" if agreement.trusted(threshold) else f"not trusted (below {threshold:.2f})"

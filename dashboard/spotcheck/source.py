@@ -8,10 +8,9 @@ import streamlit as st
 from dashboard.common.runtime import run
 from dashboard.common.tables import day
 from dashboard.common.text import md, plain
-from pipeline.lab import Lab
+from pipeline.api import Lab
+from pipeline.api.models import QueueItem, SpanMatch
 from pipeline.retrieval.citations import fetch_episodes
-from pipeline.spotcheck.highlight import SpanMatch, find_span, to_html
-from pipeline.spotcheck.records import QueueItem
 
 EPISODE_CHARS = 20_000
 
@@ -44,9 +43,9 @@ def _episode_html(lab: Lab, group_id: str, item: QueueItem) -> tuple[str, str]:
             "The source episode is no longer in the graph: showing the stored snippet.",
         )
     content = plain(content, EPISODE_CHARS)  # a huge episode is cut before it is searched and sent
-    match = find_span(item.fact, content)
+    match = lab.spotcheck.find_span(item.fact, content)
     how = highlight_caption(match)
-    body = to_html(content, match)
+    body = lab.spotcheck.to_html(content, match)
     style = (
         "white-space:pre-wrap;overflow-wrap:anywhere;line-height:1.6;padding:0.75rem 1rem;"
         "border-radius:0.5rem;background:#f6f7f9"

@@ -10,12 +10,8 @@ from dashboard.common.tables import show_table
 from dashboard.common.text import md
 from dashboard.spotcheck.actions import NS
 from dashboard.spotcheck.charts import verdict_bars
-from pipeline.lab import Lab
-from pipeline.spotcheck.agreement import Agreement
-from pipeline.spotcheck.rates import Rate
-from pipeline.spotcheck.records import Queue
-from pipeline.spotcheck.repo_answers import verdict_rows
-from pipeline.spotcheck.verdicts import RateRow, export_csv, summarise
+from pipeline.api import Lab
+from pipeline.api.models import Agreement, Queue, Rate, RateRow
 
 ANSWER_NAMES = {
     "queue_name": "Queue",
@@ -58,11 +54,11 @@ def _rate_table(rows: tuple[RateRow, ...], what: str) -> pd.DataFrame:
 
 def render_summary(lab: Lab, group_id: str, queue: Queue | None) -> None:
     whole_deal = st.toggle("All queues of this deal", key=f"{NS}.summary_all", value=queue is None)
-    rows = verdict_rows(lab.store, group_id, None if whole_deal or queue is None else queue.id)
+    rows = lab.spotcheck.rows(group_id, None if whole_deal or queue is None else queue.id)
     if not rows:
         st.info("No answers recorded yet.")
         return
-    summary = summarise(rows)
+    summary = lab.spotcheck.summarise(rows)
     cols = st.columns(4)
     cols[0].metric("Items reviewed", f"{summary.items_reviewed:,}")
     cols[1].metric("Reviewers", f"{summary.reviewers:,}")
@@ -105,7 +101,7 @@ def render_summary(lab: Lab, group_id: str, queue: Queue | None) -> None:
     scope = group_id if whole_deal or queue is None else f"{group_id}-queue{queue.id}"
     st.download_button(
         "Export CSV (one row per item and reviewer, both answers)",
-        export_csv(rows).encode(),
+        lab.spotcheck.export_csv(rows).encode(),
         file_name=f"spotcheck-{scope}.csv",
         mime="text/csv",
         key=f"{NS}.export",

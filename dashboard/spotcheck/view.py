@@ -28,20 +28,11 @@ from dashboard.spotcheck.new_queue import render_new_queue
 from dashboard.spotcheck.pools import render_new_pool, render_pool_panel
 from dashboard.spotcheck.source import render_source
 from dashboard.spotcheck.summary import render_summary
+from pipeline.api import Lab
+from pipeline.api.models import PRIORITIES, QUESTIONS, RELEVANCE, SIGNALS, SOURCES, VERDICTS, Queue, QueueItem
 from pipeline.errors import RetrievalLabError
-from pipeline.lab import Lab
 from pipeline.pools.records import Pool
 from pipeline.pools.repo import list_pools, pool_of
-from pipeline.spotcheck.queue import relevance_cards
-from pipeline.spotcheck.records import Queue, QueueItem, queue_label
-from pipeline.spotcheck.repo import list_queues, queue_items
-from pipeline.spotcheck.repo_answers import progress, resume_position, reviewer_relevance, reviewer_verdicts
-from pipeline.spotcheck.sampling import PRIORITIES, SIGNALS, SOURCES
-from pipeline.spotcheck.verdicts import (
-    QUESTIONS,
-    RELEVANCE,
-    VERDICTS,
-)
 
 ITEM = f"{NS}.item"  # the card's position, in the URL only (a link opens that queue at that card)
 NOTE = f"{NS}.note"
@@ -58,7 +49,7 @@ def queue_picker(queues: list[Queue], pools: dict[int, Pool]) -> Queue | None:
         "Review queue",
         list(by_id),
         key=QUEUE,
-        format_func=lambda i: plain(queue_label(by_id[i], pools.get(i)), OPTION_CHARS),
+        format_func=lambda i: plain(by_id[i].label(pools.get(i)), OPTION_CHARS),
         placeholder="Build a queue first",
         help="Queues of this deal, newest first.",
     )
@@ -82,7 +73,9 @@ def current_position(lab: Lab, queue: Queue, reviewer: str) -> int:
     rule = f"a card of this queue (1 to {queue.item_count})"
     if key not in POSITIONS and (linked := linked_id(ITEM, range(1, queue.item_count + 1), "card", rule)) is not None:
         POSITIONS.put(key, linked)
-    position = POSITIONS.get(key, lambda: (resume_position(lab.store, queue.id, reviewer) if reviewer else None) or 1)
+    position = POSITIONS.get(
+        key, lambda: (lab.spotcheck.resume_position(queue.id, reviewer) if reviewer else None) or 1
+    )
     return min(max(1, position), queue.item_count)
 
 
@@ -156,16 +149,16 @@ def key_hint(item: QueueItem, count: int, asks_support: bool, graded: bool, verd
 
 
 def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
-    items = queue_items(lab.store, queue.id)
+    items = lab.spotcheck.items(queue.id)
     if not items:
         st.info("This queue has no items.")
         return
     position = current_position(lab, queue, reviewer)
     publish_id(ITEM, position)
     item = items[position - 1]
-    mine = reviewer_verdicts(lab.store, queue.id, reviewer) if reviewer else {}
-    my_grades = reviewer_relevance(lab.store, queue.id, reviewer) if reviewer else {}
-    done = progress(lab.store, queue.id, reviewer) if reviewer else None
+    mine = lab.spotcheck.verdicts_by(queue.id, reviewer) if reviewer else {}
+    my_grades = lab.spotcheck.relevance_by(queue.id, reviewer) if reviewer else {}
+    done = lab.spotcheck.progress(queue.id, reviewer) if reviewer else None
 
     if reviewer:  # first on the card, where nothing before it comes and goes: a redraw keeps the same component
         widget = key_widget(queue, reviewer)
@@ -218,7 +211,7 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
     # in order); these buttons are for the mouse, each the card's own (its item id in the widget key), so a click
     # acts on that card or, once the page has moved to another card, on none (`_on_card`)
     card = f"{NS}.{item.id}"
-    asked_on = relevance_cards(items).get(item.id, item.id)
+    asked_on = lab.spotcheck.relevance_cards(items).get(item.id, item.id)
     if item.query and asked_on != item.id:  # another citation of the same result: relevance was asked there
         first = next(i for i in items if i.id == asked_on)
         given = my_grades.get(asked_on)
@@ -285,7 +278,7 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
 def render_spotcheck_page(lab: Lab, group_id: str) -> None:
     reviewer = reviewer_input()
     show_messages()
-    queues = list_queues(lab.store, group_id)
+    queues = lab.spotcheck.queues(group_id)
     pools = {p.queue_id: p for p in list_pools(lab.store, group_id)}
     queue = queue_picker(queues, pools)
     # keyed and in the URL, the tabs keep their selection through a rerun (an action on Adjudicate stays on

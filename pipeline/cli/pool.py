@@ -14,9 +14,9 @@ import argparse
 import sys
 from typing import Any
 
+from pipeline.api import Lab
 from pipeline.cli.common import add_json_flag, whole
 from pipeline.errors import InvalidInput
-from pipeline.lab import Lab
 from pipeline.utc import now_iso
 
 
@@ -79,10 +79,9 @@ async def run_build(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
 async def run_list(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.pools.repo import list_pools
-    from pipeline.spotcheck.verdicts import deal_grades
 
     await lab.deal(args.group)
-    grades = deal_grades(lab.store, args.group)
+    grades = lab.spotcheck.deal_grades(args.group)
     pools = [_pool_dict(lab, p, grades) for p in list_pools(lab.store, args.group)]
     for p in pools:
         print(f"#{p['pool']} {p['name']} · {p['label']} · {p['progress']}", file=sys.stderr)

@@ -92,6 +92,11 @@ class Queue:
         values["params"] = stored_params(json.loads(values["params"]))
         return cls(**values)
 
+    def label(self, pool: Pool | None = None) -> str:
+        """How the dashboard names the queue in its picker (a pool's queue by its pool)."""
+        source = pool.label if pool else SOURCES.get(self.source, self.source).lower()
+        return f"{self.name} · {source} · {self.item_count} items"
+
 
 @dataclass(frozen=True)
 class QueueItem:
@@ -250,9 +255,3 @@ class VerdictRow:
         values["note"] = " · ".join(dict.fromkeys(notes))
         values["final_relevance"] = _grade(values["final_relevance"])
         return cls(**values)
-
-
-def queue_label(queue: Queue, pool: Pool | None = None) -> str:
-    """How the dashboard names a review queue in its picker."""
-    source = pool.label if pool else SOURCES.get(queue.source, queue.source).lower()
-    return f"{queue.name} · {source} · {queue.item_count} items"
