@@ -21,7 +21,7 @@ from pipeline.query_sets import load_query_set
 from pipeline.rerankers import make_reranker
 from pipeline.rerankers.base import LabReranker, RerankOutcome
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe, preset
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.retrieval.vector_index.records import FirstStageName
 from pipeline.timing import StageTimer
@@ -68,7 +68,7 @@ async def bench(
     the default recipe); each timed run is also recorded in the run history (source "bench") when `record`. Stock
     `search_()` runs only at N up to `stock_up_to` (graphiti's own BFS takes many seconds a query at N=100 on the
     10,000-fact deal), and not for node distance without a given center (graphiti needs one)."""
-    recipe = recipe or preset(DEFAULT_RECIPE)
+    recipe = recipe or Recipe.preset(DEFAULT_RECIPE)
     if recipe.fusion == "node_distance" and recipe.center is None:
         stock_up_to = 0
     await lab.deal(group_id)

@@ -17,7 +17,7 @@ from pipeline.cli.common import parse_int_list
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.lab import Lab
 from pipeline.rerankers import RERANKERS
-from pipeline.retrieval.recipes import parse_recipe
+from pipeline.retrieval.recipes import Recipe
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,7 +26,7 @@ async def run_bench(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.bench import bench, render_bench
 
     depths = parse_int_list(args.candidates_list, "--candidates")
-    recipe = parse_recipe(args.recipe)
+    recipe = Recipe.parse(args.recipe)
     rows = await bench(
         lab,
         args.group,

@@ -22,7 +22,7 @@ from pipeline.graph.dialects.falkordb import FalkorQueries
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import fulltext_words
-from pipeline.retrieval.recipes import preset
+from pipeline.retrieval.recipes import Recipe
 
 FILTERS = ("current", "all", "as-of")
 
@@ -42,7 +42,7 @@ async def walk_parity(
     driver = lab.backend.driver(group_id)
     if driver.provider != GraphProvider.FALKORDB:
         raise InvalidInput("walk-parity compares against FalkorDB's own traversal: run it on FalkorDB.")
-    edge_config = preset("hybrid-walk").edge_config
+    edge_config = Recipe.preset("hybrid-walk").edge_config
     when = as_of or datetime.fromisoformat("2023-06-30T00:00:00+00:00")
     vectors = [await lab.embedder.embed_query(q) for q in queries]
     rows = []

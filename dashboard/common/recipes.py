@@ -11,11 +11,11 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dashboard.common.page_state.url import publish_id, restore_text
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe, describe, floors, preset
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe
 from pipeline.retrieval.setting import Setting
 
 HELP = "graphiti's edge search presets: the methods, their fusion and floors.\n\n" + "\n".join(
-    f"- **{name}**: {describe(preset(name))}" for name in RECIPE_NAMES
+    f"- **{name}**: {Recipe.preset(name).describe()}" for name in RECIPE_NAMES
 )
 
 
@@ -27,7 +27,7 @@ def recipe_control(ns: str, side: str = "", where: DeltaGenerator | None = None)
     st.session_state.setdefault(key, DEFAULT_RECIPE)
     name = (where or st).selectbox("First-stage recipe", RECIPE_NAMES, key=key, help=HELP)
     publish_id(key, None if name == DEFAULT_RECIPE else name)
-    return preset(name)
+    return Recipe.preset(name)
 
 
 def pool_note(setting: Setting, found: int) -> str | None:
@@ -36,7 +36,7 @@ def pool_note(setting: Setting, found: int) -> str | None:
         return None
     why = (
         "the recipe's floors leave no more"
-        if floors(setting.recipe, setting.first_stage)
+        if setting.recipe.floors(setting.first_stage)
         else "its methods find no more on this deal"
     )
     return f"The first stage found {found} of N={setting.candidates} candidates: {why}."

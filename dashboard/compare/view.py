@@ -21,7 +21,6 @@ from pipeline.comparison.judged import QueryJudgments, query_judgments, side_sco
 from pipeline.comparison.overlap import overlap
 from pipeline.comparison.verdict import side_names, verdict
 from pipeline.retrieval.citations import fetch_episodes
-from pipeline.retrieval.recipes import describe
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.retrieval.setting import Setting
 
@@ -194,7 +193,7 @@ def _side_heading(request: CompareRequest, name: str, title: str, setting: Setti
     """A side's name (what sets it apart), how it orders, its whole setting and its link to Scores."""
     st.subheader(f"{name}: {title}")
     if side.reranker == "none":
-        st.caption(md(f"First-stage order: {describe(setting.recipe)}"))
+        st.caption(md(f"First-stage order: {setting.recipe.describe()}"))
     else:
         st.caption(md(side.reranker_model or side.reranker))
     st.caption(md(f"{name}: {setting.label}"))

@@ -20,7 +20,7 @@ from pipeline.evaluation.judgments import EvalSet, available_eval_sets
 from pipeline.evaluation.records import BASELINE, DEFAULT_SAMPLE, SweepSpec
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe, describe, parse_config, preset
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe
 
 CANDIDATE_OPTIONS = [5, 10, 25, 50, 75, 100, 150, 200]
 TOP_K_OPTIONS = [1, 3, 5, 10, 20]
@@ -77,7 +77,7 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
         default=[DEFAULT_RECIPE],
         key=f"{NS}.recipes",
         help="graphiti's search recipes (docs/recipes.md); each is swept over every N, k and reranker. "
-        + "; ".join(f"{name}: {describe(preset(name))}" for name in RECIPE_NAMES),
+        + "; ".join(f"{name}: {Recipe.preset(name).describe()}" for name in RECIPE_NAMES),
     )
     mine, custom_ok = _custom_recipe()
     cols = st.columns([2, 2, 2, 2])
@@ -134,7 +134,7 @@ def sweep_controls(lab: Lab, group_id: str, sets: list[EvalSet]) -> None:
 
     spec = SweepSpec.with_recipes(
         group_id,
-        (*(preset(name) for name in recipes), *mine),
+        (*(Recipe.preset(name) for name in recipes), *mine),
         candidates=tuple(ns),
         top_ks=tuple(ks),
         rerankers=tuple(rerankers),
@@ -200,11 +200,11 @@ def _custom_recipe() -> tuple[tuple[Recipe, ...], bool]:
         if not text.strip():
             return (), True
         try:
-            recipe = parse_config(text, "The custom recipe")
+            recipe = Recipe.from_config(text, "The custom recipe")
         except InvalidInput as exc:
             st.error(md(exc))
             return (), False
-        st.caption(md(f"Swept as {recipe.key}: {describe(recipe)}"))
+        st.caption(md(f"Swept as {recipe.key}: {recipe.describe()}"))
         return (recipe,), True
 
 

@@ -16,7 +16,7 @@ import streamlit as st
 
 from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, md, plain
-from pipeline.retrieval.recipes import METHOD_LABELS, Recipe, fusion_label
+from pipeline.retrieval.recipes import METHOD_LABELS, Recipe
 from pipeline.retrieval.records import METHODS, RankedCandidate, RetrievalRun
 
 RRF_SCORED = ("rrf", "episode_mentions")  # fusions whose fused score is the lists' RRF score
@@ -49,7 +49,7 @@ def path_steps(run: RetrievalRun, picked: RankedCandidate, recipe: Recipe) -> pd
                 else f"the {recipe.key} recipe does not run {METHOD_LABELS[method]}",
             }
         )
-    fusion = fusion_label(recipe)
+    fusion = recipe.fusion_label
     if recipe.fusion in RRF_SCORED:
         shares = contributions(picked, recipe.methods)
         parts = " + ".join(f"{METHOD_LABELS[m]} {shares[m]:.3f}" for m in recipe.methods if shares[m])
@@ -131,4 +131,4 @@ def render_path(run: RetrievalRun, recipe: Recipe) -> None:
     if recipe.fusion in RRF_SCORED:
         right.plotly_chart(rrf_waterfall(picked, recipe.methods), key="scores.waterfall")
     else:
-        right.caption(md(f"No waterfall: the {fusion_label(recipe)} score is not a sum of the lists' 1/rank."))
+        right.caption(md(f"No waterfall: the {recipe.fusion_label} score is not a sum of the lists' 1/rank."))

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.common.tables import show_table
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe, fusion_label, preset
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe
 from pipeline.retrieval.records import METHODS, RetrievalRun
 
 # What a person asks first (where did it land, did it move, what is it, what did the reranker think) comes
@@ -53,7 +53,7 @@ def cut_label(rank: int, k: int) -> str:
 
 def names(recipe: Recipe | None = None) -> dict[str, str]:
     """The table's headers: the fused score's names the recipe's fusion (RRF, MMR, node distance, ...)."""
-    return {**NAMES, "fused_score": f"Fused score ({fusion_label(recipe or preset(DEFAULT_RECIPE))})"}
+    return {**NAMES, "fused_score": f"Fused score ({(recipe or Recipe.preset(DEFAULT_RECIPE)).fusion_label})"}
 
 
 def candidates_frame(

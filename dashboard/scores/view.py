@@ -23,7 +23,7 @@ from dashboard.scores.rank_chart import rank_changes
 from dashboard.scores.table import candidates_frame
 from pipeline.comparison.judged import query_judgments
 from pipeline.lab import Lab
-from pipeline.retrieval.recipes import Recipe, fusion_label
+from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.records import RetrievalRun
 
 VIEWS = SessionMemo("scores.view", keep=1)  # the page shows one run at a time
@@ -83,7 +83,7 @@ def scores_view(run: RetrievalRun, recipe: Recipe, grades: Mapping[str, int] | N
     def build() -> tuple[RetrievalRun, Mapping[str, int] | None, ScoresView]:
         frame = candidates_frame(run, grades, recipe)
         charts = (
-            (score_scatter(frame, fusion_label(recipe)), rank_changes(run.reranked, run.top_k), rerank_histogram(frame))
+            (score_scatter(frame, recipe.fusion_label), rank_changes(run.reranked, run.top_k), rerank_histogram(frame))
             if run.rerank_used
             else None
         )

@@ -26,7 +26,7 @@ from pipeline.cli.common import check_writable, integer, parse_int_list
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.records import DEFAULT_SAMPLE
 from pipeline.lab import Lab
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, parse_recipe
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe
 from pipeline.utc import utc_now
 
 
@@ -107,7 +107,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         check_writable(path)  # before the sweep: nothing is saved when the export could not be written
     spec = SweepSpec.with_recipes(
         args.group,
-        tuple(parse_recipe(r) for r in args.recipe_list.split(",") if r.strip()),
+        tuple(Recipe.parse(r) for r in args.recipe_list.split(",") if r.strip()),
         candidates=parse_int_list(args.candidates_list, "--candidates"),
         top_ks=parse_int_list(args.top_k_list, "--top-k"),
         rerankers=tuple(r.strip() for r in args.reranker_list.split(",") if r.strip()),

@@ -9,7 +9,7 @@ from typing import Any
 from pipeline.cli.common import integer, parse_date
 from pipeline.lab import Lab
 from pipeline.rerankers import RERANKERS
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, parse_recipe
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe
 from pipeline.retrieval.records import RetrievalRun
 from pipeline.retrieval.vector_index.records import FIRST_STAGES
 from pipeline.text import one_line
@@ -58,7 +58,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         as_of=parse_date(args.as_of),
         reranker_model=args.model,
         first_stage=args.first_stage,
-        recipe=parse_recipe(args.recipe),
+        recipe=Recipe.parse(args.recipe),
     )
     run_id = save_run(lab.store, retrieval, "cli")
     if not args.json:

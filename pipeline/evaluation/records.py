@@ -17,7 +17,7 @@ from pipeline.evaluation.recommend import Recommendation, pareto_front, recommen
 from pipeline.evaluation.significance import PairedTest, paired_test_cached
 from pipeline.ingest.fields import DATE_RULE, date_field
 from pipeline.rerankers import RERANKERS
-from pipeline.retrieval.recipes import CUSTOM, DEFAULT_RECIPE, RECIPE_NAMES, Recipe, parse_recipe, preset
+from pipeline.retrieval.recipes import CUSTOM, DEFAULT_RECIPE, RECIPE_NAMES, Recipe
 from pipeline.retrieval.setting import MAX_CANDIDATES, MAX_TOP_K, Setting
 
 FIXED = ("ndcg@10", "recall@10", "mrr@10")  # on the top 10 of the reranked list, whatever k
@@ -38,7 +38,7 @@ EXTRA_NAMES = (TOKENS, JUDGED, STALE)  # per query and setting beside the qualit
 CONDENSED = "'"
 CONDENSED_NAMES = tuple(f"{name}{CONDENSED}" for name in METRIC_NAMES)
 # what every setting is tested against: what a Graphiti user ships when they call `Graphiti.search()`
-BASELINE = Setting(preset(DEFAULT_RECIPE), 50, "none", 10)
+BASELINE = Setting(Recipe.preset(DEFAULT_RECIPE), 50, "none", 10)
 # settings (reranker x N x k with k <= N) one sweep may hold, on the page and in the CLI alike: each is reranked,
 # tested and stored per query, and an experiment's per-query rows grow with it (uncapped, N 1..200 x k 1..100 on 3
 # queries stored 90,300 rows, 322 MB)
@@ -96,7 +96,7 @@ class SweepSpec:
         for custom_key, config_json in self.custom_recipes:
             if custom_key == key:
                 return Recipe(CUSTOM, config_json)
-        return parse_recipe(key)
+        return Recipe.parse(key)
 
     def validate(self) -> SweepSpec:
         if not self.candidates or not self.top_ks or not self.rerankers or not self.recipes:

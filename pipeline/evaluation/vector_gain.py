@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pipeline.evaluation.recommend import p_words
 from pipeline.evaluation.records import SweepResult, check_metric
 from pipeline.evaluation.significance import PairedTest, paired_test_cached
-from pipeline.retrieval.recipes import preset
+from pipeline.retrieval.recipes import Recipe
 
 VECTOR = "vector"
 
@@ -44,7 +44,7 @@ def gains_over_vector(result: SweepResult, metric: str) -> list[Gain]:
     scores = result.scores(metric)
     gains = []
     for s in result.settings:
-        base = replace(s.setting, recipe=preset(VECTOR), reranker="none").key
+        base = replace(s.setting, recipe=Recipe.preset(VECTOR), reranker="none").key
         if s.setting.reranker != "none" and base in keys:
             gains.append(Gain(s.key, base, metric, paired_test_cached(scores[base], scores[s.key])))
     return gains

@@ -92,7 +92,7 @@ class Recipe:
     @property
     def edge_config(self) -> EdgeSearchConfig:
         edge = self.config.edge_config
-        assert edge is not None  # parse_recipe refuses a config without one
+        assert edge is not None  # `custom` refuses a config without one
         return edge
 
     @property
@@ -118,46 +118,84 @@ class Recipe:
         config.limit = limit
         return config
 
+    @property
+    def fusion_label(self) -> str:
+        return FUSION_LABELS[self.fusion]
+
+    def floors(self, first_stage: str = "exact") -> list[str]:
+        """The floors that can leave a pool short of N: graphiti's cosine floor (`sim_min_score`, not applied by
+        the vector index), and the fusion's `reranker_min_score` (MMR drops scores below it, 0 included)."""
+        edge = self.edge_config
+        found = []
+        if "cosine" in self.methods and edge.sim_min_score > 0 and first_stage == "exact":
+            found.append(f"cosine floor {edge.sim_min_score:g}")
+        min_score = self.config.reranker_min_score
+        if self.fusion == "mmr" or min_score > 0:
+            found.append(f"{self.fusion_label} floor {min_score:g}")
+        return found
+
+    def describe(self) -> str:
+        """One line from the recipe's own config, e.g. "BM25 + cosine, RRF, cosine floor 0.6"."""
+        edge = self.edge_config
+        methods = " + ".join(
+            METHOD_LABELS[m] + (f" (depth {edge.bfs_max_depth})" if m == "bfs" else "") for m in self.methods
+        )
+        fusion = self.fusion_label
+        if self.fusion == "mmr":
+            fusion += f" (λ {edge.mmr_lambda:g})"
+        elif self.fusion == "node_distance":
+            fusion += f" from entity {self.center}" if self.center else " from the top hit's entity"
+        return ", ".join([methods, fusion, *self.floors()])
+
+    @classmethod
+    def preset(cls, name: str, center: str | None = None) -> Recipe:
+        if name not in PRESETS:
+            raise InvalidInput(
+                f"Unknown recipe {name!r}; one of: {', '.join(RECIPE_NAMES)}, or a SearchConfig .json file."
+            )
+        return cls(name, PRESETS[name].model_dump_json(), center)
+
+    @classmethod
+    def parse(cls, text: str) -> Recipe:
+        """A preset name (`node-distance@<entity uuid>` gives its center), or a path to a SearchConfig .json file;
+        anything else is refused in one line."""
+        text = text.strip()
+        name, _, center = text.partition("@")
+        if name in PRESETS:
+            if center and PRESETS[name].edge_config.reranker != EdgeReranker.node_distance:  # type: ignore[union-attr]
+                raise InvalidInput(f"Only node-distance takes a center entity (`node-distance@UUID`); got {text!r}.")
+            return cls.preset(name, center or None)
+        path = Path(text)
+        if not text.endswith(".json") or not path.is_file():
+            raise InvalidInput(
+                f"Unknown recipe {text!r}; one of: {', '.join(RECIPE_NAMES)}, or a SearchConfig .json file."
+            )
+        try:
+            config_text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InvalidInput(f"{path}: cannot be read ({type(exc).__name__}).") from None
+        return cls.from_config(config_text, str(path))
+
+    @classmethod
+    def from_config(cls, text: str, where: str = "The recipe") -> Recipe:
+        """graphiti's `SearchConfig` JSON (or its `edge_config` alone) as a recipe; anything else is refused in one
+        line that starts with `where` and names the field at fault. NaN and Infinity (which Python's json reads, and
+        pydantic would store as null) and nesting deeper than any SearchConfig are refused before validation."""
+        try:
+            raw = loads_bounded(text, "it", max_nesting=MAX_DEPTH, finite=True)
+            if not isinstance(raw, dict):
+                raise TypeError(f"a JSON {type(raw).__name__}, not an object")
+            config = SearchConfig.model_validate(raw if "edge_config" in raw else {"edge_config": raw})
+        except ValidationError as exc:
+            raise InvalidInput(f"{where}: not a graphiti SearchConfig ({validation_line(exc)[:200]}).") from None
+        except (ValueError, TypeError, RecursionError) as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise InvalidInput(f"{where}: not a graphiti SearchConfig ({first[:200]}).") from None
+        return custom(config)
+
 
 METHOD_LABELS = {"bm25": "BM25", "cosine": "cosine", "bfs": "graph BFS"}
 FUSION_LABELS = {"rrf": "RRF", "mmr": "MMR", "node_distance": "node distance", "episode_mentions": "episode mentions"}
-
-
-def fusion_label(recipe: Recipe) -> str:
-    return FUSION_LABELS[recipe.fusion]
-
-
-def floors(recipe: Recipe, first_stage: str = "exact") -> list[str]:
-    """The recipe's floors that can leave a pool short of N: graphiti's cosine floor (`sim_min_score`, not applied
-    by the vector index), and the fusion's `reranker_min_score` (MMR drops scores below it, 0 included)."""
-    edge = recipe.edge_config
-    found = []
-    if "cosine" in recipe.methods and edge.sim_min_score > 0 and first_stage == "exact":
-        found.append(f"cosine floor {edge.sim_min_score:g}")
-    min_score = recipe.config.reranker_min_score
-    if recipe.fusion == "mmr" or min_score > 0:
-        found.append(f"{fusion_label(recipe)} floor {min_score:g}")
-    return found
-
-
-def describe(recipe: Recipe) -> str:
-    """One line from the recipe's own config, e.g. "BM25 + cosine, RRF, cosine floor 0.6"."""
-    edge = recipe.edge_config
-    methods = " + ".join(
-        METHOD_LABELS[m] + (f" (depth {edge.bfs_max_depth})" if m == "bfs" else "") for m in recipe.methods
-    )
-    fusion = fusion_label(recipe)
-    if recipe.fusion == "mmr":
-        fusion += f" (λ {edge.mmr_lambda:g})"
-    elif recipe.fusion == "node_distance":
-        fusion += f" from entity {recipe.center}" if recipe.center else " from the top hit's entity"
-    return ", ".join([methods, fusion, *floors(recipe)])
-
-
-def preset(name: str, center: str | None = None) -> Recipe:
-    if name not in PRESETS:
-        raise InvalidInput(f"Unknown recipe {name!r}; one of: {', '.join(RECIPE_NAMES)}, or a SearchConfig .json file.")
-    return Recipe(name, PRESETS[name].model_dump_json(), center)
 
 
 def custom(config: SearchConfig) -> Recipe:
@@ -173,7 +211,7 @@ def custom(config: SearchConfig) -> Recipe:
     edges_only = _edges_only(config)
     for name, known in PRESETS.items():
         if known == edges_only:
-            return preset(name)  # a pasted preset is that preset
+            return Recipe.preset(name)  # a pasted preset is that preset
     return Recipe(CUSTOM, edges_only.model_dump_json())
 
 
@@ -195,25 +233,6 @@ def _check_ranges(edge: EdgeSearchConfig) -> None:
             raise InvalidInput(f"The SearchConfig's edge_config.{name} is {value:g}; give {low:g} to {high:g}.")
 
 
-def parse_recipe(text: str) -> Recipe:
-    """A preset name (`node-distance@<entity uuid>` gives its center), or a path to a SearchConfig .json file;
-    anything else is refused in one line."""
-    text = text.strip()
-    name, _, center = text.partition("@")
-    if name in PRESETS:
-        if center and PRESETS[name].edge_config.reranker != EdgeReranker.node_distance:  # type: ignore[union-attr]
-            raise InvalidInput(f"Only node-distance takes a center entity (`node-distance@UUID`); got {text!r}.")
-        return preset(name, center or None)
-    path = Path(text)
-    if not text.endswith(".json") or not path.is_file():
-        raise InvalidInput(f"Unknown recipe {text!r}; one of: {', '.join(RECIPE_NAMES)}, or a SearchConfig .json file.")
-    try:
-        config_text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"{path}: cannot be read ({type(exc).__name__}).") from None
-    return parse_config(config_text, str(path))
-
-
 # a SearchConfig is three levels deep (config, edge_config, a list of methods): far deeper is no config
 MAX_DEPTH = 20
 
@@ -229,23 +248,6 @@ def validation_line(exc: ValidationError, echo: bool = True) -> str:
     got = f"{given!r} is refused: " if echo and short else ""
     more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
     return f"{where + ': ' if where else ''}{got}{first['msg']}{more}"
-
-
-def parse_config(text: str, where: str = "The recipe") -> Recipe:
-    """graphiti's `SearchConfig` JSON (or its `edge_config` alone) as a recipe; anything else is refused in one line
-    that starts with `where` and names the field at fault. NaN and Infinity (which Python's json reads, and
-    pydantic would store as null) and nesting deeper than any SearchConfig are refused before validation."""
-    try:
-        raw = loads_bounded(text, "it", max_nesting=MAX_DEPTH, finite=True)
-        if not isinstance(raw, dict):
-            raise TypeError(f"a JSON {type(raw).__name__}, not an object")
-        config = SearchConfig.model_validate(raw if "edge_config" in raw else {"edge_config": raw})
-    except ValidationError as exc:
-        raise InvalidInput(f"{where}: not a graphiti SearchConfig ({validation_line(exc)[:200]}).") from None
-    except (ValueError, TypeError, RecursionError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InvalidInput(f"{where}: not a graphiti SearchConfig ({first[:200]}).") from None
-    return custom(config)
 
 
 # the deal's closest facts whatever their cosine (the low-confidence rule's fallback): the cosine method alone, its

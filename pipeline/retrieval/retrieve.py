@@ -24,7 +24,7 @@ from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_ep
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import MethodLists, search_recipe
 from pipeline.retrieval.hooks import RankHooks
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe, preset
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe
 from pipeline.retrieval.records import (
     BUDGETS_MS,
     METHODS,
@@ -263,7 +263,7 @@ async def retrieve(
     recipe: Recipe | None = None,
 ) -> RetrievalRun:
     """One setting's run (`rank` with one setting)."""
-    chosen = Setting(recipe or preset(DEFAULT_RECIPE), candidates, reranker, top_k, first_stage)
+    chosen = Setting(recipe or Recipe.preset(DEFAULT_RECIPE), candidates, reranker, top_k, first_stage)
     (run,) = await rank(lab, query, group_id, [chosen], include_superseded, as_of, reranker_model)
     return run
 

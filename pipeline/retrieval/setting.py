@@ -13,15 +13,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pipeline.errors import InvalidInput
 from pipeline.numbers import whole_number
 from pipeline.rerankers import RERANKERS
-from pipeline.retrieval.recipes import (
-    CUSTOM,
-    DEFAULT_RECIPE,
-    Recipe,
-    parse_config,
-    parse_recipe,
-    preset,
-    validation_line,
-)
+from pipeline.retrieval.recipes import CUSTOM, DEFAULT_RECIPE, Recipe, validation_line
 from pipeline.retrieval.vector_index.records import FIRST_STAGES, FirstStageName
 
 MAX_CANDIDATES = 200
@@ -104,7 +96,7 @@ class Setting:
             raise InvalidInput(f"{where}: unknown reranker {raw.reranker!r}; one of: {', '.join(RERANKERS)}.")
         if raw.search_config is not None:
             config = raw.search_config if isinstance(raw.search_config, str) else json.dumps(raw.search_config)
-            recipe = parse_config(config, f"{where}: search_config")
+            recipe = Recipe.from_config(config, f"{where}: search_config")
             if raw.recipe is not None and raw.recipe != recipe.key:
                 raise InvalidInput(
                     f"{where}: recipe {raw.recipe!r} is not its search_config (that is {recipe.key!r}); leave one out."
@@ -114,7 +106,7 @@ class Setting:
             if name.strip().endswith(".json"):
                 raise InvalidInput(f'{where}: give the SearchConfig itself as "search_config", not a file name.')
             try:
-                recipe = parse_recipe(name)
+                recipe = Recipe.parse(name)
             except InvalidInput as exc:
                 raise InvalidInput(f"{where}: {exc}") from None
         try:
@@ -135,7 +127,7 @@ class Setting:
                 f"(e.g. graphiti-default:local:50:10); got {text!r}."
             )
         n, k = (n for n in numbers if n is not None)
-        return cls(parse_recipe(recipe_text), n, parts[0], k, first_stage).validate()
+        return cls(Recipe.parse(recipe_text), n, parts[0], k, first_stage).validate()
 
 
 class _SettingFile(BaseModel):
@@ -158,4 +150,6 @@ def setting(
     first_stage: FirstStageName = "exact",
 ) -> Setting:
     """A setting with its recipe given by name (or as a Recipe)."""
-    return Setting(preset(recipe) if isinstance(recipe, str) else recipe, candidates, reranker, top_k, first_stage)
+    return Setting(
+        Recipe.preset(recipe) if isinstance(recipe, str) else recipe, candidates, reranker, top_k, first_stage
+    )

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from pipeline.cli import main
 from pipeline.errors import InvalidInput
-from pipeline.retrieval.recipes import parse_config, parse_recipe
+from pipeline.retrieval.recipes import Recipe
 from tests.app.conftest import no_errors, open_page
 from tests.app.test_bad_links import opened
 
@@ -30,17 +30,17 @@ BAD = [
 @pytest.mark.parametrize(("text", "says"), BAD)
 def test_nan_infinity_and_deep_nesting_are_refused_in_one_line(text: str, says: str) -> None:
     with pytest.raises(InvalidInput, match=says) as refused:
-        parse_config(text, "The custom recipe")
+        Recipe.from_config(text, "The custom recipe")
     assert "\n" not in str(refused.value) and len(str(refused.value)) < 300
 
 
 def test_a_wrong_field_is_named_with_the_value_given() -> None:
     with pytest.raises(InvalidInput) as refused:
-        parse_config('{"edge_config": {"search_methods": ["bm25"], "reranker": "rrf"}}')
+        Recipe.from_config('{"edge_config": {"search_methods": ["bm25"], "reranker": "rrf"}}')
     line = str(refused.value)
     assert "edge_config.reranker: 'rrf' is refused: Input should be 'reciprocal_rank_fusion'" in line, line
     with pytest.raises(InvalidInput, match=r"edge_config\.search_methods\.0: 'sql' is refused"):
-        parse_config('{"search_methods": ["sql"]}')
+        Recipe.from_config('{"search_methods": ["sql"]}')
 
 
 @pytest.mark.parametrize(("text", "says"), [BAD[0], BAD[3]])
@@ -48,7 +48,7 @@ def test_the_cli_exits_2_naming_the_file(tmp_path: Path, capsys: pytest.CaptureF
     path = tmp_path / "prod.json"
     path.write_text(text)
     with pytest.raises(InvalidInput, match=says):
-        parse_recipe(str(path))
+        Recipe.parse(str(path))
     assert main(["eval", "--group", "demo", "--recipes", str(path), "--reranker", "none", "--no-save"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: {path}: not a graphiti SearchConfig") and says in err[0]

@@ -15,7 +15,7 @@ from dashboard.latency.charts import latency_by_candidates, latency_over_time
 from pipeline.evaluation.records import SettingResult, SweepResult, SweepSpec, SweepStats
 from pipeline.history.latency import timing_table
 from pipeline.history.records import STAGES
-from pipeline.retrieval.recipes import preset
+from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.setting import Setting
 
 RECIPES = ("vector", "bm25", "graphiti-default", "hybrid-walk")
@@ -25,7 +25,7 @@ TITLE_CHAR_PX = 8  # plotly's default 14 px title font: about 7-8 px a character
 
 
 def setting(recipe: str, reranker: str, n: int, k: int, ndcg: float, p50: float, in_grid: bool = True):
-    made = Setting(preset(recipe), n, reranker, k)
+    made = Setting(Recipe.preset(recipe), n, reranker, k)
     return SettingResult(made, "", in_grid, {"ndcg@k": ndcg}, {}, p50, p50 * 2, 0, 0.0, 0, 0.5, 0.5)
 
 

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, fusion_label, preset
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe
 from pipeline.retrieval.records import RetrievalRun
 from tests.app.conftest import APP, no_errors, open_page
 from tests.app.test_bad_links import dropped_in_one_line, opened
@@ -171,15 +171,15 @@ def test_scores_to_compare_keeps_the_recipe_on_both_sides(app: AppTest, demo: st
 
 @pytest.mark.parametrize("name", RECIPE_NAMES)
 def test_every_recipe_draws_on_scores_with_its_fusion_and_methods(app: AppTest, name: str) -> None:
-    recipe = preset(name)
+    recipe = Recipe.preset(name)
     app.query_params.update({"scores.q": QUERY, "scores.recipe": name})
     open_page(app, "app_pages/scores.py")
     assert app.selectbox(key="scores.recipe").value == name
     frame = app.dataframe[0].value
-    assert f"Fused score ({fusion_label(recipe)})" in frame.columns
+    assert f"Fused score ({recipe.fusion_label})" in frame.columns
     for method, column in (("bm25", "BM25 rank"), ("cosine", "Cosine rank"), ("bfs", "BFS rank")):
         assert (set(frame[column]) == {"not used"}) == (method not in recipe.methods and len(frame) > 0), column
     if len(frame):
         steps = dict(zip(app.dataframe[1].value["Step"], app.dataframe[1].value["Value"], strict=True))
-        fused = "RRF contribution" if recipe.fusion in ("rrf", "episode_mentions") else f"{fusion_label(recipe)} score"
+        fused = "RRF contribution" if recipe.fusion in ("rrf", "episode_mentions") else f"{recipe.fusion_label} score"
         assert fused in steps

@@ -26,7 +26,7 @@ from pipeline.evaluation.ship import setting_module
 from pipeline.evaluation.significance import paired_test
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
-from pipeline.retrieval.recipes import parse_recipe
+from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.retrieve import rank
 from pipeline.retrieval.setting import setting
 from tests.integration.test_retrieve import Failing
@@ -55,7 +55,7 @@ SHIPPED_QUERIES = 8  # queries the exported module is run on
 
 @pytest.fixture(scope="module")
 async def golden(lab: Lab, tatqa_golden: Slice) -> SweepResult:  # noqa: F811
-    recipes = tuple(parse_recipe(name) for name in ("vector", "graphiti-default"))
+    recipes = tuple(Recipe.parse(name) for name in ("vector", "graphiti-default"))
     spec = SweepSpec.with_recipes(
         tatqa_golden.group_id,
         recipes,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pipeline.ingest.beir import import_beir
 from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
-from pipeline.retrieval.recipes import preset
+from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.retrieve import retrieve
 
 VOCAB = ["revenue", "ebitda", "margin", "customer", "contract", "churn", "ceo", "cfo", "lawsuit", "headcount"]
@@ -69,7 +69,7 @@ queries = st.one_of(
 async def test_no_result_candidate_or_citation_from_another_deal(
     lab: Lab, isolated_deals: dict[str, dict[str, set[str]]], deal: str, query: str, n: int, reranker: str, recipe: str
 ) -> None:
-    run = await retrieve(lab, query, deal, n, min(n, 5), reranker, recipe=preset(recipe))
+    run = await retrieve(lab, query, deal, n, min(n, 5), reranker, recipe=Recipe.preset(recipe))
     mine = isolated_deals[deal]
     assert {c.uuid for c in run.candidates} <= mine["facts"]
     assert {r.uuid for r in run.results} <= mine["facts"]

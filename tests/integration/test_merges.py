@@ -17,7 +17,7 @@ from pipeline.merges.actions import MergeRefused, merge_entities, reject_pair, u
 from pipeline.merges.candidates import find_candidates
 from pipeline.merges.records import FactMove, apply_merge, list_merges, read_merge_records
 from pipeline.merges.scoring import DEFAULT_THRESHOLD
-from pipeline.retrieval.recipes import preset
+from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.retrieve import retrieve
 from tests.support.dump import dump_deal
 
@@ -132,7 +132,14 @@ async def test_merge_records_never_show_up_in_retrieval(lab: Lab, deal: str) -> 
         for query in QUERIES:
             for include_superseded, recipe in itertools.product((False, True), ("graphiti-default", "hybrid-walk")):
                 run = await retrieve(
-                    lab, query, deal, 100, 10, "none", include_superseded=include_superseded, recipe=preset(recipe)
+                    lab,
+                    query,
+                    deal,
+                    100,
+                    10,
+                    "none",
+                    include_superseded=include_superseded,
+                    recipe=Recipe.preset(recipe),
                 )
                 uuids = {c.uuid for c in run.candidates}
                 seen += len(uuids)

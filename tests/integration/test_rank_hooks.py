@@ -12,12 +12,12 @@ import pytest
 from pipeline.lab import Lab
 from pipeline.retrieval import rerank, retrieve
 from pipeline.retrieval.hooks import RankHooks, ScoreCall, ScoreRow
-from pipeline.retrieval.recipes import preset
+from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.records import Citation, Pool, Result, RetrievalRun
 from pipeline.retrieval.setting import Setting
 
 QUERY = "What was Halcyon's FY2025 revenue?"
-SETTINGS = [Setting(preset(name), n, "local", 10) for name in ("graphiti-default", "vector") for n in (25, 50)]
+SETTINGS = [Setting(Recipe.preset(name), n, "local", 10) for name in ("graphiti-default", "vector") for n in (25, 50)]
 
 
 class MemoryPools:

@@ -17,7 +17,7 @@ from pipeline.ingest.loading import parse_time
 from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import FactVectors, FirstStage, MethodLists, search_recipe
-from pipeline.retrieval.recipes import PRESETS, Recipe, custom, parse_recipe, preset
+from pipeline.retrieval.recipes import PRESETS, Recipe, custom
 from pipeline.retrieval.retrieve import retrieve
 from tests.integration.test_retrieve import Failing
 
@@ -78,14 +78,14 @@ async def assert_same_as_graphiti(lab: Lab, group_id: str, recipe: Recipe) -> in
 
 @pytest.mark.parametrize("name", list(PRESETS))
 async def test_every_preset_is_exactly_graphiti_search(lab: Lab, demo: str, name: str) -> None:
-    recipe = preset(name)
+    recipe = Recipe.preset(name)
     assert await assert_same_as_graphiti(lab, demo, recipe) > 0, f"{name} found nothing: the test proves nothing"
 
 
 async def test_retrieve_ranks_graphitis_candidates_for_its_recipe(lab: Lab, demo: str) -> None:
     graphiti = graphiti_for(lab, demo, Failing())
     for name, (query, n, superseded, as_of) in zip(("graphiti-default", "hybrid-walk"), CASES[3:5], strict=True):
-        recipe = preset(name)
+        recipe = Recipe.preset(name)
         run = await retrieve(lab, query, demo, n, 10, "none", superseded, as_of, recipe=recipe)
         stock = await graphiti.search_(
             query, recipe.search_config(n), group_ids=[demo], search_filter=temporal_filter(superseded, as_of)
@@ -151,11 +151,11 @@ async def test_node_distance_measures_from_the_best_hits_source_or_a_given_cente
     query, search_filter = "Who is the CEO?", temporal_filter(False, None)
     vector = await lab.embedder.embed_query(query)
     lists = MethodLists(driver, query, vector, demo, search_filter)
-    hybrid = await search_recipe(lists, preset("graphiti-default"), 10)
-    auto = await search_recipe(lists, preset("node-distance"), 10)
+    hybrid = await search_recipe(lists, Recipe.preset("graphiti-default"), 10)
+    auto = await search_recipe(lists, Recipe.preset("node-distance"), 10)
     assert auto.center == hybrid.edges[0].source_node_uuid  # RRF of BM25 and cosine, as graphiti-default ranks
     other = next(e.target_node_uuid for e in hybrid.edges if e.target_node_uuid != auto.center)
-    given = parse_recipe(f"node-distance@{other}")
+    given = Recipe.parse(f"node-distance@{other}")
     assert given.center == other and given.key == f"node-distance@{other}"
     assert (await search_recipe(lists, given, 10)).center == other
     assert await assert_same_as_graphiti(lab, demo, given) > 0
@@ -172,14 +172,14 @@ async def test_a_pasted_custom_config_is_exactly_graphiti_search(lab: Lab, demo:
     )
     path = tmp_path / "production.json"
     path.write_text(config.model_dump_json())
-    recipe = parse_recipe(str(path))
+    recipe = Recipe.parse(str(path))
     assert recipe.name == "custom" and recipe.key.startswith("custom-") and recipe.methods == ("bm25", "bfs")
     assert recipe.search_config(25).limit == 25
     assert await assert_same_as_graphiti(lab, demo, recipe) > 0
 
     # an edge config alone is read too; a pasted preset is that preset
     path.write_text(PRESETS["mmr"].edge_config.model_dump_json())  # type: ignore[union-attr]
-    assert parse_recipe(str(path)) == preset("mmr")
+    assert Recipe.parse(str(path)) == Recipe.preset("mmr")
 
 
 @pytest.mark.parametrize(
@@ -201,7 +201,7 @@ def test_a_bad_recipe_is_refused_in_one_line(tmp_path: Path, text: str, says: st
         path.write_text(text)
         text = str(path)
     with pytest.raises(InvalidInput, match=says) as refused:
-        parse_recipe(text)
+        Recipe.parse(text)
     assert "\n" not in str(refused.value)
 
 

@@ -12,7 +12,7 @@ from pipeline.ingest.demo.seed import DEAL_FILE
 from pipeline.ingest.loading import parse_time, stable_uuid
 from pipeline.lab import Lab
 from pipeline.rerankers.base import LabReranker, RerankerFailed, RerankOutcome
-from pipeline.retrieval.recipes import preset
+from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.retrieve import retrieve
 from tests.conftest import FIXTURES
 
@@ -53,7 +53,7 @@ async def test_fewer_candidates_only_when_the_deal_has_fewer(lab: Lab) -> None:
 
     await import_beir(lab.backend, lab.embedder, lab.settings.resolved_data_dir, FIXTURES / "beir_mini", "mini")
     # a recipe without a cosine floor finds every fact that matches at all; here, the whole deal
-    run = await retrieve(lab, "Northwind net sales", "mini", 50, 5, "none", recipe=preset("hybrid-walk"))
+    run = await retrieve(lab, "Northwind net sales", "mini", 50, 5, "none", recipe=Recipe.preset("hybrid-walk"))
     assert len(run.candidates) == 8
     assert len(run.results) == 5
 

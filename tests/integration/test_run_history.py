@@ -12,7 +12,7 @@ from pipeline.history.latency import load_timings, stage_percentiles
 from pipeline.history.records import RunFilter
 from pipeline.history.repo import list_runs, load_run, save_run
 from pipeline.lab import Lab
-from pipeline.retrieval.recipes import parse_recipe, preset
+from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.store.db import Store
 
@@ -61,7 +61,9 @@ async def test_bench_writes_its_runs_to_the_store(lab: Lab, demo: str) -> None:
 
 async def test_bench_times_the_recipe_it_is_given_beside_stock_search_with_that_recipe(lab: Lab, demo: str) -> None:
     before = {r.id for r in list_runs(lab.store, RunFilter(sources=("bench",)))}
-    (row,) = await bench(lab, demo, depths=(10,), top_k=3, reranker="none", limit_queries=2, recipe=preset("vector"))
+    (row,) = await bench(
+        lab, demo, depths=(10,), top_k=3, reranker="none", limit_queries=2, recipe=Recipe.preset("vector")
+    )
     new = [r for r in list_runs(lab.store, RunFilter(sources=("bench",))) if r.id not in before]
     assert {r.recipe for r in new} == {"vector"}
     assert "cosine" in row.stages and "bm25" not in row.stages and "bfs" not in row.stages
@@ -75,7 +77,7 @@ async def test_bench_times_the_recipe_it_is_given_beside_stock_search_with_that_
         reranker="none",
         limit_queries=1,
         record=False,
-        recipe=parse_recipe("node-distance"),
+        recipe=Recipe.parse("node-distance"),
     )
     assert row.stock_search is None and "fusion" in row.stages
 
@@ -84,8 +86,8 @@ async def test_a_run_keeps_its_recipe_and_history_says_when_two_differ(lab: Lab,
     from pipeline.history.compare import compare_runs
 
     query = "What was Halcyon's FY2025 revenue?"
-    walk = await retrieve(lab, query, demo, 25, 5, "none", recipe=preset("hybrid-walk"))
-    vector = await retrieve(lab, query, demo, 25, 5, "none", recipe=preset("vector"))
+    walk = await retrieve(lab, query, demo, 25, 5, "none", recipe=Recipe.preset("hybrid-walk"))
+    vector = await retrieve(lab, query, demo, 25, 5, "none", recipe=Recipe.preset("vector"))
     ids = [save_run(lab.store, run, "cli") for run in (walk, vector)]
     stored = [load_run(lab.store, run_id) for run_id in ids]
     assert [s.run.recipe for s in stored] == [s.summary.recipe for s in stored] == ["hybrid-walk", "vector"]

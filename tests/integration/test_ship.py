@@ -21,7 +21,7 @@ from pipeline.evaluation.records import SweepSpec
 from pipeline.evaluation.ship import setting_module
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.lab import Lab
-from pipeline.retrieval.recipes import CUSTOM, custom, parse_recipe, preset
+from pipeline.retrieval.recipes import CUSTOM, Recipe, custom
 from pipeline.retrieval.retrieve import rank
 from pipeline.retrieval.setting import Setting
 from tests.integration.test_retrieve import Failing
@@ -105,10 +105,10 @@ async def test_a_pasted_search_config_is_swept_kept_with_its_experiment_and_ship
 ) -> None:
     path = tmp_path / "production.json"
     path.write_text(PRODUCTION.model_dump_json())
-    mine = parse_recipe(str(path))
+    mine = Recipe.parse(str(path))
     assert mine.name == CUSTOM
     spec = SweepSpec.with_recipes(
-        demo, (mine, preset("graphiti-default")), candidates=(25,), top_ks=(10,), limit_queries=4
+        demo, (mine, Recipe.preset("graphiti-default")), candidates=(25,), top_ks=(10,), limit_queries=4
     ).validate()
     assert spec.custom_recipes == ((mine.key, mine.config_json),)
     # as a job stores it and reads it back: the config travels with the spec
@@ -147,6 +147,6 @@ def test_a_custom_recipe_key_without_its_config_or_with_another_is_refused(demo:
     mine = custom(PRODUCTION)
     with pytest.raises(InvalidInput, match="comes without its SearchConfig"):
         SweepSpec(demo, recipes=(mine.key,)).validate()
-    other = preset("vector").config_json
+    other = Recipe.preset("vector").config_json
     with pytest.raises(InvalidInput, match="does not match its SearchConfig"):
         SweepSpec(demo, recipes=(mine.key,), custom_recipes=((mine.key, other),)).validate()

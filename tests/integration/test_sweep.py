@@ -20,12 +20,12 @@ from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import MethodLists, search_recipe
 from pipeline.retrieval.hooks import ScoreCall
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, preset
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.settings import Settings
 from tests.support.fakes.voyage_server import FakeVoyageServer
 
-DEFAULT = preset(DEFAULT_RECIPE)  # the sweep's first stage by default
+DEFAULT = Recipe.preset(DEFAULT_RECIPE)  # the sweep's first stage by default
 SMALL = dict(candidates=(10, 25), top_ks=(3, 10), rerankers=("none", "local"), limit_queries=6)
 
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from pipeline.errors import InvalidInput
-from pipeline.retrieval.recipes import BFS_MAX_DEPTH, PRESETS, parse_config
+from pipeline.retrieval.recipes import BFS_MAX_DEPTH, PRESETS, Recipe
 
 WALK = ["breadth_first_search"]
 
@@ -26,13 +26,13 @@ WALK = ["breadth_first_search"]
 )
 def test_out_of_range_values_are_one_line_naming_the_field(edge: dict[str, object], field: str) -> None:
     with pytest.raises(InvalidInput) as caught:
-        parse_config(json.dumps({"edge_config": edge}))
+        Recipe.from_config(json.dumps({"edge_config": edge}))
     line = str(caught.value)
     assert "\n" not in line and f"edge_config.{field}" in line and "give " in line
 
 
 def test_the_cap_and_every_preset_still_pass() -> None:
-    recipe = parse_config(json.dumps({"edge_config": {"search_methods": WALK, "bfs_max_depth": BFS_MAX_DEPTH}}))
+    recipe = Recipe.from_config(json.dumps({"edge_config": {"search_methods": WALK, "bfs_max_depth": BFS_MAX_DEPTH}}))
     assert recipe.edge_config.bfs_max_depth == BFS_MAX_DEPTH
     for config in PRESETS.values():
-        parse_config(config.model_dump_json())
+        Recipe.from_config(config.model_dump_json())

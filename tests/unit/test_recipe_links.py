@@ -9,7 +9,7 @@ import pytest
 
 from dashboard.common.links import compare_params, compare_url, scores_params, scores_to_compare
 from dashboard.common.recipes import HELP, pool_note
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, describe, floors, preset
+from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe
 from pipeline.retrieval.setting import setting
 
 
@@ -26,7 +26,7 @@ from pipeline.retrieval.setting import setting
     ],
 )
 def test_each_preset_is_explained_from_its_config(name: str, line: str) -> None:
-    assert describe(preset(name)) == line
+    assert Recipe.preset(name).describe() == line
     assert f"**{name}**: {line}" in HELP
 
 
@@ -35,8 +35,8 @@ def test_every_preset_is_in_the_help() -> None:
 
 
 def test_the_vector_index_has_no_cosine_floor() -> None:
-    assert floors(preset("graphiti-default"), "vector_index") == []
-    assert floors(preset("mmr"), "vector_index") == ["MMR floor 0"]
+    assert Recipe.preset("graphiti-default").floors("vector_index") == []
+    assert Recipe.preset("mmr").floors("vector_index") == ["MMR floor 0"]
 
 
 def test_a_short_pool_says_why() -> None:

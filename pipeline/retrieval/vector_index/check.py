@@ -17,7 +17,7 @@ from pipeline.deals import deal_counts
 from pipeline.errors import InvalidInput
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import FirstStage, MethodLists, search_recipe
-from pipeline.retrieval.recipes import preset
+from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.vector_index.records import RecallCheck
 from pipeline.retrieval.vector_index.search import indexed_similarity_search
 from pipeline.utc import now_iso
@@ -39,7 +39,7 @@ async def check_recall(lab: Lab, group_id: str, queries: Sequence[str], num_cand
     driver = lab.backend.driver(group_id)
     search_filter = temporal_filter(False, None)
     similar = partial(indexed_similarity_search, lab.backend, driver, group_id)
-    recipe = preset("hybrid-walk")  # no cosine floor, as the index has none: the two differ only by the index
+    recipe = Recipe.preset("hybrid-walk")  # no cosine floor, as the index has none: the two differ only by the index
     pool, cosine, exact_ms, index_ms = [], [], [], []
     for query in queries:
         vector = await lab.embedder.embed_query(query)
