@@ -14,16 +14,12 @@ from typing import Any
 import numpy as np
 
 from benchmarks.stock_graphiti import graphiti_for
+from pipeline.api import Lab, make_reranker
+from pipeline.api.models import DEFAULT_RECIPE, FirstStageName, LabReranker, Recipe, RerankOutcome
 from pipeline.errors import InvalidInput
 from pipeline.history.repo import save_run
-from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
-from pipeline.rerankers import make_reranker
-from pipeline.rerankers.base import LabReranker, RerankOutcome
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe
-from pipeline.retrieval.retrieve import retrieve
-from pipeline.retrieval.vector_index.records import FirstStageName
 from pipeline.timing import StageTimer
 
 DEFAULT_DEPTHS = (10, 25, 50, 100)
@@ -82,7 +78,9 @@ async def bench(
     graphiti = graphiti_for(lab, group_id, _Unused())
     search_filter = temporal_filter(False, None)
     top = min(top_k, max(depths))
-    await retrieve(lab, queries[0], group_id, max(depths), top, reranker, first_stage=first_stage, recipe=recipe)
+    await lab.retrieval.retrieve(
+        queries[0], group_id, max(depths), top, reranker, first_stage=first_stage, recipe=recipe
+    )
 
     rows = []
     for depth in depths:
@@ -92,7 +90,9 @@ async def bench(
         for text in queries:
             lab.embedder.forget_queries()  # each run embeds its query, as a new query would
             k = min(top_k, depth)
-            run = await retrieve(lab, text, group_id, depth, k, reranker, first_stage=first_stage, recipe=recipe)
+            run = await lab.retrieval.retrieve(
+                text, group_id, depth, k, reranker, first_stage=first_stage, recipe=recipe
+            )
             if record:
                 save_run(lab.store, run, "bench")
             for name, ms in run.timings.stages_ms.items():

@@ -21,6 +21,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from pipeline.api.models import Setting
 from pipeline.evaluation.records import (
     BASELINE,
     DEFAULT_METRIC,
@@ -31,7 +32,6 @@ from pipeline.evaluation.records import (
     SweepSpec,
     SweepStats,
 )
-from pipeline.retrieval.setting import Setting
 
 ROOT = Path(__file__).resolve().parents[1]
 MODES = ("whole", "page")

@@ -24,9 +24,8 @@ from __future__ import annotations
 import argparse
 
 from benchmarks import commands  # what each command runs; this module is the parser
+from pipeline.api.models import DEFAULT_RECIPE, FIRST_STAGES, RECIPE_NAMES
 from pipeline.cli.common import OneLineParser, add_json_flag, integer, run, seconds, whole
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES
-from pipeline.retrieval.vector_index import FIRST_STAGES
 
 
 def _sweep_options(parser: argparse.ArgumentParser, candidates: str, top_ks: str) -> None:

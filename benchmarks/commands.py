@@ -13,11 +13,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from pipeline.api import Lab
+from pipeline.api.models import RERANKERS, Recipe
 from pipeline.cli.common import parse_int_list
 from pipeline.errors import InvalidInput, RetrievalLabError
-from pipeline.lab import Lab
-from pipeline.rerankers import RERANKERS
-from pipeline.retrieval.recipes import Recipe
 
 ROOT = Path(__file__).resolve().parents[1]
 

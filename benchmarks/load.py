@@ -12,10 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.api import Lab
 from pipeline.errors import InvalidInput
-from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
-from pipeline.retrieval.retrieve import retrieve
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ async def load_test(
             text = texts[(number * queries_per_session + i) % len(texts)]
             started = time.perf_counter()
             try:
-                await retrieve(lab, text, group_id, candidates, top_k, reranker)
+                await lab.retrieval.retrieve(text, group_id, candidates, top_k, reranker)
             except Exception as exc:  # counted and reported, never hidden
                 errors.append(f"{type(exc).__name__}: {exc}")
                 continue

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from pipeline.api import Lab
+from pipeline.api.models import RECIPE_NAMES
 from pipeline.evaluation.records import SweepSpec
 from pipeline.evaluation.sweep import run_sweep
-from pipeline.lab import Lab
-from pipeline.retrieval.recipes import RECIPE_NAMES
 
 
 async def recipe_sweep(

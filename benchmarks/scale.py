@@ -21,14 +21,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from pipeline.api import Lab
+from pipeline.api.models import FirstStageName, RecallCheck
 from pipeline.deals import DealRecord, get_deal
 from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, stable_uuid, write_deal
 from pipeline.ingest.progress import ProgressLines, Report
 from pipeline.ingest.rebuild import Rebuild, check_rebuild, rebuild_deal
-from pipeline.lab import Lab
-from pipeline.retrieval.vector_index.build import ensure_index
-from pipeline.retrieval.vector_index.check import check_recall
-from pipeline.retrieval.vector_index.records import FirstStageName, RecallCheck
 from pipeline.settings import Settings, get_settings
 from pipeline.store import open_store
 from pipeline.utc import now_iso
@@ -277,9 +275,9 @@ async def scale(
     index: dict[str, Any] | None = None
     if first_stage == "vector_index":
         started = time.perf_counter()
-        created = await ensure_index(lab, GROUP)
+        created = await lab.retrieval.ensure_vector_index(GROUP)
         index = {"build_s": round(time.perf_counter() - started, 1) if created else None}
-        index |= asdict(await check_recall(lab, GROUP, texts, 50))
+        index |= asdict(await lab.retrieval.check_vector_recall(GROUP, texts, 50))
     rows = await bench(
         lab, GROUP, depths, 10, reranker, queries=texts, record=False, stock_up_to=stock_up_to, first_stage=first_stage
     )

@@ -13,9 +13,9 @@ from graphiti_core.llm_client.config import DEFAULT_MAX_TOKENS, LLMConfig, Model
 from graphiti_core.prompts.models import Message
 from pydantic import BaseModel
 
+from pipeline.api import Lab
+from pipeline.api.models import LabReranker
 from pipeline.errors import RetrievalLabError
-from pipeline.lab import Lab
-from pipeline.rerankers.base import LabReranker
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 

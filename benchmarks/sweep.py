@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from pipeline.api import Lab
 from pipeline.evaluation.records import SweepResult, SweepSpec
 from pipeline.evaluation.sweep import run_sweep
-from pipeline.lab import Lab
 from pipeline.timing import PHASES
 
 

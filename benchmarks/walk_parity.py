@@ -17,12 +17,12 @@ from typing import Any
 from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.search.search_utils import edge_bfs_search, edge_similarity_search
 
+from pipeline.api import Lab
+from pipeline.api.models import Recipe
 from pipeline.errors import InvalidInput
 from pipeline.graph.dialects.falkordb import FalkorQueries
-from pipeline.lab import Lab
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import fulltext_words
-from pipeline.retrieval.recipes import Recipe
 
 FILTERS = ("current", "all", "as-of")
 

@@ -25,6 +25,7 @@ from pipeline.store.integrity import missing_store, store_absent
 from pipeline.store.private import make_private_dir
 
 if TYPE_CHECKING:
+    from pipeline.retrieval.api import Retrieval
     from pipeline.spotcheck.api import Spotcheck
 
 log = logging.getLogger(__name__)
@@ -127,6 +128,13 @@ class Lab:
 
     # The features' handles (`pipeline.api`), each imported when first used: a CLI command loads only its own
     # feature (the spot-check's statistics take a second to import).
+
+    @cached_property
+    def retrieval(self) -> Retrieval:
+        """Ranking a query under settings, its citations' episodes, the deal's vector index."""
+        from pipeline.retrieval.api import Retrieval
+
+        return Retrieval(self)
 
     @cached_property
     def spotcheck(self) -> Spotcheck:

@@ -12,8 +12,7 @@ from dataclasses import replace
 from urllib.parse import urlencode
 
 from dashboard.common.sidebar import DEAL_KEY
-from pipeline.retrieval.recipes import DEFAULT_RECIPE
-from pipeline.retrieval.setting import Setting
+from pipeline.api.models import DEFAULT_RECIPE, Setting
 
 
 def _side(params: dict[str, str], prefix: str, side: Setting) -> None:

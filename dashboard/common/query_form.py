@@ -22,18 +22,12 @@ from dashboard.common.rank_cache import POOLS_KEPT, session_hooks
 from dashboard.common.recipes import recipe_control
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
+from pipeline.api import Lab, reranker_choices
+from pipeline.api.models import FIRST_STAGES, MAX_CANDIDATES, RECIPE_NAMES, FirstStageName, RetrievalRun, Setting
 from pipeline.comparison.examples import Example, examples
 from pipeline.evaluation.experiments import list_experiments
 from pipeline.history.repo import save_run
-from pipeline.lab import Lab
 from pipeline.numbers import whole_number
-from pipeline.rerankers import reranker_choices
-from pipeline.retrieval.recipes import RECIPE_NAMES
-from pipeline.retrieval.records import RetrievalRun
-from pipeline.retrieval.retrieve import rank
-from pipeline.retrieval.setting import MAX_CANDIDATES, Setting
-from pipeline.retrieval.vector_index import FIRST_STAGES, FirstStageName
-from pipeline.retrieval.vector_index.repo import latest_check
 
 log = logging.getLogger("retrieval_lab")
 
@@ -205,7 +199,7 @@ def query_form(ns: str, lab: Lab, group_id: str) -> Request | None:
 def first_stage_control(ns: str, lab: Lab, group_id: str) -> FirstStageName:
     """Exact search, unless the deal has a measured vector index and the user picks it; its recall is always
     said beside the choice (it is approximate)."""
-    check = latest_check(lab.store, group_id)
+    check = lab.retrieval.latest_vector_check(group_id)
     if check is None:
         return "exact"
     picked = st.selectbox(
@@ -233,7 +227,7 @@ def setting_runs(ns: str, lab: Lab, query: str, group_id: str, settings: Sequenc
     missing = list({key(s): s for s in settings if key(s) not in shown}.values())
     if missing:
         for setting, ranked in zip(
-            missing, run(rank(lab, query, group_id, missing, hooks=session_hooks(ns, group_id))), strict=True
+            missing, run(lab.retrieval.rank(query, group_id, missing, hooks=session_hooks(ns, group_id))), strict=True
         ):
             shown.put(key(setting), ranked)
             if key(setting)[:4] not in recorded:

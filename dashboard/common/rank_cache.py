@@ -7,9 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dashboard.common.page_state.memo import Held, SessionMemo
-from pipeline.retrieval.hooks import RankHooks, ScoreCall, ScoreRow
-from pipeline.retrieval.records import Pool
-from pipeline.retrieval.setting import Setting
+from pipeline.api.models import CandidatePool, RankHooks, ScoreCall, ScoreRow, Setting
 
 POOLS_KEPT = 20  # per page: a query's pools at a few N for each side
 
@@ -20,10 +18,10 @@ class SessionPools:
     def __init__(self, memo: Held, group_id: str) -> None:
         self.memo, self.group_id = memo, group_id
 
-    def get(self, setting: Setting, query: str) -> Pool | None:
+    def get(self, setting: Setting, query: str) -> CandidatePool | None:
         return self.memo.peek(("pool", self.group_id, query, setting.pool))
 
-    def put(self, setting: Setting, query: str, pool: Pool) -> None:
+    def put(self, setting: Setting, query: str, pool: CandidatePool) -> None:
         self.memo.put(("pool", self.group_id, query, setting.pool), pool)
 
 

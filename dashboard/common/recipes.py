@@ -11,8 +11,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dashboard.common.page_state.url import publish_id, restore_text
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe
-from pipeline.retrieval.setting import Setting
+from pipeline.api.models import DEFAULT_RECIPE, RECIPE_NAMES, Recipe, Setting
 
 HELP = "graphiti's edge search presets: the methods, their fusion and floors.\n\n" + "\n".join(
     f"- **{name}**: {Recipe.preset(name).describe()}" for name in RECIPE_NAMES

@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard.common.tables import day
 from dashboard.common.text import md, plain
-from pipeline.retrieval.records import Result
+from pipeline.api.models import Result
 
 NOT_JUDGED = "not judged"
 

@@ -21,9 +21,8 @@ from dashboard.common.query_form import (
     refuse_unicode_numbers,
     setting_controls,
 )
-from pipeline.lab import Lab
-from pipeline.rerankers import reranker_choices
-from pipeline.retrieval.setting import MAX_CANDIDATES, Setting
+from pipeline.api import Lab, reranker_choices
+from pipeline.api.models import MAX_CANDIDATES, Setting
 
 NS = "compare"
 SIDES = ("a.", "b.")

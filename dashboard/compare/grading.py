@@ -17,8 +17,7 @@ from dashboard.common.runtime import run
 from dashboard.common.text import md
 from dashboard.spotcheck.actions import safely, show_messages
 from pipeline.api import Lab
-from pipeline.api.models import RELEVANCE, RelevanceRecord
-from pipeline.retrieval.records import Result
+from pipeline.api.models import RELEVANCE, RelevanceRecord, Result
 
 NO_NAME = "Enter your name (reviewer) above to grade the cards: the grade buttons are off until then."
 

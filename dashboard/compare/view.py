@@ -16,13 +16,11 @@ from dashboard.common.text import md
 from dashboard.compare.form import NS, CompareRequest
 from dashboard.compare.grading import grade_row, grading_header
 from pipeline.api import Lab
+from pipeline.api.models import RetrievalRun, Setting
 from pipeline.comparison.confidence import Confidence, assess
 from pipeline.comparison.judged import QueryJudgments, query_judgments, side_score
 from pipeline.comparison.overlap import overlap
 from pipeline.comparison.verdict import side_names, verdict
-from pipeline.retrieval.citations import fetch_episodes
-from pipeline.retrieval.records import RetrievalRun
-from pipeline.retrieval.setting import Setting
 
 KEPT = SessionMemo(f"{NS}.memo", keep=40)  # per query: its confidence and judgments
 # B's outcome against A: a colour and an icon each, and the line starts with the word (colour is not the only signal).
@@ -140,8 +138,7 @@ def _cards(
     other (a column per side would let a long card push every card below it out of line)."""
     rank_on = {name: {r.candidate.uuid: r.rank for r in side.reranked} for name, side in (("A", a), ("B", b))}
     episodes = run(
-        fetch_episodes(
-            lab.backend,
+        lab.retrieval.episodes(
             request.group_id,
             (c.episode_uuid for r in (*a.results, *b.results) for c in r.citations),
         )

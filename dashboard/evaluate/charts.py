@@ -6,10 +6,10 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.common.text import chart
+from pipeline.api import colour
+from pipeline.api.models import Setting
 from pipeline.evaluation.recommend import pareto_front
 from pipeline.evaluation.records import SweepResult
-from pipeline.rerankers.specs import colour
-from pipeline.retrieval.setting import Setting
 
 PANEL_PX = 90  # a panel's title and k labels; then ROW_PX for each of its N rows
 ROW_PX = 28

@@ -14,13 +14,12 @@ from dashboard.common.runtime import run
 from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.evaluate.jobs_view import NS, active_job, on_run
+from pipeline.api import Lab, reranker_choices
+from pipeline.api.models import DEFAULT_RECIPE, RECIPE_NAMES, Recipe
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.estimate import estimate_sweep
 from pipeline.evaluation.judgments import EvalSet, available_eval_sets
 from pipeline.evaluation.records import BASELINE, DEFAULT_SAMPLE, SweepSpec
-from pipeline.lab import Lab
-from pipeline.rerankers import reranker_choices
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe
 
 CANDIDATE_OPTIONS = [5, 10, 25, 50, 75, 100, 150, 200]
 TOP_K_OPTIONS = [1, 3, 5, 10, 20]

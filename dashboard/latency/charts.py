@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.common.text import TICK_CHARS, chart
+from pipeline.api.models import BUDGETS_MS
 from pipeline.history.latency import (
     BUDGETED_STAGES,
     SEQUENTIAL_STAGES,
@@ -23,7 +24,6 @@ from pipeline.history.latency import (
     histogram_upper,
     over_time,
 )
-from pipeline.retrieval.records import BUDGETS_MS
 
 STAGE_COLOURS = {"embed_query": "#8c9bb5", "hybrid_search": "#2f6fde", "rerank": "#e8912d", "citations": "#2e9e5b"}
 P50, P95 = "#2f6fde", "#e8912d"

@@ -16,8 +16,7 @@ import streamlit as st
 
 from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, md, plain
-from pipeline.retrieval.recipes import METHOD_LABELS, Recipe
-from pipeline.retrieval.records import METHODS, RankedCandidate, RetrievalRun
+from pipeline.api.models import METHOD_LABELS, METHODS, RankedCandidate, Recipe, RetrievalRun
 
 RRF_SCORED = ("rrf", "episode_mentions")  # fusions whose fused score is the lists' RRF score
 FUSION_SCALES = {

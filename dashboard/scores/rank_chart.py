@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from dashboard.common.text import HOVER_CHARS, chart
-from pipeline.retrieval.records import RankedCandidate
+from pipeline.api.models import RankedCandidate
 
 MIN_ROWS = 10  # a small k still shows what happened just below the cut
 MAX_ROWS = 25  # the deepest top-k Compare and Scores show

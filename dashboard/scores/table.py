@@ -12,8 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.common.tables import show_table
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe
-from pipeline.retrieval.records import METHODS, RetrievalRun
+from pipeline.api.models import DEFAULT_RECIPE, METHODS, Recipe, RetrievalRun
 
 # What a person asks first (where did it land, did it move, what is it, what did the reranker think) comes
 # first and stays on screen at 1280 px; the first-stage detail follows, to scroll to.

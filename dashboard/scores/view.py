@@ -21,10 +21,9 @@ from dashboard.common.runtime import run as wait
 from dashboard.common.text import HOVER_CHARS, chart
 from dashboard.scores.rank_chart import rank_changes
 from dashboard.scores.table import candidates_frame
+from pipeline.api import Lab
+from pipeline.api.models import Recipe, RetrievalRun
 from pipeline.comparison.judged import query_judgments
-from pipeline.lab import Lab
-from pipeline.retrieval.recipes import Recipe
-from pipeline.retrieval.records import RetrievalRun
 
 VIEWS = SessionMemo("scores.view", keep=1)  # the page shows one run at a time
 JUDGED = SessionMemo("scores.judged", keep=40)

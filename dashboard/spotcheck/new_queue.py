@@ -12,10 +12,9 @@ from dashboard.common.grading import REVIEWER
 from dashboard.common.runtime import run
 from dashboard.common.text import md
 from dashboard.spotcheck.actions import NS, QUEUE, safely
-from pipeline.api import Lab
+from pipeline.api import Lab, reranker_choices
 from pipeline.api.models import MAX_SIZE, PRIORITIES, REPLAY_S, SOURCES, QueueSpec
 from pipeline.errors import RetrievalLabError
-from pipeline.rerankers import reranker_choices
 
 
 def _build(lab: Lab, group_id: str) -> str:

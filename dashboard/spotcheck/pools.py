@@ -13,6 +13,7 @@ from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.spotcheck.actions import NS, QUEUE, safely
 from pipeline.api import Lab
+from pipeline.api.models import Setting
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.judge import PROMPT_VERSION, judge_config, prompt_text
 from pipeline.pools.build import build_pool, draw_calibration
@@ -20,7 +21,6 @@ from pipeline.pools.judging import judge_pool
 from pipeline.pools.records import Pool, PoolSpec
 from pipeline.pools.repo import pool_progress
 from pipeline.query_sets import list_query_sets
-from pipeline.retrieval.setting import Setting
 
 POOL = f"{NS}.pool"
 DEFAULT_SETTINGS = "graphiti-default:none:50:10\nvector:none:50:10\ngraphiti-default:local:50:10\nvector:local:50:10"

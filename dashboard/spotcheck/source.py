@@ -10,7 +10,6 @@ from dashboard.common.tables import day
 from dashboard.common.text import md, plain
 from pipeline.api import Lab
 from pipeline.api.models import QueueItem, SpanMatch
-from pipeline.retrieval.citations import fetch_episodes
 
 EPISODE_CHARS = 20_000
 
@@ -34,7 +33,7 @@ def highlight_caption(match: SpanMatch) -> str:
 
 def _episode_html(lab: Lab, group_id: str, item: QueueItem) -> tuple[str, str]:
     """(escaped HTML with the supporting span marked, how it was found)."""
-    episodes = run(fetch_episodes(lab.backend, group_id, [item.citation.episode_uuid]))
+    episodes = run(lab.retrieval.episodes(group_id, [item.citation.episode_uuid]))
     content = (episodes.get(item.citation.episode_uuid) or {}).get("content")
     note = ""
     if not content:

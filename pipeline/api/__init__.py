@@ -11,5 +11,15 @@ holds the count of engine modules the front ends import (`tests/unit/test_archit
 """
 
 from pipeline.lab import Lab
+from pipeline.rerankers import has_key, make_reranker, reranker_choices, traits
+from pipeline.rerankers.specs import colour
 
-__all__ = ["Lab"]
+__all__ = [
+    "Lab",
+    # the reranker table (pipeline/rerankers/specs.py): asked before a Lab exists (argument help, forms)
+    "colour",
+    "has_key",
+    "make_reranker",
+    "reranker_choices",
+    "traits",
+]

@@ -19,8 +19,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    from pipeline.api.models import Setting
     from pipeline.comparison.compare import compare
-    from pipeline.retrieval.setting import Setting
 
     a, b = Setting.parse(args.a, "--a"), Setting.parse(args.b, "--b")
     result = await compare(lab, args.text, args.group, a, b)

@@ -9,9 +9,9 @@ import argparse
 import sys
 from typing import Any
 
+from pipeline.api import Lab, has_key
+from pipeline.api.models import SPECS
 from pipeline.cli.common import cli_actor
-from pipeline.lab import Lab
-from pipeline.rerankers import SPECS, has_key
 from pipeline.settings import Settings
 
 

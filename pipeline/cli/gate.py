@@ -33,9 +33,9 @@ from pipeline.numbers import decimal_number, whole_number
 from pipeline.utc import now_iso
 
 if TYPE_CHECKING:  # imported where used: the gate's engine loads scipy and the sweep
+    from pipeline.api.models import Setting
     from pipeline.gate.ranking import Ranking
     from pipeline.gate.records import Limits, Selection, Side, Verdict
-    from pipeline.retrieval.setting import Setting
 
 
 def _fraction(text: str) -> float:
@@ -107,8 +107,8 @@ def _read_json(path: str, flag: str) -> Any:
 
 def _setting(text: str, flag: str) -> tuple[Setting, str]:
     """(Setting, how a command line names it) from `[RECIPE:]RERANKER:N:K` or a setting .json file."""
+    from pipeline.api.models import Setting
     from pipeline.gate.records import command_name
-    from pipeline.retrieval.setting import Setting
 
     if text.strip().endswith(".json"):
         setting = Setting.from_dict(_read_json(text, flag), f"{flag} {text}")

@@ -49,8 +49,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def _settings(lab: Lab, args: argparse.Namespace) -> list[Any]:
+    from pipeline.api.models import Setting
     from pipeline.evaluation.experiments import load_experiment
-    from pipeline.retrieval.setting import Setting
 
     if bool(args.setting) == (args.experiment is not None):
         raise InvalidInput("Give the settings to pool with --setting (repeated) or --experiment ID, not both.")

@@ -6,12 +6,9 @@ import argparse
 import sys
 from typing import Any
 
+from pipeline.api import Lab
+from pipeline.api.models import DEFAULT_RECIPE, FIRST_STAGES, RECIPE_NAMES, RERANKERS, Recipe, RetrievalRun
 from pipeline.cli.common import integer, parse_date
-from pipeline.lab import Lab
-from pipeline.rerankers import RERANKERS
-from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe
-from pipeline.retrieval.records import RetrievalRun
-from pipeline.retrieval.vector_index.records import FIRST_STAGES
 from pipeline.text import one_line
 
 FACT_CHARS = 150  # a fact's line in the table
@@ -45,10 +42,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.history.repo import save_run
-    from pipeline.retrieval.retrieve import retrieve
 
-    retrieval = await retrieve(
-        lab,
+    retrieval = await lab.retrieval.retrieve(
         args.text,
         args.group,
         args.candidates,

@@ -24,9 +24,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.journal.run import admin_section
     from pipeline.query_sets import load_query_set
-    from pipeline.retrieval.vector_index.build import ensure_index
-    from pipeline.retrieval.vector_index.check import check_recall
-    from pipeline.retrieval.vector_index.repo import save_check
 
     lab.require_access(args.group, "vector-index")
     await lab.deal(args.group)  # an unknown deal is named as one
@@ -36,8 +33,10 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         raise InvalidInput(f"Deal {args.group!r} has no labelled queries to measure the index with (import-queries).")
     async with admin_section(lab):
         say = lambda state: print(f"building: {state}", file=sys.stderr)  # noqa: E731
-        created = await ensure_index(lab, args.group, say, actor=cli_actor())
-    check = await check_recall(lab, args.group, [q.text for q in labelled.queries[: args.queries]], args.candidates)
-    save_check(lab.store, check)
+        created = await lab.retrieval.ensure_vector_index(args.group, say, actor=cli_actor())
+    check = await lab.retrieval.check_vector_recall(
+        args.group, [q.text for q in labelled.queries[: args.queries]], args.candidates
+    )
+    lab.retrieval.save_vector_check(check)
     print(f"vector index of {args.group!r} {'created' if created else 'ready'}: {check.summary()}", file=sys.stderr)
     return check.to_dict() | {"created": created}

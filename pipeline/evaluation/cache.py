@@ -31,7 +31,7 @@ from pipeline.evaluation.repo import cached_pool, cached_scores, count_scores, s
 from pipeline.graph.backend import GraphBackend
 from pipeline.rerankers import traits
 from pipeline.retrieval.hooks import ScoreCall, ScoreRow
-from pipeline.retrieval.records import METHODS, Candidate, Pool
+from pipeline.retrieval.records import METHODS, Candidate, CandidatePool
 from pipeline.store.db import Store
 from pipeline.store.integrity import damaged_record
 
@@ -53,7 +53,7 @@ async def graph_fingerprint(backend: GraphBackend, group_id: str, embedder: str)
     return digest.hexdigest()[:20]
 
 
-def pack(pool: Pool) -> bytes:
+def pack(pool: CandidatePool) -> bytes:
     """The pool as zlib-compressed JSON: every candidate as a row (its fields in order, method ranks in METHODS
     order) and the times. Rows, not objects: a sweep writes every pool it searches, and this is 10x cheaper."""
     rows = [
@@ -77,7 +77,7 @@ def pack(pool: Pool) -> bytes:
     return zlib.compress(json.dumps({**data, "candidates": rows}).encode(), 1)
 
 
-def unpack(payload: bytes) -> Pool | None:
+def unpack(payload: bytes) -> CandidatePool | None:
     """The pool, or None for a row of an older format (it lacked what a run shows: searched again)."""
     data = json.loads(zlib.decompress(payload))
     if not isinstance(data, dict) or data.get("format") != POOL_FORMAT:
@@ -86,14 +86,14 @@ def unpack(payload: bytes) -> Pool | None:
         Candidate(*row[:5], tuple(row[5]), *row[6:11], dict(zip(METHODS, row[11], strict=True)))
         for row in data["candidates"]
     )
-    return Pool(candidates, float(data["embed_ms"]), dict(data["stages_ms"]), float(data["first_ms"]))
+    return CandidatePool(candidates, float(data["embed_ms"]), dict(data["stages_ms"]), float(data["first_ms"]))
 
 
 class FirstStageCache:
     def __init__(self, store: Store, group_id: str, fingerprint: str, filter_key: str) -> None:
         self.store, self.key = store, (group_id, fingerprint, filter_key)
 
-    def get(self, recipe: str, depth: int, query: str) -> Pool | None:
+    def get(self, recipe: str, depth: int, query: str) -> CandidatePool | None:
         row = cached_pool(self.store, self.key, recipe, depth, query)
         if row is None:
             return None
@@ -103,7 +103,7 @@ class FirstStageCache:
             what = f"the cached first-stage candidates of query {query[:60]!r} ({recipe}, N={depth})"
             raise damaged_record(self.store.path, what, exc) from None
 
-    def put_many(self, query: str, pools: dict[tuple[str, int], Pool]) -> None:
+    def put_many(self, query: str, pools: dict[tuple[str, int], CandidatePool]) -> None:
         """One query's pools by (recipe, depth), in one transaction."""
         if pools:
             rows = [(recipe, depth, pool.ms, pack(pool)) for (recipe, depth), pool in pools.items()]

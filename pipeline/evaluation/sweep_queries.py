@@ -26,7 +26,7 @@ from pipeline.rerankers import (
 )
 from pipeline.retrieval.first_stage import FactVectors
 from pipeline.retrieval.hooks import RankHooks, ScoreCall, ScoreRow
-from pipeline.retrieval.records import Pool
+from pipeline.retrieval.records import CandidatePool
 from pipeline.retrieval.retrieve import rank, validate_query
 from pipeline.retrieval.setting import Setting
 from pipeline.store.db import Store
@@ -56,7 +56,7 @@ class Ranked:
     """One query's pools by (recipe, depth) (and which were retrieved just now) and, per (recipe, reranker, N):
     order, rerank ms, tokens, 1 if the reranker fell back."""
 
-    pools: dict[PoolKey, Pool] = field(default_factory=dict)
+    pools: dict[PoolKey, CandidatePool] = field(default_factory=dict)
     retrieved: dict[PoolKey, bool] = field(default_factory=dict)
     outcomes: dict[tuple[str, str, int], tuple[list[int], float, float, int]] = field(default_factory=dict)
 
@@ -80,10 +80,10 @@ class _QueryPools:
 
     def __init__(self, cache: FirstStageCache, use_cache: bool, stats: Counts) -> None:
         self.cache, self.use_cache, self.stats = cache, use_cache, stats
-        self.seen: dict[PoolKey, Pool] = {}
-        self.fresh: dict[PoolKey, Pool] = {}
+        self.seen: dict[PoolKey, CandidatePool] = {}
+        self.fresh: dict[PoolKey, CandidatePool] = {}
 
-    def get(self, setting: Setting, query: str) -> Pool | None:
+    def get(self, setting: Setting, query: str) -> CandidatePool | None:
         key = (setting.recipe.key, setting.candidates)
         pool = self.cache.get(*key, query) if self.use_cache else None
         if pool is not None:
@@ -91,7 +91,7 @@ class _QueryPools:
             self.stats.cached_pools += 1
         return pool
 
-    def put(self, setting: Setting, query: str, pool: Pool) -> None:
+    def put(self, setting: Setting, query: str, pool: CandidatePool) -> None:
         key = (setting.recipe.key, setting.candidates)
         self.seen[key] = self.fresh[key] = pool
         self.stats.retrieved += 1

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from pipeline.rerankers.base import LabReranker
 from pipeline.retrieval.first_stage import FactVectors
-from pipeline.retrieval.records import Pool
+from pipeline.retrieval.records import CandidatePool
 from pipeline.retrieval.setting import Setting
 from pipeline.timing import Phases
 
@@ -48,9 +48,9 @@ class ScoreCall:
 class PoolCache(Protocol):
     """Pools of one deal under one date filter (the cache is made for them)."""
 
-    def get(self, setting: Setting, query: str) -> Pool | None: ...
+    def get(self, setting: Setting, query: str) -> CandidatePool | None: ...
 
-    def put(self, setting: Setting, query: str, pool: Pool) -> None: ...
+    def put(self, setting: Setting, query: str, pool: CandidatePool) -> None: ...
 
 
 class ScoreCache(Protocol):

@@ -76,7 +76,7 @@ class Candidate:
 
 
 @dataclass(frozen=True)
-class Pool:
+class CandidatePool:
     """One query's first-stage candidates for one (recipe, N, first stage) under one filter, fused order, with the
     times measured when they were retrieved: what a pool cache keeps (`pipeline/retrieval/hooks.py`)."""
 

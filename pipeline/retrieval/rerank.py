@@ -21,7 +21,7 @@ from pipeline.graph.dialects.registry import for_driver
 from pipeline.rerankers import LabReranker, RerankerFailed, RerankOutcome, searches_for, traits
 from pipeline.retrieval.first_stage import MethodLists
 from pipeline.retrieval.hooks import RankHooks, ScoreCall
-from pipeline.retrieval.records import Pool, RankedCandidate
+from pipeline.retrieval.records import CandidatePool, RankedCandidate
 from pipeline.timing import StageTimer
 
 
@@ -90,7 +90,7 @@ async def rerank_pool(
     ranker: LabReranker | None,
     model: str,
     query: str,
-    pool: Pool,
+    pool: CandidatePool,
     hooks: RankHooks,
     shared: QueryVectors | None,
 ) -> Reranked:
@@ -125,7 +125,7 @@ async def _scores(
     ranker: LabReranker,
     model: str,
     query: str,
-    pool: Pool,
+    pool: CandidatePool,
     hooks: RankHooks,
     shared: QueryVectors | None,
     timer: StageTimer,

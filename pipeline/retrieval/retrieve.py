@@ -29,8 +29,8 @@ from pipeline.retrieval.records import (
     BUDGETS_MS,
     METHODS,
     Candidate,
+    CandidatePool,
     Citation,
-    Pool,
     RankedCandidate,
     Result,
     RetrievalRun,
@@ -143,7 +143,7 @@ async def rank(
     created_at = now_iso()
     driver = lab.backend.driver(group_id)
     lists = _QueryLists(lab, driver, query, group_id, temporal_filter(include_superseded, as_of), hooks)
-    pools: dict[tuple[object, ...], Pool] = {}
+    pools: dict[tuple[object, ...], CandidatePool] = {}
     searched: dict[str, EntityEdge] = {}  # the facts of the pools searched just now
     fresh: set[tuple[object, ...]] = set()  # the pools searched just now
     for s in settings:
@@ -180,7 +180,7 @@ async def rank(
 
 async def _pool(
     s: Setting, query: str, lists: _QueryLists, hooks: RankHooks, searched: dict[str, EntityEdge]
-) -> tuple[Pool, bool]:
+) -> tuple[CandidatePool, bool]:
     """The setting's pool, from `hooks.pools` or searched (and handed to it); whether it was searched now."""
     if hooks.pools is not None:
         with hooks.phases.time("cache_read"):
@@ -195,7 +195,7 @@ async def _pool(
         _candidate(edge, score, i, first.method_ranks)
         for i, (edge, score) in enumerate(zip(first.edges, first.fused_scores, strict=True), start=1)
     )
-    pool = Pool(candidates, lists.embed_ms, first.stages_ms, first.alone_ms)
+    pool = CandidatePool(candidates, lists.embed_ms, first.stages_ms, first.alone_ms)
     searched.update((e.uuid, e) for e in first.edges)
     if hooks.pools is not None:
         with hooks.phases.time("cache_write"):
@@ -216,7 +216,7 @@ def _run(
     group_id: str,
     s: Setting,
     when: _When,
-    pool: Pool,
+    pool: CandidatePool,
     step: Reranked,
     cited: tuple[tuple[Result, ...], float],
 ) -> RetrievalRun:

@@ -13,7 +13,7 @@ from pipeline.lab import Lab
 from pipeline.retrieval import rerank, retrieve
 from pipeline.retrieval.hooks import RankHooks, ScoreCall, ScoreRow
 from pipeline.retrieval.recipes import Recipe
-from pipeline.retrieval.records import Citation, Pool, Result, RetrievalRun
+from pipeline.retrieval.records import CandidatePool, Citation, Result, RetrievalRun
 from pipeline.retrieval.setting import Setting
 
 QUERY = "What was Halcyon's FY2025 revenue?"
@@ -24,12 +24,12 @@ class MemoryPools:
     """Pools in a dict: the smallest cache behind the pool hook."""
 
     def __init__(self) -> None:
-        self.pools: dict[tuple[object, ...], Pool] = {}
+        self.pools: dict[tuple[object, ...], CandidatePool] = {}
 
-    def get(self, setting: Setting, query: str) -> Pool | None:
+    def get(self, setting: Setting, query: str) -> CandidatePool | None:
         return self.pools.get((setting.pool, query))
 
-    def put(self, setting: Setting, query: str, pool: Pool) -> None:
+    def put(self, setting: Setting, query: str, pool: CandidatePool) -> None:
         self.pools[(setting.pool, query)] = pool
 
 

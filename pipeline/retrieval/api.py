@@ -1,0 +1,86 @@
+"""Retrieval as the pages, the CLI and the benchmarks use it: `lab.retrieval`. Every ranking goes through the one
+`rank()` (retrieve.py); the values are in `pipeline.api.models`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pipeline.retrieval import citations, retrieve
+from pipeline.retrieval.hooks import RankHooks
+from pipeline.retrieval.recipes import Recipe
+from pipeline.retrieval.records import RetrievalRun
+from pipeline.retrieval.setting import Setting
+from pipeline.retrieval.vector_index import build, check, repo
+from pipeline.retrieval.vector_index.records import FirstStageName, RecallCheck
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
+
+
+class Retrieval:
+    def __init__(self, lab: Lab) -> None:
+        self.lab = lab
+
+    async def rank(
+        self,
+        query: str,
+        group_id: str,
+        settings: Sequence[Setting],
+        include_superseded: bool = False,
+        as_of: datetime | None = None,
+        hooks: RankHooks | None = None,
+    ) -> list[RetrievalRun]:
+        """One query under several settings, each pool searched and reranked once (see `retrieve.rank`)."""
+        return await retrieve.rank(self.lab, query, group_id, settings, include_superseded, as_of, hooks=hooks)
+
+    async def retrieve(
+        self,
+        query: str,
+        group_id: str,
+        candidates: int = 50,
+        top_k: int = 10,
+        reranker: str = "none",
+        include_superseded: bool = False,
+        as_of: datetime | None = None,
+        reranker_model: str | None = None,
+        first_stage: FirstStageName = "exact",
+        recipe: Recipe | None = None,
+    ) -> RetrievalRun:
+        """One query under one setting."""
+        return await retrieve.retrieve(
+            self.lab,
+            query,
+            group_id,
+            candidates,
+            top_k,
+            reranker,
+            include_superseded,
+            as_of,
+            reranker_model,
+            first_stage=first_stage,
+            recipe=recipe,
+        )
+
+    async def episodes(self, group_id: str, uuids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The cited episodes (source documents, Q&A answers, chat) by uuid."""
+        return await citations.fetch_episodes(self.lab.backend, group_id, uuids)
+
+    # --- the deal's vector index (vector_index/) ---
+
+    async def ensure_vector_index(
+        self, group_id: str, progress: Callable[[str], None] | None = None, actor: str = "system"
+    ) -> bool:
+        """Wait until the deal's vector index is ready, creating it first if need be; whether this call created it."""
+        return await build.ensure_index(self.lab, group_id, progress, actor=actor)
+
+    async def check_vector_recall(self, group_id: str, queries: Sequence[str], candidates: int) -> RecallCheck:
+        """The index's recall@N against the exact scan on these queries."""
+        return await check.check_recall(self.lab, group_id, queries, candidates)
+
+    def save_vector_check(self, recall: RecallCheck) -> None:
+        repo.save_check(self.lab.store, recall)
+
+    def latest_vector_check(self, group_id: str) -> RecallCheck | None:
+        return repo.latest_check(self.lab.store, group_id)
