@@ -15,12 +15,11 @@ import numpy as np
 
 from benchmarks.stock_graphiti import graphiti_for
 from pipeline.api import Lab, make_reranker
-from pipeline.api.models import DEFAULT_RECIPE, FirstStageName, LabReranker, Recipe, RerankOutcome
+from pipeline.api.models import DEFAULT_RECIPE, FirstStageName, LabReranker, Recipe, RerankOutcome, StageTimer
 from pipeline.errors import InvalidInput
 from pipeline.history.repo import save_run
 from pipeline.query_sets import load_query_set
 from pipeline.retrieval.filters import temporal_filter
-from pipeline.timing import StageTimer
 
 DEFAULT_DEPTHS = (10, 25, 50, 100)
 

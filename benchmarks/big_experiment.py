@@ -91,8 +91,8 @@ def _rss_mb() -> float:
 
 def open_once(data_dir: Path, exp_id: int, mode: str) -> dict[str, Any]:
     """In this process: open the experiment `mode`'s way; seconds and memory (peak RSS before and after)."""
+    from pipeline.api import open_store
     from pipeline.evaluation.experiments import load_experiment, with_rankings
-    from pipeline.store import open_store
 
     store = open_store(data_dir)
     before = _rss_mb()
@@ -116,8 +116,8 @@ def open_once(data_dir: Path, exp_id: int, mode: str) -> dict[str, Any]:
 
 
 def big_experiment(settings: int, queries: int) -> dict[str, Any]:
+    from pipeline.api import open_store
     from pipeline.evaluation.experiments import save_experiment
-    from pipeline.store import open_store
 
     with tempfile.TemporaryDirectory(prefix="retrieval-lab-big-experiment-") as tmp:
         data_dir = Path(tmp)

@@ -68,7 +68,7 @@ async def run_load(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 def run_latency_page(args: argparse.Namespace) -> dict[str, Any]:
     """Fill a throwaway store with synthetic runs, then time the Latency page against it (no Lab needed)."""
     from benchmarks.synthetic_runs import fill_store
-    from pipeline.store.db import open_store
+    from pipeline.api import open_store
 
     if not 1 <= args.runs <= 1_000_000:
         raise InvalidInput(f"--runs must be between 1 and 1,000,000; got {args.runs}.")
@@ -168,7 +168,7 @@ def run_scale(args: argparse.Namespace) -> dict[str, Any]:
     import asyncio
 
     from benchmarks.scale import data_dir_for, render_scale, scale
-    from pipeline.settings import get_settings
+    from pipeline.api import get_settings
 
     if not 100 <= args.facts <= 1_000_000:
         raise InvalidInput(f"--facts must be between 100 and 1,000,000; got {args.facts}.")
@@ -197,8 +197,8 @@ def run_walk_parity(args: argparse.Namespace) -> dict[str, Any]:
 
     from benchmarks.scale import GROUP, data_dir_for, generate
     from benchmarks.walk_parity import FILTERS, walk_parity
+    from pipeline.api import get_settings
     from pipeline.query_sets import load_query_set
-    from pipeline.settings import get_settings
 
     depths = parse_int_list(args.candidates_list, "--candidates")
     filters = [f.strip() for f in args.filters.split(",") if f.strip()]
@@ -272,7 +272,7 @@ async def run_recipe_sweep(lab: Lab, args: argparse.Namespace) -> dict[str, Any]
 def run_pages(args: argparse.Namespace) -> dict[str, Any]:
     """The pages run in their own process on --data-dir (default: the configured data directory)."""
     from benchmarks.pages import render_pages, time_pages
-    from pipeline.settings import get_settings
+    from pipeline.api import get_settings
 
     data_dir = Path(args.data_dir).resolve() if args.data_dir else get_settings().resolved_data_dir
     if not data_dir.is_dir():

@@ -7,11 +7,10 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from pipeline.api import Lab, get_settings
 from pipeline.errors import InvalidInput
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
 from pipeline.ingest.demo.seed import seed_demo
-from pipeline.lab import Lab
-from pipeline.settings import get_settings
 
 
 @contextlib.asynccontextmanager

@@ -76,10 +76,9 @@ def write_slice(source: Path, target: Path, limit: int, long: bool) -> list[str]
 
 
 async def _measure(folder: Path, data_dir: Path, texts: list[str], repeat: int) -> dict[str, Any]:
+    from pipeline.api import Lab, get_settings
     from pipeline.ingest.beir import import_beir
     from pipeline.ingest.loading import WRITE_BATCH
-    from pipeline.lab import Lab
-    from pipeline.settings import get_settings
 
     settings = get_settings().model_copy(update={"data_dir": data_dir})
     lab = await Lab.open(settings)

@@ -25,9 +25,8 @@ def main() -> None:
     from streamlit.testing.v1 import AppTest
 
     from dashboard.latency.view import latency_data
+    from pipeline.api import get_settings, open_store
     from pipeline.history.records import RunFilter
-    from pipeline.settings import get_settings
-    from pipeline.store.db import open_store
 
     settings = get_settings()
     store = open_store(settings.resolved_data_dir)

@@ -98,9 +98,8 @@ def _problems(at: Any) -> list[str]:
 
 
 def _query_text(group: str | None) -> str:
+    from pipeline.api import get_settings, open_store
     from pipeline.query_sets import load_query_set
-    from pipeline.settings import get_settings
-    from pipeline.store import open_store
 
     if group is None:
         return FALLBACK_QUERY

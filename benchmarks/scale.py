@@ -21,15 +21,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pipeline.api import Lab
-from pipeline.api.models import FirstStageName, RecallCheck
+from pipeline.api import Lab, get_settings, now_iso, open_store
+from pipeline.api.models import FirstStageName, RecallCheck, Settings
 from pipeline.deals import DealRecord, get_deal
 from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, stable_uuid, write_deal
 from pipeline.ingest.progress import ProgressLines, Report
 from pipeline.ingest.rebuild import Rebuild, check_rebuild, rebuild_deal
-from pipeline.settings import Settings, get_settings
-from pipeline.store import open_store
-from pipeline.utc import now_iso
 
 GENERATOR_VERSION = "1"
 GROUP = "scale"

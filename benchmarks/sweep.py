@@ -17,9 +17,9 @@ from dataclasses import replace
 from typing import Any
 
 from pipeline.api import Lab
+from pipeline.api.models import PHASES
 from pipeline.evaluation.records import SweepResult, SweepSpec
 from pipeline.evaluation.sweep import run_sweep
-from pipeline.timing import PHASES
 
 
 def _fingerprint(result: SweepResult) -> list[tuple[str, str, tuple[str, ...], tuple[tuple[str, float], ...]]]:

@@ -17,12 +17,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pipeline.api import traits
-from pipeline.api.models import BUDGETS_MS
+from pipeline.api.models import BUDGETS_MS, Store
 from pipeline.history.records import Source
 from pipeline.history.repo import save_payloads
 from pipeline.ingest.demo.seed import DATA_DIR as DEMO_DATA
 from pipeline.ingest.loading import stable_uuid
-from pipeline.store.db import Store
 
 DEPTHS = (10, 25, 50, 100)
 DEPTH_WEIGHTS = (0.2, 0.25, 0.4, 0.15)

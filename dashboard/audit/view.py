@@ -18,11 +18,11 @@ from dashboard.common.tables import show_table, stamp
 from dashboard.common.text import OPTION_CHARS, plain
 from dashboard.merges.admin import MERGE_PARAM
 from dashboard.timeline.admin import CORRECTION_PARAM, FIX_TAB, TAB_KEY
+from pipeline.api.models import Store
 from pipeline.audit import AuditEntry, AuditFilter, action_label, audit_facets, describe, filtered_audit_log
 from pipeline.audit.describe import UndoKind
 from pipeline.corrections.actions import list_corrections
 from pipeline.merges.repo import undone_merges
-from pipeline.store import Store
 
 NS = "audit"
 COLUMNS = ["When (UTC)", "Who", "Action", "Deal", "What", "Before", "After", "Undo"]

@@ -36,8 +36,8 @@ from dashboard.common.sidebar import DRAWN_KEY
 from dashboard.common.text import md
 from pipeline.admin.token import sign, verify
 from pipeline.admin.unlock import UnlockResult, secrets_match, try_unlock
-from pipeline.settings import Settings, get_settings
-from pipeline.store import open_store
+from pipeline.api import get_settings, open_store
+from pipeline.api.models import Settings
 
 NAME_KEY, SECRET_KEY = "admin.name", "admin.secret"
 UNLOCKED_KEY, FAILED_KEY = "admin.unlocked_digest", "admin.failed"  # digest; (digest, UnlockResult)

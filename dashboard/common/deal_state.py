@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import astuple
 
 from dashboard.common.runtime import run
+from pipeline.api import Lab
 from pipeline.audit import audit_log
 from pipeline.deals import DealInfo, deal_counts
-from pipeline.lab import Lab
 
 DealState = tuple[str | int, ...]
 

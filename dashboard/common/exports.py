@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pipeline.csv_cells import safe_cell
+from pipeline.api import safe_cell
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:

@@ -22,12 +22,11 @@ from dashboard.common.rank_cache import POOLS_KEPT, session_hooks
 from dashboard.common.recipes import recipe_control
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
-from pipeline.api import Lab, reranker_choices
+from pipeline.api import Lab, reranker_choices, whole_number
 from pipeline.api.models import FIRST_STAGES, MAX_CANDIDATES, RECIPE_NAMES, FirstStageName, RetrievalRun, Setting
 from pipeline.comparison.examples import Example, examples
 from pipeline.evaluation.experiments import list_experiments
 from pipeline.history.repo import save_run
-from pipeline.numbers import whole_number
 
 log = logging.getLogger("retrieval_lab")
 

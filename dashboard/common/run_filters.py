@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 import streamlit as st
 
 from dashboard.common.dates import enter_commits_dates
+from pipeline.api.models import Store
 from pipeline.history.records import RunFilter
 from pipeline.history.repo import count_runs, filter_choices
-from pipeline.store.db import Store
 
 ALL_DEALS = "(all deals)"
 

@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from dashboard.common.text import md
+from pipeline.api import Lab
 from pipeline.errors import RetrievalLabError
-from pipeline.lab import Lab
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -15,14 +15,12 @@ from dashboard.common.deal_picker import DEAL_KEY as DEAL_KEY  # the URL key, wh
 from dashboard.common.deal_picker import deal_caption, pick_deal
 from dashboard.common.runtime import get_lab, run
 from dashboard.common.text import md
-from pipeline.api import Lab, reranker_choices
+from pipeline.api import Lab, get_settings, reranker_choices, store_absent, store_path
+from pipeline.api.models import Settings, Store
 from pipeline.deals import DealInfo, match_label
 from pipeline.deals.access import scoped_store
 from pipeline.errors import InvalidInput, RetrievalLabError, StoreUnavailable
 from pipeline.ingest.demo.seed import DEMO_GROUP
-from pipeline.settings import Settings, get_settings
-from pipeline.store import Store, store_path
-from pipeline.store.integrity import store_absent
 
 DRAWN_KEY = "sidebar.drawn"  # this run's lab and deal, or why the sidebar could not get them
 

@@ -22,7 +22,8 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from dashboard.common.exports import csv_bytes
-from pipeline.utc import MISSING, day, stamp
+from pipeline.api import day, stamp
+from pipeline.api.models import MISSING
 
 __all__ = ["MISSING", "TIME_FORMAT", "day", "human", "show_table", "stamp", "table_csv", "tidy", "utc_times"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline.text import clip, one_line
+from pipeline.api import clip, one_line
 
 DISPLAY_CHARS = 4_000  # a 50 MB passage is cut here for display: the page stays small and fast
 LABEL_CHARS = 120  # widget labels, headings, expander titles

@@ -15,13 +15,13 @@ from dashboard.common.page_state.url import current_pick, linked_id, pick_key, p
 from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.evaluate.jobs_view import NS, OPEN
+from pipeline.api import Lab
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.compare import compare_experiments, data_warnings, recommended_side, setup_differences
 from pipeline.evaluation.experiments import experiment_label, list_experiments, load_experiment, rename_experiment
 from pipeline.evaluation.fingerprint import describe_graph, describe_judgments
 from pipeline.evaluation.recommend import metric_label
 from pipeline.evaluation.records import METRIC_NAMES, SweepResult
-from pipeline.lab import Lab
 
 NONE = 0  # "Show" option for no experiment (experiment ids start at 1)
 

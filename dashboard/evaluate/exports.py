@@ -7,11 +7,11 @@ import streamlit as st
 
 from dashboard.common.text import file_slug, label
 from dashboard.evaluate.jobs_view import NS
+from pipeline.api import Lab
 from pipeline.evaluation.experiments import load_experiment
 from pipeline.evaluation.export import per_query_csv, to_csv, to_json
 from pipeline.evaluation.records import DEFAULT_METRIC, SweepResult
 from pipeline.evaluation.ship import setting_module
-from pipeline.lab import Lab
 
 
 def render_exports(

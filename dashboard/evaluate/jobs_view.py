@@ -16,12 +16,12 @@ from dashboard.common.page_state.url import set_pick
 from dashboard.common.tables import show_table, stamp
 from dashboard.common.text import md
 from dashboard.evaluate import sweep_job
+from pipeline.api import Lab
 from pipeline.errors import RetrievalLabError
 from pipeline.evaluation.experiments import list_experiments, spec_from_json
 from pipeline.evaluation.jobs import SweepJob
 from pipeline.evaluation.jobs.records import eta_text
 from pipeline.evaluation.records import SweepSpec
-from pipeline.lab import Lab
 
 NS = "evaluate"
 MINE, NOTICE, SEEN = f"{NS}.my_job", f"{NS}.notice", f"{NS}.jobs_seen"

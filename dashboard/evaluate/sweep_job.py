@@ -23,13 +23,13 @@ from typing import Any
 import streamlit as st
 
 from dashboard.common.runtime import run
+from pipeline.api import Lab
+from pipeline.api.models import Store
 from pipeline.errors import RetrievalLabError
 from pipeline.evaluation.jobs import create_job, recover_jobs, request_cancel, run_job
 from pipeline.evaluation.jobs.repo import get_job
 from pipeline.evaluation.jobs.runner import deal_jobs, interrupt_own_jobs
 from pipeline.evaluation.records import SweepSpec
-from pipeline.lab import Lab
-from pipeline.store.db import Store
 
 log = logging.getLogger(__name__)
 

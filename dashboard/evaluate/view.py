@@ -20,13 +20,13 @@ from dashboard.evaluate.charts import heatmaps, pareto
 from dashboard.evaluate.exports import render_exports
 from dashboard.evaluate.jobs_view import NS, OPEN
 from dashboard.evaluate.pool_gap import render_pool_gap
+from pipeline.api import Lab
 from pipeline.evaluation.compare import wins_and_losses
 from pipeline.evaluation.coverage import kind_words
 from pipeline.evaluation.experiments import with_rankings
 from pipeline.evaluation.export import settings_table
 from pipeline.evaluation.recommend import Recommendation
 from pipeline.evaluation.records import CONDENSED, CONDENSED_NAMES, JUDGED, METRIC_NAMES, STALE, SweepResult
-from pipeline.lab import Lab
 
 
 def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:

@@ -8,8 +8,8 @@ import streamlit as st
 from dashboard.common.page_state.flash import flash, show_flash
 from dashboard.common.runtime import run
 from dashboard.common.text import md
+from pipeline.api import Lab
 from pipeline.errors import RetrievalLabError
-from pipeline.lab import Lab
 from pipeline.query_sets.history import HISTORY_LIMIT, HISTORY_SET_NAME, read_history
 from pipeline.query_sets.importer import import_query_set
 

@@ -9,9 +9,9 @@ import streamlit as st
 from dashboard.common.result_cards import result_card
 from dashboard.common.tables import MISSING, show_table, stamp
 from dashboard.common.text import TICK_CHARS, chart, label, md
+from pipeline.api.models import Store
 from pipeline.history.compare import RunComparison, compare_runs, graph_changed_between
 from pipeline.history.records import RunSummary, StoredRun
-from pipeline.store.db import Store
 
 
 def runs_frame(runs: list[RunSummary]) -> pd.DataFrame:

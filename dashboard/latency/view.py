@@ -12,6 +12,7 @@ from dashboard.common.shared_cache import shared_cache
 from dashboard.common.text import md
 from dashboard.latency import charts as latency_charts
 from dashboard.latency.tables import never_reranked, show_costs, show_percentiles
+from pipeline.api.models import Settings, Store
 from pipeline.history.latency import (
     StagePercentiles,
     TimingTable,
@@ -24,8 +25,6 @@ from pipeline.history.latency import (
 )
 from pipeline.history.records import RunFilter
 from pipeline.history.repo import runs_stamp
-from pipeline.settings import Settings
-from pipeline.store.db import Store
 
 
 @dataclass(frozen=True)

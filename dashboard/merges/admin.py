@@ -18,13 +18,9 @@ from dashboard.common.runtime import run
 from dashboard.common.tables import stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.merges import data
+from pipeline.api import Lab
 from pipeline.errors import RetrievalLabError
-from pipeline.lab import Lab
-from pipeline.merges.actions import (
-    merge_entities,
-    reject_pair,
-    undo_merge,
-)
+from pipeline.merges.actions import merge_entities, reject_pair, undo_merge
 from pipeline.merges.candidates import CandidateReport, EntityRef
 from pipeline.merges.records import MergeView
 

@@ -15,8 +15,8 @@ import streamlit as st
 from dashboard.common.deal_state import DealState
 from dashboard.common.runtime import run
 from dashboard.common.shared_cache import shared_cache
+from pipeline.api import Lab
 from pipeline.ingest.demo.seed import labelled_evaluation
-from pipeline.lab import Lab
 from pipeline.merges.actions import rejected_pairs, score_entities, undone_merges
 from pipeline.merges.candidates import CandidateReport, EntityRef, find_candidates, list_entities
 from pipeline.merges.labelled import LabelledEvaluation

@@ -18,8 +18,8 @@ from dashboard.common.text import LABEL_CHARS, md
 from dashboard.merges import data
 from dashboard.merges.admin import LINKED, MERGE_PARAM, NS, render_admin
 from dashboard.merges.charts import precision_recall_chart
+from pipeline.api import Lab
 from pipeline.deals import DealInfo
-from pipeline.lab import Lab
 from pipeline.merges.candidates import CandidateReport
 from pipeline.merges.labelled import LabelledEvaluation
 from pipeline.merges.records import MergeView

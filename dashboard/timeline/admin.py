@@ -17,6 +17,7 @@ from dashboard.common.runtime import run
 from dashboard.common.tables import day, show_table, stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.timeline import data
+from pipeline.api import Lab
 from pipeline.corrections.actions import (
     CORRECTION_CHANNELS,
     CorrectionRequest,
@@ -26,7 +27,6 @@ from pipeline.corrections.actions import (
 )
 from pipeline.corrections.validation import validate
 from pipeline.errors import RetrievalLabError
-from pipeline.lab import Lab
 from pipeline.temporal.records import Timeline
 
 NS = "timeline.fix"

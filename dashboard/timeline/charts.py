@@ -10,10 +10,10 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from dashboard.common.text import HOVER_CHARS, chart
-from pipeline.figures import FIGURE, is_money_or_share
+from pipeline.api import is_money_or_share, one_line
+from pipeline.api.models import FIGURE
 from pipeline.temporal.records import AsOfAnswer, FactRow, Supersession, Timeline
 from pipeline.temporal.supersession import chains
-from pipeline.text import one_line
 
 CHANNEL_LABELS = {"document": "document", "qa_response": "Q&A response", "analyst_chat": "analyst chat"}
 CHANNEL_COLOURS = {"document": "#2f6fde", "Q&A response": "#2e9e5b", "analyst chat": "#e8a33d"}

@@ -18,7 +18,7 @@ from dashboard.common.deal_state import DealState
 from dashboard.common.runtime import run
 from dashboard.common.shared_cache import shared_cache
 from dashboard.timeline.charts import as_of_frames, supersession_frame, timeline_figure
-from pipeline.lab import Lab
+from pipeline.api import Lab
 from pipeline.temporal.records import (
     AsOfAnswer,
     EntityMatch,
@@ -29,14 +29,7 @@ from pipeline.temporal.records import (
     SupersessionCounts,
     Timeline,
 )
-from pipeline.temporal.timeline import (
-    as_of,
-    load_facts,
-    relation_names,
-    search_entities,
-    supersession_report,
-    timeline,
-)
+from pipeline.temporal.timeline import as_of, load_facts, relation_names, search_entities, supersession_report, timeline
 
 CACHED = shared_cache(max_entries=64)  # frozen records: shared, not copied on every hit
 

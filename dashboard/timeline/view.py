@@ -26,7 +26,7 @@ from dashboard.timeline.charts import (
     default_as_of,
     filter_timeline,
 )
-from pipeline.lab import Lab
+from pipeline.api import Lab
 from pipeline.temporal.records import Selection, Timeline
 from pipeline.temporal.timeline import superseded_candidate_share
 

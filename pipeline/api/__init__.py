@@ -10,16 +10,21 @@ Features still imported directly by a front end move behind their handle one at 
 holds the count of engine modules the front ends import (`tests/unit/test_architecture.py`) and only lowers it.
 """
 
+from pipeline.api.exports import lazy
 from pipeline.lab import Lab
-from pipeline.rerankers import has_key, make_reranker, reranker_choices, traits
-from pipeline.rerankers.specs import colour
 
-__all__ = [
-    "Lab",
-    # the reranker table (pipeline/rerankers/specs.py): asked before a Lab exists (argument help, forms)
-    "colour",
-    "has_key",
-    "make_reranker",
-    "reranker_choices",
-    "traits",
-]
+# what a front end calls before it has a Lab, or needs none for: defining module -> functions
+FUNCTIONS: dict[str, tuple[str, ...]] = {
+    "pipeline.rerankers": ("has_key", "make_reranker", "reranker_choices", "traits"),  # the reranker table
+    "pipeline.rerankers.specs": ("colour",),
+    "pipeline.settings": ("get_settings", "settings_error_line"),
+    "pipeline.store": ("open_store", "store_path"),
+    "pipeline.store.integrity": ("damaged_store", "store_absent"),
+    "pipeline.text": ("clip", "one_line"),
+    "pipeline.numbers": ("decimal_number", "whole_number"),
+    "pipeline.csv_cells": ("safe_cell",),
+    "pipeline.utc": ("day", "now_iso", "stamp", "utc_now"),
+    "pipeline.figures": ("is_money_or_share",),
+}
+_functions, __getattr__ = lazy(__name__, FUNCTIONS)
+__all__ = ["Lab", *_functions]

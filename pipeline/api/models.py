@@ -5,8 +5,7 @@ a CLI command loads only the features it uses (the spot-check's statistics alone
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from pipeline.api.exports import lazy
 
 # feature module -> the values it hands the front ends
 VALUES: dict[str, tuple[str, ...]] = {
@@ -38,16 +37,11 @@ VALUES: dict[str, tuple[str, ...]] = {
         "Disagreement",
         "RateRow",
     ),
+    "pipeline.settings": ("Settings",),
+    "pipeline.store.db": ("Store",),
+    "pipeline.numbers": ("MAX_INTEGER",),
+    "pipeline.utc": ("MISSING",),
+    "pipeline.figures": ("FIGURE",),
+    "pipeline.timing": ("PHASES", "StageTimer"),
 }
-_HOME = {name: module for module, names in VALUES.items() for name in names}
-__all__ = sorted(_HOME)
-
-
-def __getattr__(name: str) -> Any:
-    """A value, its feature imported when a front end first names it: a CLI command loads only what it uses."""
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(home), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__ = lazy(__name__, VALUES)

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pipeline.lab import Lab
-from pipeline.settings import get_settings
+from pipeline.api import Lab, get_settings
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

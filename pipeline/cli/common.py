@@ -24,14 +24,10 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
+from pipeline.api import Lab, damaged_store, decimal_number, one_line, settings_error_line, store_path, whole_number
+from pipeline.api.models import MAX_INTEGER
 from pipeline.errors import InvalidInput, RetrievalLabError
 from pipeline.ingest.fields import DATE_RULE, date_field
-from pipeline.lab import Lab
-from pipeline.numbers import MAX_INTEGER, decimal_number, whole_number
-from pipeline.settings import settings_error_line
-from pipeline.store import store_path
-from pipeline.store.integrity import damaged_store
-from pipeline.text import one_line
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

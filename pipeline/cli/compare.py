@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pipeline.lab import Lab
+from pipeline.api import Lab
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

@@ -10,9 +10,8 @@ import sys
 from typing import Any
 
 from pipeline.api import Lab, has_key
-from pipeline.api.models import SPECS
+from pipeline.api.models import SPECS, Settings
 from pipeline.cli.common import cli_actor
-from pipeline.settings import Settings
 
 
 def add_status_parser(sub: Any) -> argparse.ArgumentParser:

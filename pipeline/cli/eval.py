@@ -22,12 +22,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pipeline.api import Lab
+from pipeline.api import Lab, utc_now
 from pipeline.api.models import DEFAULT_RECIPE, RECIPE_NAMES, Recipe
 from pipeline.cli.common import check_writable, integer, parse_int_list
 from pipeline.errors import InvalidInput
 from pipeline.evaluation.records import DEFAULT_SAMPLE
-from pipeline.utc import utc_now
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

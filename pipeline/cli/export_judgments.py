@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pipeline.api import Lab
 from pipeline.errors import InvalidInput
-from pipeline.lab import Lab
 
 FORMATS = ("beir", "trec", "quepid")  # query_sets.formats.JUDGED_FORMATS, without its imports
 

@@ -26,11 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pipeline.api import Lab, decimal_number, now_iso, whole_number
 from pipeline.cli.common import Failed, check_writable, integer
 from pipeline.errors import InvalidInput
-from pipeline.lab import Lab
-from pipeline.numbers import decimal_number, whole_number
-from pipeline.utc import now_iso
 
 if TYPE_CHECKING:  # imported where used: the gate's engine loads scipy and the sweep
     from pipeline.api.models import Setting

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pipeline.api import Lab
 from pipeline.cli.common import cli_actor, warn
 from pipeline.ingest.progress import ProgressLines
 from pipeline.journal.run import admin_section
-from pipeline.lab import Lab
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

@@ -29,9 +29,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pipeline.api import Lab
 from pipeline.cli.common import whole
 from pipeline.errors import InvalidInput
-from pipeline.lab import Lab
 from pipeline.query_sets.history import HISTORY_LIMIT, HISTORY_SET_NAME
 
 if TYPE_CHECKING:

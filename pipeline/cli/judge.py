@@ -10,9 +10,9 @@ import argparse
 import sys
 from typing import Any
 
+from pipeline.api import Lab
 from pipeline.cli.common import cli_actor, whole
 from pipeline.errors import InvalidInput
-from pipeline.lab import Lab
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

@@ -14,10 +14,9 @@ import argparse
 import sys
 from typing import Any
 
-from pipeline.api import Lab
+from pipeline.api import Lab, now_iso
 from pipeline.cli.common import add_json_flag, whole
 from pipeline.errors import InvalidInput
-from pipeline.utc import now_iso
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

@@ -6,10 +6,9 @@ import argparse
 import sys
 from typing import Any
 
-from pipeline.api import Lab
+from pipeline.api import Lab, one_line
 from pipeline.api.models import DEFAULT_RECIPE, FIRST_STAGES, RECIPE_NAMES, RERANKERS, Recipe, RetrievalRun
 from pipeline.cli.common import integer, parse_date
-from pipeline.text import one_line
 
 FACT_CHARS = 150  # a fact's line in the table
 

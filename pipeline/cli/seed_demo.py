@@ -7,10 +7,10 @@ import argparse
 import sys
 from typing import Any
 
+from pipeline.api import Lab
 from pipeline.cli.common import cli_actor, warn
 from pipeline.errors import RetrievalLabError
 from pipeline.journal.run import admin_section
-from pipeline.lab import Lab
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

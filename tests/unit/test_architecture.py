@@ -21,7 +21,7 @@ MAX_UPWARD = 3
 # `pipeline` modules the front ends (dashboard/, app_pages/, pipeline/cli/, benchmarks/) import: the goal is the
 # application layer alone (pipeline.api, pipeline.api.models, pipeline.errors). Features move behind their handle on
 # Lab one at a time; lower this as they go, never raise it.
-MAX_FRONT_END_MODULES = 91
+MAX_FRONT_END_MODULES = 80
 
 
 def write(root: Path, files: dict[str, str]) -> None:

@@ -21,7 +21,7 @@ from typing import TypeVar
 import streamlit as st
 
 from dashboard.common.text import md
-from pipeline.numbers import whole_number
+from pipeline.api import whole_number
 
 T = TypeVar("T")
 SEEN = "page_state.url_seen"  # key -> the URL value this session last read or wrote for it
