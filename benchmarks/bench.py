@@ -9,28 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from benchmarks.stock_graphiti import graphiti_for
 from pipeline.api import Lab, make_reranker
-from pipeline.api.models import DEFAULT_RECIPE, FirstStageName, LabReranker, Recipe, RerankOutcome, StageTimer
+from pipeline.api.models import DEFAULT_RECIPE, FirstStageName, Recipe
 from pipeline.errors import InvalidInput
 from pipeline.history.repo import save_run
 from pipeline.query_sets import load_query_set
-from pipeline.retrieval.filters import temporal_filter
 
 DEFAULT_DEPTHS = (10, 25, 50, 100)
-
-
-class _Unused(LabReranker):
-    """Stock search_ with an RRF config never calls its cross encoder."""
-
-    name = label = description = "unused"
-
-    async def score(self, query: str, passages: Sequence[str], vectors: Any = None) -> RerankOutcome:
-        raise AssertionError("the RRF config does not rerank")
 
 
 @dataclass(frozen=True)
@@ -74,8 +62,6 @@ async def bench(
         queries = [q.text for q in query_set.queries]
     make_reranker(reranker, lab.settings)  # reject an unknown name before any work
     queries = list(queries)[:limit_queries]
-    graphiti = graphiti_for(lab, group_id, _Unused())
-    search_filter = temporal_filter(False, None)
     top = min(top_k, max(depths))
     await lab.retrieval.retrieve(
         queries[0], group_id, max(depths), top, reranker, first_stage=first_stage, recipe=recipe
@@ -99,13 +85,7 @@ async def bench(
             first_ms.append(run.timings.stages_ms["embed_query"] + run.timings.stages_ms["hybrid_search"])
             if stock_up_to is not None and depth > stock_up_to:
                 continue
-            timer = StageTimer()
-            config = recipe.search_config(depth)
-            with timer.stage("stock"):
-                await graphiti.search_(
-                    text, config, group_ids=[group_id], center_node_uuid=recipe.center, search_filter=search_filter
-                )
-            stock.append(timer.ms["stock"])
+            stock.append(await lab.retrieval.stock_search_ms(text, group_id, recipe, depth))
         rows.append(
             BenchRow(
                 candidates=depth,

@@ -196,14 +196,14 @@ def run_walk_parity(args: argparse.Namespace) -> dict[str, Any]:
     import asyncio
 
     from benchmarks.scale import GROUP, data_dir_for, generate
-    from benchmarks.walk_parity import FILTERS, walk_parity
     from pipeline.api import get_settings
+    from pipeline.api.models import WALK_FILTERS
     from pipeline.query_sets import load_query_set
 
     depths = parse_int_list(args.candidates_list, "--candidates")
     filters = [f.strip() for f in args.filters.split(",") if f.strip()]
-    if not filters or any(f not in FILTERS for f in filters):
-        raise InvalidInput(f"--filters: a comma-separated list of {', '.join(FILTERS)}; got {args.filters!r}.")
+    if not filters or any(f not in WALK_FILTERS for f in filters):
+        raise InvalidInput(f"--filters: a comma-separated list of {', '.join(WALK_FILTERS)}; got {args.filters!r}.")
     settings = get_settings()
     if args.scale is not None:
         settings = settings.model_copy(update={"data_dir": data_dir_for(args.scale, settings)})
@@ -220,7 +220,7 @@ def run_walk_parity(args: argparse.Namespace) -> dict[str, Any]:
                 if query_set is None:
                     raise InvalidInput(f"Deal {group!r} has no labelled query set.")
                 texts = [q.text for q in query_set.queries]
-            return await walk_parity(lab, group, texts[: args.queries], depths, filters)
+            return await lab.retrieval.walk_parity(group, texts[: args.queries], depths, filters)
         finally:
             await lab.close()
 

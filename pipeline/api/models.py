@@ -22,6 +22,7 @@ VALUES: dict[str, tuple[str, ...]] = {
         "RetrievalRun",
     ),
     "pipeline.retrieval.setting": ("MAX_CANDIDATES", "Setting"),
+    "pipeline.retrieval.walk_parity": ("WALK_FILTERS",),
     "pipeline.retrieval.vector_index.records": ("FIRST_STAGES", "FirstStageName", "RecallCheck"),
     "pipeline.spotcheck.agreement": ("Agreement",),
     "pipeline.spotcheck.highlight": ("SpanMatch",),

@@ -7,7 +7,9 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pipeline.retrieval import citations, retrieve
+from graphiti_core import Graphiti
+
+from pipeline.retrieval import citations, retrieve, stock, walk_parity
 from pipeline.retrieval.hooks import RankHooks
 from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.records import RetrievalRun
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
 class Retrieval:
     def __init__(self, lab: Lab) -> None:
         self.lab = lab
+        self._stock: dict[str, Graphiti] = {}
 
     async def rank(
         self,
@@ -66,6 +69,19 @@ class Retrieval:
     async def episodes(self, group_id: str, uuids: Iterable[str]) -> dict[str, dict[str, Any]]:
         """The cited episodes (source documents, Q&A answers, chat) by uuid."""
         return await citations.fetch_episodes(self.lab.backend, group_id, uuids)
+
+    async def stock_search_ms(self, query: str, group_id: str, recipe: Recipe, candidates: int) -> float:
+        """graphiti's own `search_()` with the recipe's config at N, stock: its wall time (the first stage's
+        yardstick in the benchmarks)."""
+        if group_id not in self._stock:
+            self._stock[group_id] = stock.graphiti_for(self.lab, group_id, stock.NoCrossEncoder())
+        return await stock.stock_search_ms(self._stock[group_id], query, group_id, recipe, candidates)
+
+    async def walk_parity(
+        self, group_id: str, queries: Sequence[str], depths: Sequence[int], filters: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        """The first stage's graph walk against graphiti's own BFS, list for list (FalkorDB only)."""
+        return await walk_parity.walk_parity(self.lab, group_id, queries, depths, filters)
 
     # --- the deal's vector index (vector_index/) ---
 

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.stock_graphiti import graphiti_for
 from pipeline.evaluation.records import SweepResult, SweepSpec
 from pipeline.evaluation.ship import setting_module
 from pipeline.evaluation.significance import paired_test
@@ -29,6 +28,7 @@ from pipeline.lab import Lab
 from pipeline.retrieval.recipes import Recipe
 from pipeline.retrieval.retrieve import rank
 from pipeline.retrieval.setting import setting
+from pipeline.retrieval.stock import graphiti_for
 from tests.integration.test_retrieve import Failing
 from tests.integration.test_ship import load_module
 from tests.support.gate_cli import gate

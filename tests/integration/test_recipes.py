@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from graphiti_core.search.search_config import EdgeReranker, EdgeSearchConfig, EdgeSearchMethod, SearchConfig
 
-from benchmarks.stock_graphiti import graphiti_for
 from pipeline.errors import InvalidInput
 from pipeline.graph.dialects.registry import for_driver
 from pipeline.ingest.loading import parse_time
@@ -19,6 +18,7 @@ from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import FactVectors, FirstStage, MethodLists, search_recipe
 from pipeline.retrieval.recipes import PRESETS, Recipe, custom
 from pipeline.retrieval.retrieve import retrieve
+from pipeline.retrieval.stock import graphiti_for
 from tests.integration.test_retrieve import Failing
 
 AS_OF = parse_time("2024-09-30")

@@ -13,7 +13,6 @@ from types import ModuleType
 import pytest
 from graphiti_core.search.search_config import EdgeReranker, EdgeSearchConfig, EdgeSearchMethod, SearchConfig
 
-from benchmarks.stock_graphiti import graphiti_for
 from pipeline.errors import InvalidInput
 from pipeline.evaluation import judgments
 from pipeline.evaluation.experiments import spec_from_json
@@ -24,6 +23,7 @@ from pipeline.lab import Lab
 from pipeline.retrieval.recipes import CUSTOM, Recipe, custom
 from pipeline.retrieval.retrieve import rank
 from pipeline.retrieval.setting import Setting
+from pipeline.retrieval.stock import graphiti_for
 from tests.integration.test_retrieve import Failing
 
 

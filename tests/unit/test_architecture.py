@@ -21,7 +21,7 @@ MAX_UPWARD = 3
 # `pipeline` modules the front ends (dashboard/, app_pages/, pipeline/cli/, benchmarks/) import: the goal is the
 # application layer alone (pipeline.api, pipeline.api.models, pipeline.errors). Features move behind their handle on
 # Lab one at a time; lower this as they go, never raise it.
-MAX_FRONT_END_MODULES = 80
+MAX_FRONT_END_MODULES = 77
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -122,7 +122,7 @@ def test_the_front_ends_import_no_more_engine_modules_than_measured(repo: Import
 
 
 # features whose handle on Lab (`lab.<feature>`, with `pipeline.api.models`) is all the front ends use of them
-BEHIND_HANDLES = ("pipeline/spotcheck/", "pipeline/retrieval/recipes.py", "pipeline/retrieval/retrieve.py")
+BEHIND_HANDLES = ("pipeline/spotcheck/", "pipeline/retrieval/")
 
 
 @pytest.mark.parametrize("feature", BEHIND_HANDLES)

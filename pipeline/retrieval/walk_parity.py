@@ -1,4 +1,4 @@
-"""`python -m benchmarks walk-parity`: the first stage's graph walk against graphiti's own BFS statement.
+"""The first stage's graph walk against graphiti's own BFS statement (`python -m benchmarks walk-parity`).
 
 For each query, N and temporal filter, the BFS origins are the sources of the query's BM25 and cosine hits
 (as in the first stage); graphiti's `edge_bfs_search` and our walk (`pipeline/graph/dialects/falkordb_walk.py`) run
@@ -12,19 +12,21 @@ import statistics
 import time
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.search.search_utils import edge_bfs_search, edge_similarity_search
 
-from pipeline.api import Lab
-from pipeline.api.models import Recipe
 from pipeline.errors import InvalidInput
 from pipeline.graph.dialects.falkordb import FalkorQueries
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import fulltext_words
+from pipeline.retrieval.recipes import Recipe
 
-FILTERS = ("current", "all", "as-of")
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
+
+WALK_FILTERS = ("current", "all", "as-of")
 
 
 def _filter(name: str, as_of: datetime) -> Any:
@@ -36,7 +38,7 @@ async def walk_parity(
     group_id: str,
     queries: Sequence[str],
     depths: Sequence[int],
-    filters: Sequence[str] = FILTERS,
+    filters: Sequence[str] = WALK_FILTERS,
     as_of: datetime | None = None,
 ) -> list[dict[str, Any]]:
     driver = lab.backend.driver(group_id)
