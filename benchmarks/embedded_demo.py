@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from pipeline.api import Lab, get_settings
+from pipeline.api.models import EmbeddedFalkorDB
 from pipeline.errors import InvalidInput
-from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
 from pipeline.ingest.demo.seed import seed_demo
 
 

@@ -41,7 +41,7 @@ def _free_port() -> int:
 def _wait_stopped(data_dir: Path, timeout_s: float = 20.0) -> None:
     """Until the embedded graph server of `data_dir` has stopped (its supervisor stops it ~2 s after the
     last client): each round starts cold."""
-    from pipeline.graph.embedded.redis_process import server_pids
+    from pipeline.api import server_pids
 
     deadline = time.monotonic() + timeout_s
     while server_pids(data_dir / "falkordb.sock") is not None:

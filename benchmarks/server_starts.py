@@ -11,48 +11,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarks.embedded_demo import embedded_demo_lab
-from pipeline.graph.embedded import redis_process
-from pipeline.graph.embedded.paths import ServerFiles
-
-ARMS: dict[str, Sequence[str]] = {"query log off": redis_process.MODULE_ARGS, "query log on": ()}  # (): its defaults
+from pipeline.api import time_start
+from pipeline.api.models import QUERY_LOG_ARMS as ARMS
 
 
 async def _seed(data_dir: Path) -> None:
     async with embedded_demo_lab(data_dir, "server-starts"):
         pass  # seeded, then stopped cleanly: the starts load what a stopped deal leaves
-
-
-def _start_once(seeded: Path, scratch: Path, module_args: Sequence[str], hang_s: float) -> float | None:
-    """Seconds until the server answered PING, or None when it hung."""
-    shutil.rmtree(scratch, ignore_errors=True)
-    scratch.mkdir(mode=0o700)
-    shutil.copytree(seeded / "appendonlydir", scratch / "appendonlydir")
-    files = ServerFiles(scratch)
-    line = redis_process.command(files, module_args)
-    process = subprocess.Popen(line, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    started = time.perf_counter()
-    try:
-        while time.perf_counter() - started < hang_s:
-            if redis_process.probe(files.socket) == "up":
-                return time.perf_counter() - started
-            if process.poll() is not None:
-                raise RuntimeError(f"redis-server exited with code {process.returncode}")
-            time.sleep(0.01)
-        return None
-    finally:
-        process.kill()
-        process.wait()
 
 
 def server_starts(starts: int, burners: int, hang_s: float) -> dict[str, Any]:
@@ -65,7 +38,7 @@ def server_starts(starts: int, burners: int, hang_s: float) -> dict[str, Any]:
             hung = dict.fromkeys(ARMS, 0)
             for _ in range(starts):
                 for arm, module_args in ARMS.items():
-                    took = _start_once(seeded, Path(tmp) / "start", module_args, hang_s)
+                    took = time_start(seeded, Path(tmp) / "start", module_args, hang_s)
                     if took is None:
                         hung[arm] += 1
                     else:

@@ -25,6 +25,7 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     "pipeline.csv_cells": ("safe_cell",),
     "pipeline.utc": ("day", "now_iso", "stamp", "utc_now"),
     "pipeline.figures": ("is_money_or_share",),
+    "pipeline.graph.embedded.redis_process": ("server_pids", "time_start"),  # the embedded server's benchmarks
 }
 _functions, __getattr__ = lazy(__name__, FUNCTIONS)
 __all__ = ["Lab", *_functions]

@@ -44,5 +44,7 @@ VALUES: dict[str, tuple[str, ...]] = {
     "pipeline.utc": ("MISSING",),
     "pipeline.figures": ("FIGURE",),
     "pipeline.timing": ("PHASES", "StageTimer"),
+    "pipeline.graph.embedded_falkordb": ("EmbeddedFalkorDB",),
+    "pipeline.graph.embedded.redis_process": ("QUERY_LOG_ARMS",),
 }
 __all__, __getattr__ = lazy(__name__, VALUES)

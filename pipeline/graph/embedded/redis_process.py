@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -129,3 +131,31 @@ def last_log_line(files: ServerFiles) -> str:
         if text and not text.startswith(("Redis is now ready", "Bye bye")):
             return text[:300]
     return ""
+
+
+# FalkorDB's query log off (the product's setting) and on (the module's default: no arguments)
+QUERY_LOG_ARMS: dict[str, Sequence[str]] = {"query log off": MODULE_ARGS, "query log on": ()}
+
+
+def time_start(seeded: Path, scratch: Path, module_args: Sequence[str], hang_s: float) -> float | None:
+    """Start a server on a copy of `seeded`'s graph files in `scratch`: seconds until it answered PING, or None when
+    it hung (killed after `hang_s`). The server-starts benchmark's one start."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(mode=0o700)
+    shutil.copytree(seeded / "appendonlydir", scratch / "appendonlydir")
+    files = ServerFiles(scratch)
+    process = subprocess.Popen(
+        command(files, module_args), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    started = time.perf_counter()
+    try:
+        while time.perf_counter() - started < hang_s:
+            if probe(files.socket) == "up":
+                return time.perf_counter() - started
+            if process.poll() is not None:
+                raise RuntimeError(f"redis-server exited with code {process.returncode}")
+            time.sleep(0.01)
+        return None
+    finally:
+        process.kill()
+        process.wait()
