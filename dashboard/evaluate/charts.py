@@ -6,8 +6,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.common.text import chart
-from pipeline.evaluation.recommend import pareto_front
-from pipeline.evaluation.records import SweepResult
+from pipeline.api.models import SweepResult
 from pipeline.rerankers.specs import colour
 from pipeline.retrieval.setting import Setting
 
@@ -83,9 +82,10 @@ def pareto(result: SweepResult, metric: str, recommended: str, front: set[str] |
     fig = go.Figure()
     recipes = list(result.spec.recipes)
     rec = result.setting(recommended)
-    drawn = [*result.grid, *([] if any(s.key == rec.key for s in result.grid) else [rec])]
+    beside = [] if any(s.key == rec.key for s in result.grid) else [rec]
+    drawn = [*result.grid, *beside]
     if front is None:
-        front = pareto_front(drawn, metric)
+        front = result.pareto(metric, beside)
     symbols = ("circle", "diamond", "square", "triangle-up", "cross", "x", "star-square")
     for recipe, reranker in [(recipe, r) for recipe in recipes for r in result.spec.rerankers]:
         points = [s for s in result.grid if s.setting.reranker == reranker and s.setting.recipe.key == recipe]

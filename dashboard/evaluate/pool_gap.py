@@ -8,9 +8,9 @@ import streamlit as st
 from dashboard.common.page_state.flash import flash, show_flash
 from dashboard.common.runtime import run
 from dashboard.common.text import LABEL_CHARS, md
+from pipeline.api import Lab
+from pipeline.api.models import PoolGap
 from pipeline.errors import RetrievalLabError
-from pipeline.evaluation.records import PoolGap
-from pipeline.lab import Lab
 from pipeline.pools.build import build_pool
 from pipeline.pools.records import PoolSpec
 from pipeline.retrieval.setting import Setting

@@ -14,11 +14,9 @@ from dashboard.common.runtime import run
 from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.evaluate.jobs_view import NS, active_job, on_run
+from pipeline.api import Lab
+from pipeline.api.models import BASELINE, DEFAULT_SAMPLE, EvalSet, SweepSpec
 from pipeline.errors import InvalidInput
-from pipeline.evaluation.estimate import estimate_sweep
-from pipeline.evaluation.judgments import EvalSet, available_eval_sets
-from pipeline.evaluation.records import BASELINE, DEFAULT_SAMPLE, SweepSpec
-from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.recipes import DEFAULT_RECIPE, RECIPE_NAMES, Recipe, describe, parse_config, preset
 
@@ -27,7 +25,7 @@ TOP_K_OPTIONS = [1, 3, 5, 10, 20]
 
 
 def eval_sets(lab: Lab, group_id: str) -> list[EvalSet]:
-    return run(available_eval_sets(lab, group_id))
+    return run(lab.evaluation.available_eval_sets(group_id))
 
 
 # --- query sets --------------------------------------------------------------------------------
@@ -164,7 +162,7 @@ def _estimate_line(lab: Lab, spec: SweepSpec, chosen: EvalSet) -> None:
     """What Run would start, before it starts: queries x settings and about how long. Options the sweep would
     refuse get their one line when Run is clicked, not here."""
     try:
-        estimate = estimate_sweep(lab.store, spec, chosen)
+        estimate = lab.evaluation.estimate_sweep(spec, chosen)
     except InvalidInput:
         return
     st.caption(md(f"Run sweep: {estimate.text()}"))

@@ -21,8 +21,7 @@ from dashboard.common.runtime import run as wait
 from dashboard.common.text import HOVER_CHARS, chart
 from dashboard.scores.rank_chart import rank_changes
 from dashboard.scores.table import candidates_frame
-from pipeline.comparison.judged import query_judgments
-from pipeline.lab import Lab
+from pipeline.api import Lab
 from pipeline.retrieval.recipes import Recipe, fusion_label
 from pipeline.retrieval.records import RetrievalRun
 
@@ -34,7 +33,7 @@ def query_grades(lab: Lab, run: RetrievalRun) -> dict[str, int] | None:
     """fact uuid -> grade, or None when the query is not judged; looked up once per query in the session."""
 
     def read() -> dict[str, int] | None:
-        judged = wait(query_judgments(lab, run.group_id, run.query))
+        judged = wait(lab.comparison.query_judgments(run.group_id, run.query))
         return judged.grades if judged is not None and judged.scorable else None
 
     return JUDGED.get((run.group_id, run.query), read)

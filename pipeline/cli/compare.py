@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pipeline.lab import Lab
+from pipeline.api import Lab
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -19,11 +19,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.comparison.compare import compare
     from pipeline.retrieval.setting import Setting
 
     a, b = Setting.parse(args.a, "--a"), Setting.parse(args.b, "--b")
-    result = await compare(lab, args.text, args.group, a, b)
+    result = await lab.comparison.compare(args.text, args.group, a, b)
     lines = [f"{result.a.query!r} on {args.group!r}: A = {a.label}, B = {b.label}"]
     if result.confidence.low:
         lines.append(f"! low confidence: the deal probably holds no good answer ({result.confidence.reason})")
