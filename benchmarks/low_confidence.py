@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline.api import Lab
-from pipeline.comparison.confidence import Confidence, assess
-from pipeline.evaluation.judgments import load_eval_set
+from pipeline.api.models import Confidence
 
 OFF_TOPIC = (
     "purple elephant trampoline",
@@ -39,10 +38,10 @@ def _summary(found: list[Confidence]) -> dict[str, Any]:
 
 
 async def measure(lab: Lab, group_id: str, split: str | None, limit: int | None, candidates: int) -> dict[str, Any]:
-    chosen = (await load_eval_set(lab, group_id)).select(split, limit)
+    chosen = (await lab.evaluation.load_eval_set(group_id)).select(split, limit)
     out: dict[str, Any] = {"group": group_id, "split": split, "candidates": candidates}
     for name, texts in (("labelled", [q.text for q in chosen.queries]), ("off_topic", list(OFF_TOPIC))):
-        found = [await assess(lab, await lab.retrieval.retrieve(t, group_id, candidates, 10)) for t in texts]
+        found = [await lab.comparison.assess(await lab.retrieval.retrieve(t, group_id, candidates, 10)) for t in texts]
         out[name] = _summary(found)
     return out
 

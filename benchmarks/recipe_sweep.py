@@ -14,9 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from pipeline.api import Lab
-from pipeline.api.models import RECIPE_NAMES
-from pipeline.evaluation.records import SweepSpec
-from pipeline.evaluation.sweep import run_sweep
+from pipeline.api.models import RECIPE_NAMES, SweepSpec
 
 
 async def recipe_sweep(
@@ -44,12 +42,13 @@ async def recipe_sweep(
     together = replace(base, recipes=tuple(many)).validate()
     times: dict[str, list[float]] = {"one": [], "many": [], "apart": []}
     stats: dict[str, Any] = {}
+    run_sweep = lab.evaluation.run_sweep
     for _round in range(repeat):
-        alone = await run_sweep(lab, base)
+        alone = await run_sweep(base)
         times["one"].append(alone.stats.seconds)
-        shared = await run_sweep(lab, together)
+        shared = await run_sweep(together)
         times["many"].append(shared.stats.seconds)
-        times["apart"].append(sum([(await run_sweep(lab, replace(base, recipes=(r,)))).stats.seconds for r in many]))
+        times["apart"].append(sum([(await run_sweep(replace(base, recipes=(r,)))).stats.seconds for r in many]))
         stats = {"settings_one": len(alone.grid), "settings_many": len(shared.grid), "queries": alone.stats.queries}
     medians = {name: round(statistics.median(values), 2) for name, values in times.items()}
     return {

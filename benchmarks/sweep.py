@@ -17,9 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from pipeline.api import Lab
-from pipeline.api.models import PHASES
-from pipeline.evaluation.records import SweepResult, SweepSpec
-from pipeline.evaluation.sweep import run_sweep
+from pipeline.api.models import PHASES, SweepResult, SweepSpec
 
 
 def _fingerprint(result: SweepResult) -> list[tuple[str, str, tuple[str, ...], tuple[tuple[str, float], ...]]]:
@@ -46,13 +44,13 @@ async def time_sweep(
     differing = 0
     for _round in range(repeat):
         for c in concurrency:
-            result = await run_sweep(lab, spec, concurrency=c)
+            result = await lab.evaluation.run_sweep(spec, concurrency=c)
             runs[c].append(result)
             mine = _fingerprint(result)
             reference = reference if reference is not None else mine
             differing += mine != reference
     started = time.perf_counter()
-    warm = await run_sweep(lab, replace(spec, use_cache=True), concurrency=max(concurrency))
+    warm = await lab.evaluation.run_sweep(replace(spec, use_cache=True), concurrency=max(concurrency))
     warm_s = time.perf_counter() - started
     differing += _fingerprint(warm) != reference
     first = runs[concurrency[0]][0]

@@ -25,6 +25,9 @@ from pipeline.store.integrity import missing_store, store_absent
 from pipeline.store.private import make_private_dir
 
 if TYPE_CHECKING:
+    from pipeline.comparison.api import Comparison
+    from pipeline.evaluation.api import Evaluation
+    from pipeline.gate.api import Gate
     from pipeline.retrieval.api import Retrieval
     from pipeline.spotcheck.api import Spotcheck
 
@@ -142,6 +145,27 @@ class Lab:
         from pipeline.spotcheck.api import Spotcheck
 
         return Spotcheck(self)
+
+    @cached_property
+    def evaluation(self) -> Evaluation:
+        """Sweeps (as jobs or directly), their judgments, saved experiments, their comparison and exports."""
+        from pipeline.evaluation.api import Evaluation
+
+        return Evaluation(self)
+
+    @cached_property
+    def gate(self) -> Gate:
+        """The regression gate: a candidate ranked against a baseline, its checks, baseline and JUnit files."""
+        from pipeline.gate.api import Gate
+
+        return Gate(self)
+
+    @cached_property
+    def comparison(self) -> Comparison:
+        """Two settings on one query: judged verdict, per-side scores, overlap, confidence, example queries."""
+        from pipeline.comparison.api import Comparison
+
+        return Comparison(self)
 
     @property
     def store(self) -> Store:

@@ -23,9 +23,15 @@ from dashboard.common.recipes import recipe_control
 from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
 from pipeline.api import Lab, reranker_choices, whole_number
-from pipeline.api.models import FIRST_STAGES, MAX_CANDIDATES, RECIPE_NAMES, FirstStageName, RetrievalRun, Setting
-from pipeline.comparison.examples import Example, examples
-from pipeline.evaluation.experiments import list_experiments
+from pipeline.api.models import (
+    FIRST_STAGES,
+    MAX_CANDIDATES,
+    RECIPE_NAMES,
+    Example,
+    FirstStageName,
+    RetrievalRun,
+    Setting,
+)
 from pipeline.history.repo import save_run
 
 log = logging.getLogger("retrieval_lab")
@@ -44,8 +50,8 @@ class Request:
 def example_list(lab: Lab, group_id: str) -> list[Example]:
     """The deal's examples, read again only when a newer experiment is saved (loading a sweep's per-query rows
     is too slow for every rerun)."""
-    latest = list_experiments(lab.store, group_id)
-    return EXAMPLES.get((group_id, latest[0].id if latest else None), lambda: examples(lab.store, group_id))
+    latest = lab.evaluation.list_experiments(group_id)
+    return EXAMPLES.get((group_id, latest[0].id if latest else None), lambda: lab.comparison.examples(group_id))
 
 
 def _use_example(ns: str, notes: dict[str, Example], sides: tuple[str, ...]) -> None:

@@ -16,11 +16,7 @@ from dashboard.common.text import md
 from dashboard.compare.form import NS, CompareRequest
 from dashboard.compare.grading import grade_row, grading_header
 from pipeline.api import Lab
-from pipeline.api.models import RetrievalRun, Setting
-from pipeline.comparison.confidence import Confidence, assess
-from pipeline.comparison.judged import QueryJudgments, query_judgments, side_score
-from pipeline.comparison.overlap import overlap
-from pipeline.comparison.verdict import side_names, verdict
+from pipeline.api.models import Confidence, QueryJudgments, RetrievalRun, Setting
 
 KEPT = SessionMemo(f"{NS}.memo", keep=40)  # per query: its confidence and judgments
 # B's outcome against A: a colour and an icon each, and the line starts with the word (colour is not the only signal).
@@ -53,7 +49,7 @@ def render_comparison(lab: Lab, request: CompareRequest, reviewer: str) -> None:
     basis = _confidence_basis(a, b)
     confidence: Confidence = KEPT.get(
         ("confidence", basis.query, basis.group_id, basis.recipe, basis.num_candidates, basis.first_stage),
-        lambda: run(assess(lab, basis)),
+        lambda: run(lab.comparison.assess(basis)),
     )
     low = confidence.low
     if low:
@@ -64,10 +60,10 @@ def render_comparison(lab: Lab, request: CompareRequest, reviewer: str) -> None:
             icon=":material/help:",
         )
     judged: QueryJudgments | None = KEPT.get(
-        ("judged", a.query, a.group_id), lambda: run(query_judgments(lab, a.group_id, a.query))
+        ("judged", a.query, a.group_id), lambda: run(lab.comparison.query_judgments(a.group_id, a.query))
     )
-    _judged_summary(judged, a, b, side_names(request.a, request.b))
-    _stats(a, b)
+    _judged_summary(lab, judged, a, b, lab.comparison.side_names(request.a, request.b))
+    _stats(lab, a, b)
     grading_header(reviewer)
     _cards(lab, request, a, b, judged, low, reviewer)
 
@@ -83,14 +79,16 @@ def _confidence_basis(a: RetrievalRun, b: RetrievalRun) -> RetrievalRun:
     return b if signals(b) > signals(a) else a
 
 
-def _judged_summary(judged: QueryJudgments | None, a: RetrievalRun, b: RetrievalRun, names: tuple[str, str]) -> None:
+def _judged_summary(
+    lab: Lab, judged: QueryJudgments | None, a: RetrievalRun, b: RetrievalRun, names: tuple[str, str]
+) -> None:
     if judged is None or not judged.scorable:
         st.caption("Not judged: this query is not in the deal's labelled set and has no relevance verdicts.")
         return
     grades = judged.grades
-    score_a = side_score(grades, [r.uuid for r in a.results], a.top_k)
-    score_b = side_score(grades, [r.uuid for r in b.results], b.top_k)
-    said = verdict(score_a, score_b, names)
+    score_a = lab.comparison.side_score(grades, [r.uuid for r in a.results], a.top_k)
+    score_b = lab.comparison.side_score(grades, [r.uuid for r in b.results], b.top_k)
+    said = lab.comparison.verdict(score_a, score_b, names)
     box, icon = OUTCOME_BOX[said.outcome]
     box(f"**{md(said.line)}**", icon=icon)
     st.caption(md(f"Judged by: {', '.join(judged.sources)} ({len(grades)} facts graded; 1 or more is relevant)."))
@@ -101,8 +99,8 @@ def _judged_summary(judged: QueryJudgments | None, a: RetrievalRun, b: Retrieval
         cols[3 * i + 2].metric(f"{name}: MRR@{score.top_k}", f"{score.mrr:.2f}")
 
 
-def _stats(a: RetrievalRun, b: RetrievalRun) -> None:
-    shared = overlap([r.uuid for r in a.results], [r.uuid for r in b.results])
+def _stats(lab: Lab, a: RetrievalRun, b: RetrievalRun) -> None:
+    shared = lab.comparison.overlap([r.uuid for r in a.results], [r.uuid for r in b.results])
     # two rows, so no label or figure is cut at a 1280 px window: how alike the two lists are, then each side's cost
     stats = st.columns(3)
     stats[0].metric("Overlap of the two top-k", f"{shared.shared} / {len(b.results)}")
@@ -150,7 +148,7 @@ def _cards(
         ("A", request.a, a, "B", b, "baseline"),
         ("B", request.b, b, "A", a, "reranked"),
     )
-    names = side_names(request.a, request.b)
+    names = lab.comparison.side_names(request.a, request.b)
     for column, (name, setting, side, _, _, _), title in zip(st.columns(2), sides, names, strict=True):
         with column:
             _side_heading(request, name, title, setting, side)

@@ -7,9 +7,7 @@ from plotly.subplots import make_subplots
 
 from dashboard.common.text import chart
 from pipeline.api import colour
-from pipeline.api.models import Setting
-from pipeline.evaluation.recommend import pareto_front
-from pipeline.evaluation.records import SweepResult
+from pipeline.api.models import Setting, SweepResult
 
 PANEL_PX = 90  # a panel's title and k labels; then ROW_PX for each of its N rows
 ROW_PX = 28
@@ -83,9 +81,10 @@ def pareto(result: SweepResult, metric: str, recommended: str, front: set[str] |
     fig = go.Figure()
     recipes = list(result.spec.recipes)
     rec = result.setting(recommended)
-    drawn = [*result.grid, *([] if any(s.key == rec.key for s in result.grid) else [rec])]
+    beside = [] if any(s.key == rec.key for s in result.grid) else [rec]
+    drawn = [*result.grid, *beside]
     if front is None:
-        front = pareto_front(drawn, metric)
+        front = result.pareto(metric, beside)
     symbols = ("circle", "diamond", "square", "triangle-up", "cross", "x", "star-square")
     for recipe, reranker in [(recipe, r) for recipe in recipes for r in result.spec.rerankers]:
         points = [s for s in result.grid if s.setting.reranker == reranker and s.setting.recipe.key == recipe]

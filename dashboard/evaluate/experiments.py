@@ -16,12 +16,8 @@ from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.evaluate.jobs_view import NS, OPEN
 from pipeline.api import Lab
+from pipeline.api.models import METRIC_NAMES, SweepResult
 from pipeline.errors import InvalidInput
-from pipeline.evaluation.compare import compare_experiments, data_warnings, recommended_side, setup_differences
-from pipeline.evaluation.experiments import experiment_label, list_experiments, load_experiment, rename_experiment
-from pipeline.evaluation.fingerprint import describe_graph, describe_judgments
-from pipeline.evaluation.recommend import metric_label
-from pipeline.evaluation.records import METRIC_NAMES, SweepResult
 
 NONE = 0  # "Show" option for no experiment (experiment ids start at 1)
 
@@ -29,8 +25,8 @@ NONE = 0  # "Show" option for no experiment (experiment ids start at 1)
 def pick_result(lab: Lab, group_id: str) -> tuple[SweepResult | None, str | None]:
     """The saved experiment to show: the one in the URL (`evaluate.experiment`, set when this session's sweep
     ended or an experiment is picked), so a reload shows the same result."""
-    experiments = list_experiments(lab.store, group_id)
-    labels = {e.id: experiment_label(e) for e in experiments}
+    experiments = lab.evaluation.list_experiments(group_id)
+    labels = {e.id: lab.evaluation.experiment_label(e) for e in experiments}
     if (linked := linked_id(OPEN, labels, "experiment", "an experiment of this deal")) is not None:
         set_pick(OPEN, linked)
     if current_pick(OPEN) not in (NONE, *labels):
@@ -45,18 +41,22 @@ def pick_result(lab: Lab, group_id: str) -> tuple[SweepResult | None, str | None
     publish_id(OPEN, None if opened == NONE else opened)
     if opened == NONE:
         return None, None
-    info, result = load_experiment(lab.store, opened, rankings=False)  # rankings: read where shown
-    _fingerprint_line(result)
+    info, result = lab.evaluation.load_experiment(opened, rankings=False)  # rankings: read where shown
+    _fingerprint_line(lab, result)
     _rename_form(lab, info.id, group_id, info.name)
     return result, f"#{info.id} {info.name}"
 
 
-def _fingerprint_line(result: SweepResult) -> None:
+def _fingerprint_line(lab: Lab, result: SweepResult) -> None:
     if "judge_agreement" in result.eval_set:  # beside metrics that rest on the LLM judge's grades
         st.caption(md(result.eval_set["judge_agreement"]))
     fp = result.fingerprint
     if fp:
-        st.caption(f"Ran on {md(describe_graph(fp['graph']))}; judgments {md(describe_judgments(fp['judgments']))}.")
+        graph, judgments = (
+            lab.evaluation.describe_graph(fp["graph"]),
+            lab.evaluation.describe_judgments(fp["judgments"]),
+        )
+        st.caption(f"Ran on {md(graph)}; judgments {md(judgments)}.")
     else:
         st.caption("Saved before run fingerprints: the graph and judgment states it ran on were not recorded.")
 
@@ -66,7 +66,7 @@ def _rename_form(lab: Lab, exp_id: int, group_id: str, name: str) -> None:
         new = st.text_input("Experiment name", value=name, key=f"{NS}.name_{exp_id}")
         if st.form_submit_button("Rename"):
             try:
-                rename_experiment(lab.store, exp_id, group_id, new)
+                lab.evaluation.rename_experiment(exp_id, group_id, new)
             except InvalidInput as exc:
                 st.error(md(exc))
             else:
@@ -74,12 +74,12 @@ def _rename_form(lab: Lab, exp_id: int, group_id: str, name: str) -> None:
 
 
 def render_comparison(lab: Lab, group_id: str) -> None:
-    experiments = list_experiments(lab.store, group_id)
+    experiments = lab.evaluation.list_experiments(group_id)
     st.subheader("Compare experiments")
     if len(experiments) < 2:
         st.caption("Save two experiments on this deal to compare them.")
         return
-    labels = {e.id: experiment_label(e) for e in experiments}
+    labels = {e.id: lab.evaluation.experiment_label(e) for e in experiments}
 
     def option(i: int) -> str:
         return plain(labels[i], OPTION_CHARS)
@@ -91,11 +91,11 @@ def render_comparison(lab: Lab, group_id: str) -> None:
     if a == b:
         st.caption("Pick two different experiments.")
         return
-    result_a, result_b = (load_experiment(lab.store, e, rankings=False)[1] for e in (a, b))
-    _recommendations(result_a, result_b, metric)
-    for line in data_warnings(result_a, result_b, lab.store):
+    result_a, result_b = (lab.evaluation.load_experiment(e, rankings=False)[1] for e in (a, b))
+    _recommendations(lab, result_a, result_b, metric)
+    for line in lab.evaluation.data_warnings(result_a, result_b):
         st.warning(md(line), icon=":material/warning:")
-    rows = compare_experiments(result_a, result_b, metric)
+    rows = lab.evaluation.compare_experiments(result_a, result_b, metric)
     if not rows:
         st.info("The two experiments share no setting.")
         return
@@ -120,19 +120,19 @@ def render_comparison(lab: Lab, group_id: str) -> None:
     )
 
 
-def _recommendations(a: SweepResult, b: SweepResult, metric: str) -> None:
+def _recommendations(lab: Lab, a: SweepResult, b: SweepResult, metric: str) -> None:
     """What each experiment recommends, side by side (setting, metric with its confidence interval, why), then
     how their setups differ, which is what makes two recommendations differ on the same data."""
-    sides = {"A": recommended_side(a, metric), "B": recommended_side(b, metric)}
+    sides = {"A": lab.evaluation.recommended_side(a, metric), "B": lab.evaluation.recommended_side(b, metric)}
     cols = st.columns(2)
     for col, (which, side) in zip(cols, sides.items(), strict=True):
         with col.container(border=True, key=f"{NS}.cmp_rec_{which}"):
             rec = side.recommendation
             st.markdown(f"**{which} recommends {md(rec.key)}**" + (" (partial run)" if side.partial else ""))
-            st.markdown(md(f"{metric_label(metric)} {side.interval.text()}"))
+            st.markdown(md(f"{lab.evaluation.metric_label(metric)} {side.interval.text()}"))
             st.caption(md(rec.sentence))
     same = sides["A"].recommendation.key == sides["B"].recommendation.key
-    differences = setup_differences(a, b)
+    differences = lab.evaluation.setup_differences(a, b)
     verdict = "Both recommend the same setting." if same else "They recommend different settings."
     if differences:
         st.markdown(f"{verdict} How the two sweeps differ:")

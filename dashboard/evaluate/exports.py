@@ -8,10 +8,7 @@ import streamlit as st
 from dashboard.common.text import file_slug, label
 from dashboard.evaluate.jobs_view import NS
 from pipeline.api import Lab
-from pipeline.evaluation.experiments import load_experiment
-from pipeline.evaluation.export import per_query_csv, to_csv, to_json
-from pipeline.evaluation.records import DEFAULT_METRIC, SweepResult
-from pipeline.evaluation.ship import setting_module
+from pipeline.api.models import DEFAULT_METRIC, SweepResult
 
 
 def render_exports(
@@ -29,14 +26,19 @@ def render_exports(
     slug = file_slug(name, "sweep")
 
     def whole() -> SweepResult:
-        return result if exp_id is None else load_experiment(lab.store, exp_id)[1]
+        return result if exp_id is None else lab.evaluation.load_experiment(exp_id)[1]
 
     cols[1].download_button(
-        "Table CSV", to_csv(result, metric).encode(), f"{slug}.csv", "text/csv", key=f"{NS}.csv", on_click="ignore"
+        "Table CSV",
+        lab.evaluation.to_csv(result, metric).encode(),
+        f"{slug}.csv",
+        "text/csv",
+        key=f"{NS}.csv",
+        on_click="ignore",
     )
     cols[2].download_button(
         "Per-query CSV",
-        lambda: per_query_csv(result).encode(),
+        lambda: lab.evaluation.per_query_csv(result).encode(),
         f"{slug}-queries.csv",
         "text/csv",
         key=f"{NS}.qcsv",
@@ -44,7 +46,7 @@ def render_exports(
     )
     cols[3].download_button(
         "JSON",
-        lambda: to_json(whole()).encode(),
+        lambda: lab.evaluation.to_json(whole()).encode(),
         f"{slug}.json",
         "application/json",
         key=f"{NS}.json",
@@ -54,7 +56,7 @@ def render_exports(
         experiment = f"#{exp_id} {saved_as!r}" if exp_id is not None else ""
         cols[4].download_button(
             "Setting as code",
-            lambda: setting_module(result, picked, lab.settings, experiment).encode(),
+            lambda: lab.evaluation.setting_module(result, picked, experiment).encode(),
             "retrieval_setting.py",
             "text/x-python",
             key=f"{NS}.code",
@@ -64,4 +66,4 @@ def render_exports(
         )
         with st.expander(f"Setting as code: {label(picked)}", icon=":material/code:"):
             # st.code: shown as text (never Markdown), with Streamlit's own copy button
-            st.code(setting_module(result, picked, lab.settings, experiment), language="python")
+            st.code(lab.evaluation.setting_module(result, picked, experiment), language="python")

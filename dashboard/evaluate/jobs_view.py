@@ -17,11 +17,8 @@ from dashboard.common.tables import show_table, stamp
 from dashboard.common.text import md
 from dashboard.evaluate import sweep_job
 from pipeline.api import Lab
+from pipeline.api.models import SweepJob, SweepSpec
 from pipeline.errors import RetrievalLabError
-from pipeline.evaluation.experiments import list_experiments, spec_from_json
-from pipeline.evaluation.jobs import SweepJob
-from pipeline.evaluation.jobs.records import eta_text
-from pipeline.evaluation.records import SweepSpec
 
 NS = "evaluate"
 MINE, NOTICE, SEEN = f"{NS}.my_job", f"{NS}.notice", f"{NS}.jobs_seen"
@@ -32,7 +29,7 @@ SHOWN = 10  # jobs listed
 
 
 def active_job(lab: Lab, group_id: str) -> SweepJob | None:
-    return next((j for j in sweep_job.deal_jobs(lab.store, group_id, SHOWN) if j.active), None)
+    return next((j for j in lab.evaluation.deal_jobs(group_id, SHOWN) if j.active), None)
 
 
 def who() -> str:
@@ -56,18 +53,18 @@ def on_run(lab: Lab, spec: SweepSpec) -> None:
 
 
 def on_cancel(lab: Lab, job_id: int) -> None:
-    if not sweep_job.cancel(lab.store, job_id):
+    if not sweep_job.cancel(lab, job_id):
         flash(NOTICE, f"Sweep job #{job_id} had already ended.", "info")
 
 
 def follow_jobs(lab: Lab, group_id: str) -> None:
     """Startup recovery, this session's job once it ended (its experiment opened, or why not), the job list."""
-    interrupted = sweep_job.startup(lab.store, str(lab.store.path))
+    interrupted = sweep_job.startup(lab, str(lab.store.path))
     if interrupted:
         st.caption(f"{interrupted} sweep job(s) whose process is gone were marked interrupted.")
     mine = st.session_state.get(MINE)
     if mine is not None:
-        job = sweep_job.get_job(lab.store, mine)
+        job = lab.evaluation.get_job(mine)
         if job is None or not job.active:
             st.session_state.pop(MINE, None)
             if job is not None and job.experiment_id is not None:  # done, or cancelled with what it finished
@@ -77,7 +74,7 @@ def follow_jobs(lab: Lab, group_id: str) -> None:
             elif job is not None:
                 kind = "info" if job.state == "cancelled" else "error"
                 flash(NOTICE, md(job.error or f"Sweep job #{job.id} ended: {job.state}."), kind)
-    jobs = sweep_job.deal_jobs(lab.store, group_id, SHOWN)
+    jobs = lab.evaluation.deal_jobs(group_id, SHOWN)
     every = RUNNING_REFRESH_S if any(j.active for j in jobs) else IDLE_REFRESH_S
     st.fragment(run_every=every)(_jobs)(lab, group_id)
     show_flash(NOTICE)
@@ -89,7 +86,7 @@ def show_experiment(exp_id: int) -> None:
 
 
 def _jobs(lab: Lab, group_id: str) -> None:
-    jobs = sweep_job.deal_jobs(lab.store, group_id, SHOWN)
+    jobs = lab.evaluation.deal_jobs(group_id, SHOWN)
     seen = tuple((j.id, j.state) for j in jobs)
     before = st.session_state.get(SEEN)
     st.session_state[SEEN] = seen
@@ -100,9 +97,9 @@ def _jobs(lab: Lab, group_id: str) -> None:
             _active(lab, job)
         if jobs:
             st.caption(f"Sweep jobs of this deal (the {len(jobs)} latest)")
-            show_table([_row(j) for j in jobs], f"{NS}.jobs_table", times=("Started", "Ended"), height=150)
+            show_table([_row(lab, j) for j in jobs], f"{NS}.jobs_table", times=("Started", "Ended"), height=150)
         else:
-            saved = len(list_experiments(lab.store, group_id))  # saved without a job: seeded or imported
+            saved = len(lab.evaluation.list_experiments(group_id))  # saved without a job: seeded or imported
             st.caption(
                 "No sweep job has run on this deal yet"
                 + (f"; its {saved} saved experiment(s) are under **Show**." if saved else ".")
@@ -112,9 +109,10 @@ def _jobs(lab: Lab, group_id: str) -> None:
 def _active(lab: Lab, job: SweepJob) -> None:
     state = "cancelling…" if job.state == "cancelling" else job.state
     cols = st.columns([6, 1.2])
-    text = f"Job #{job.id} · {job.done} of {job.total or '?'} queries · ETA {eta_text(job.eta_s())} · {state}"
+    eta = lab.evaluation.eta_text(job.eta_s())
+    text = f"Job #{job.id} · {job.done} of {job.total or '?'} queries · ETA {eta} · {state}"
     cols[0].progress(job.fraction, text=text)
-    cols[0].caption(f"{md(_settings(job))} · started by {md(job.created_by)} at {stamp(job.created_at)} UTC")
+    cols[0].caption(f"{md(_settings(lab, job))} · started by {md(job.created_by)} at {stamp(job.created_at)} UTC")
     cols[1].button(  # the page's one Cancel: beside the progress of what it stops
         "Cancel",
         key=f"{NS}.cancel_job_{job.id}",
@@ -125,9 +123,9 @@ def _active(lab: Lab, job: SweepJob) -> None:
     )
 
 
-def _settings(job: SweepJob) -> str:
+def _settings(lab: Lab, job: SweepJob) -> str:
     try:
-        spec = spec_from_json(job.spec)
+        spec = lab.evaluation.spec_from_json(job.spec)
     except (ValueError, TypeError, KeyError):
         return "?"
     queries = f", sample {spec.sample} seed {spec.seed}" if spec.sample else ""
@@ -138,13 +136,13 @@ def _settings(job: SweepJob) -> str:
     )
 
 
-def _row(job: SweepJob) -> dict[str, Any]:
+def _row(lab: Lab, job: SweepJob) -> dict[str, Any]:
     return {
         "Job": job.id,
         "State": job.state,
         "Progress": f"{job.done} / {job.total}",
-        "ETA": eta_text(job.eta_s()),
-        "Settings": _settings(job),
+        "ETA": lab.evaluation.eta_text(job.eta_s()),
+        "Settings": _settings(lab, job),
         "Started by": job.created_by,
         "Started": job.created_at,
         "Ended": job.finished_at,

@@ -9,9 +9,8 @@ from dashboard.common.page_state.flash import flash, show_flash
 from dashboard.common.runtime import run
 from dashboard.common.text import LABEL_CHARS, md
 from pipeline.api import Lab, now_iso
-from pipeline.api.models import Setting
+from pipeline.api.models import PoolGap, Setting
 from pipeline.errors import RetrievalLabError
-from pipeline.evaluation.records import PoolGap
 from pipeline.pools.build import build_pool
 from pipeline.pools.records import PoolSpec
 

@@ -15,18 +15,15 @@ from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.evaluate.jobs_view import NS, active_job, on_run
 from pipeline.api import Lab, reranker_choices
-from pipeline.api.models import DEFAULT_RECIPE, RECIPE_NAMES, Recipe
+from pipeline.api.models import BASELINE, DEFAULT_RECIPE, DEFAULT_SAMPLE, RECIPE_NAMES, EvalSet, Recipe, SweepSpec
 from pipeline.errors import InvalidInput
-from pipeline.evaluation.estimate import estimate_sweep
-from pipeline.evaluation.judgments import EvalSet, available_eval_sets
-from pipeline.evaluation.records import BASELINE, DEFAULT_SAMPLE, SweepSpec
 
 CANDIDATE_OPTIONS = [5, 10, 25, 50, 75, 100, 150, 200]
 TOP_K_OPTIONS = [1, 3, 5, 10, 20]
 
 
 def eval_sets(lab: Lab, group_id: str) -> list[EvalSet]:
-    return run(available_eval_sets(lab, group_id))
+    return run(lab.evaluation.available_eval_sets(group_id))
 
 
 # --- query sets --------------------------------------------------------------------------------
@@ -163,7 +160,7 @@ def _estimate_line(lab: Lab, spec: SweepSpec, chosen: EvalSet) -> None:
     """What Run would start, before it starts: queries x settings and about how long. Options the sweep would
     refuse get their one line when Run is clicked, not here."""
     try:
-        estimate = estimate_sweep(lab.store, spec, chosen)
+        estimate = lab.evaluation.estimate_sweep(spec, chosen)
     except InvalidInput:
         return
     st.caption(md(f"Run sweep: {estimate.text()}"))

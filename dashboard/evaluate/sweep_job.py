@@ -24,12 +24,8 @@ import streamlit as st
 
 from dashboard.common.runtime import run
 from pipeline.api import Lab
-from pipeline.api.models import Store
+from pipeline.api.models import SweepSpec
 from pipeline.errors import RetrievalLabError
-from pipeline.evaluation.jobs import create_job, recover_jobs, request_cancel, run_job
-from pipeline.evaluation.jobs.repo import get_job
-from pipeline.evaluation.jobs.runner import deal_jobs, interrupt_own_jobs
-from pipeline.evaluation.records import SweepSpec
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +40,7 @@ async def _submit(coro: Coroutine[Any, Any, None]) -> concurrent.futures.Future[
 
 async def _run(lab: Lab, job_id: int) -> None:
     try:
-        await run_job(lab, job_id)
+        await lab.evaluation.run_job(job_id)
     except RetrievalLabError as exc:  # cancelled or failed: the job's row says so, the page shows it
         log.info("sweep job #%s ended: %s", job_id, exc)
     except Exception:
@@ -52,25 +48,22 @@ async def _run(lab: Lab, job_id: int) -> None:
 
 
 @st.cache_resource(show_spinner=False)
-def startup(_store: Store, path: str) -> int:
-    """Once per server process: jobs whose process is gone are marked interrupted (one line in the log and
-    on the page), and this process's own jobs will be at exit."""
-    count = recover_jobs(_store)
-    atexit.register(interrupt_own_jobs, _store)
+def startup(_lab: Lab, path: str) -> int:
+    """Once per server process (per store `path`): jobs whose process is gone are marked interrupted (one line in
+    the log and on the page), and this process's own jobs will be at exit."""
+    count = _lab.evaluation.recover_jobs()
+    atexit.register(_lab.evaluation.interrupt_own_jobs)
     return count
 
 
 def start(lab: Lab, spec: SweepSpec, created_by: str) -> int:
     """A job for the sweep, running in the background on the app's loop; its id. Bad settings raise before."""
-    job_id = create_job(lab, spec, created_by)
+    job_id = lab.evaluation.create_job(spec, created_by)
     future = run(_submit(_run(lab, job_id)))
     _RUNNING[job_id] = future
     future.add_done_callback(lambda _f: _RUNNING.pop(job_id, None))
     return job_id
 
 
-def cancel(store: Store, job_id: int) -> bool:
-    return request_cancel(store, job_id)
-
-
-__all__ = ["cancel", "deal_jobs", "get_job", "recover_jobs", "start", "startup"]
+def cancel(lab: Lab, job_id: int) -> bool:
+    return lab.evaluation.request_cancel(job_id)

@@ -21,12 +21,7 @@ from dashboard.evaluate.exports import render_exports
 from dashboard.evaluate.jobs_view import NS, OPEN
 from dashboard.evaluate.pool_gap import render_pool_gap
 from pipeline.api import Lab
-from pipeline.evaluation.compare import wins_and_losses
-from pipeline.evaluation.coverage import kind_words
-from pipeline.evaluation.experiments import with_rankings
-from pipeline.evaluation.export import settings_table
-from pipeline.evaluation.recommend import Recommendation
-from pipeline.evaluation.records import CONDENSED, CONDENSED_NAMES, JUDGED, METRIC_NAMES, STALE, SweepResult
+from pipeline.api.models import CONDENSED, CONDENSED_NAMES, JUDGED, METRIC_NAMES, STALE, Recommendation, SweepResult
 
 
 def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
@@ -70,7 +65,7 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     rec = result.recommendation(metric)
     exp_id = current_pick(OPEN) if saved_as else None  # the experiment shown (opened without rankings)
     if rec.unsure and exp_id is not None:  # the pool that settles it counts the pairs of two top k: read them
-        result = with_rankings(lab.store, exp_id, result, (rec.unsure[0], result.baseline))
+        result = lab.evaluation.with_rankings(exp_id, result, (rec.unsure[0], result.baseline))
         rec = result.recommendation(metric)
     (st.success if rec.beats_baseline and not result.partial else st.info)(
         f"**Recommended: {md(rec.key)}** — {md(rec.sentence)}", icon=":material/recommend:"
@@ -79,7 +74,7 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
     render_pool_gap(lab, result.unjudged_gap(rec))
     _stale_note(result, rec.key if rec.beats_baseline else rec.best)
 
-    table = results_frame(result, metric, rec)
+    table = results_frame(lab, result, metric, rec)
     show_table(
         table,
         f"{NS}.table",
@@ -93,9 +88,10 @@ def render_result(lab: Lab, result: SweepResult, saved_as: str | None) -> None:
             JUDGED: st.column_config.NumberColumn(format="percent"),
         },
     )
+    kind = lab.evaluation.kind_words(result.judgment_kind)
     st.caption(
         "**@k**: the top k the setting hands on (**tokens@k**: its size, counted with the bundled MiniLM "
-        f"tokenizer; **judged@k**: the share of it that has a judgment; this set has {kind_words(result.judgment_kind)}"
+        f"tokenizer; **judged@k**: the share of it that has a judgment; this set has {kind}"
         "). **@10**: top 10 of the reranked list of N, the same for every k (k only cuts the list). "
         "Latency: embedding + first stage at N + reranking, as measured when first computed. p: paired test of "
         f"{metric} per query against the baseline ({result.baseline}), which is computed beside the grid when the "
@@ -155,11 +151,11 @@ FIRST_COLUMNS = (
 HIDDEN_COLUMNS = ("recipe", "reranker", "N", "k", "in_grid", "p_metric")
 
 
-def results_frame(result: SweepResult, metric: str, recommended: Recommendation) -> pd.DataFrame:
+def results_frame(lab: Lab, result: SweepResult, metric: str, recommended: Recommendation) -> pd.DataFrame:
     """The metric table as the page shows it: the recommended row on top, the most useful columns first, and none
     that says nothing on this sweep (a cost of $0 everywhere, no reranker fallback, no stale-rate or coverage
     measured); the Table CSV keeps every column. The plain or the condensed metrics, as `metric` is."""
-    table = pd.DataFrame(settings_table(result, metric))
+    table = pd.DataFrame(lab.evaluation.settings_table(result, metric))
     table["recommended"] = table["setting"] == recommended.key
     table["coverage"] = ["lead rests on unjudged facts" if s.key in recommended.unsure else "" for s in result.settings]
     condensed = metric.endswith(CONDENSED)
@@ -201,8 +197,8 @@ def render_wins_losses(
         st.caption("Pick two different settings to see where one helps or hurts against the other.")
         return
     if exp_id is not None:  # only the two settings' rankings are read, not the whole experiment's
-        result = with_rankings(lab.store, exp_id, result, (against, key))
-    wins, losses = wins_and_losses(result, key, metric, against)
+        result = lab.evaluation.with_rankings(exp_id, result, (against, key))
+    wins, losses = lab.evaluation.wins_and_losses(result, key, metric, against)
     which = "the baseline" if against == result.baseline else md(against)
     st.markdown(f"**Per-query wins and losses** of {md(key)} against {which} ({metric})")
     a, b = result.setting(against).setting, result.setting(key).setting

@@ -23,7 +23,6 @@ from dashboard.scores.rank_chart import rank_changes
 from dashboard.scores.table import candidates_frame
 from pipeline.api import Lab
 from pipeline.api.models import Recipe, RetrievalRun
-from pipeline.comparison.judged import query_judgments
 
 VIEWS = SessionMemo("scores.view", keep=1)  # the page shows one run at a time
 JUDGED = SessionMemo("scores.judged", keep=40)
@@ -33,7 +32,7 @@ def query_grades(lab: Lab, run: RetrievalRun) -> dict[str, int] | None:
     """fact uuid -> grade, or None when the query is not judged; looked up once per query in the session."""
 
     def read() -> dict[str, int] | None:
-        judged = wait(query_judgments(lab, run.group_id, run.query))
+        judged = wait(lab.comparison.query_judgments(run.group_id, run.query))
         return judged.grades if judged is not None and judged.scorable else None
 
     return JUDGED.get((run.group_id, run.query), read)

@@ -20,10 +20,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.api.models import Setting
-    from pipeline.comparison.compare import compare
 
     a, b = Setting.parse(args.a, "--a"), Setting.parse(args.b, "--b")
-    result = await compare(lab, args.text, args.group, a, b)
+    result = await lab.comparison.compare(args.text, args.group, a, b)
     lines = [f"{result.a.query!r} on {args.group!r}: A = {a.label}, B = {b.label}"]
     if result.confidence.low:
         lines.append(f"! low confidence: the deal probably holds no good answer ({result.confidence.reason})")

@@ -23,10 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.api import Lab, utc_now
-from pipeline.api.models import DEFAULT_RECIPE, RECIPE_NAMES, Recipe
+from pipeline.api.models import DEFAULT_RECIPE, DEFAULT_SAMPLE, RECIPE_NAMES, Recipe, SweepSpec
 from pipeline.cli.common import check_writable, integer, parse_int_list
 from pipeline.errors import InvalidInput
-from pipeline.evaluation.records import DEFAULT_SAMPLE
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -92,16 +91,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from tqdm import tqdm
 
-    from pipeline.evaluation.estimate import estimate_sweep
-    from pipeline.evaluation.experiments import clean_experiment_name
-    from pipeline.evaluation.export import render_table, settings_table, to_csv, to_json
-    from pipeline.evaluation.jobs import create_job, recover_jobs, run_job
-    from pipeline.evaluation.judgments import load_eval_set
-    from pipeline.evaluation.records import SweepSpec, check_metric
-    from pipeline.evaluation.repo import experiment_names
-    from pipeline.evaluation.sweep import run_sweep
-    from pipeline.evaluation.vector_gain import gains_over_vector
-
+    evaluation = lab.evaluation
     for path in (args.export_csv, args.export_json, args.export_config):
         check_writable(path)  # before the sweep: nothing is saved when the export could not be written
     spec = SweepSpec.with_recipes(
@@ -121,7 +111,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         as_of=args.as_of,
         stale_rate=args.stale_rate,
     ).validate()
-    metric = check_metric(args.metric.strip().lower())
+    metric = evaluation.check_metric(args.metric.strip().lower())
 
     bars: list[Any] = []  # the bar appears with the first progress report (bad input fails before it)
 
@@ -139,21 +129,22 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
             bar.close()
         bars.clear()
 
-    recover_jobs(lab.store, lambda line: print(line, file=sys.stderr))
-    if args.name and not args.no_save and clean_experiment_name(args.name) in experiment_names(lab.store, args.group):
+    evaluation.recover_jobs(lambda line: print(line, file=sys.stderr))
+    clean = evaluation.clean_experiment_name
+    if args.name and not args.no_save and clean(args.name) in evaluation.experiment_names(args.group):
         raise InvalidInput(
             f"An experiment called {args.name!r} already exists on deal {args.group!r}; pick another name."
         )
     name = args.name or f"{args.group} {utc_now().strftime('%Y-%m-%d %H:%M:%S')}"
-    eval_set = await load_eval_set(lab, spec.group_id, spec.judgments, spec.trust_judge)
-    estimate = estimate_sweep(lab.store, spec, eval_set)
+    eval_set = await evaluation.load_eval_set(spec.group_id, spec.judgments, spec.trust_judge)
+    estimate = evaluation.estimate_sweep(spec, eval_set)
     print(f"sweep: {estimate.text()}", file=sys.stderr)
     # the sweep is a job as on the Evaluate page: listed there with its progress, cancellable from the page
-    job_id = create_job(lab, spec, "cli")
+    job_id = evaluation.create_job(spec, "cli")
     started = time.perf_counter()
     try:
         label = "sweep (cold, caches bypassed)" if args.timing else "sweep"
-        outcome = await run_job(lab, job_id, progress_bar(label), name=name, save=not args.no_save)
+        outcome = await evaluation.run_job(job_id, progress_bar(label), name=name, save=not args.no_save)
     finally:
         close_bars()
     result, exp_id, name = outcome.result, outcome.experiment_id, outcome.name or name
@@ -161,19 +152,18 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     if args.timing:  # the repeat only times the cache: it is not a job and is not saved
         started = time.perf_counter()
         try:
-            await run_sweep(lab, SweepSpec(**{**spec.__dict__, "use_cache": True}), progress_bar("repeated sweep"))
+            repeat = SweepSpec(**{**spec.__dict__, "use_cache": True})
+            await evaluation.run_sweep(repeat, progress_bar("repeated sweep"))
         finally:
             close_bars()
         timing["repeated_s"] = round(time.perf_counter() - started, 2)
     if args.export_csv:
-        Path(args.export_csv).write_text(to_csv(result, metric), encoding="utf-8")
+        Path(args.export_csv).write_text(evaluation.to_csv(result, metric), encoding="utf-8")
     if args.export_json:
-        Path(args.export_json).write_text(to_json(result), encoding="utf-8")
+        Path(args.export_json).write_text(evaluation.to_json(result), encoding="utf-8")
     if args.export_config:
-        from pipeline.evaluation.ship import setting_module
-
         label = f"#{exp_id} {name!r}" if exp_id is not None else ""
-        module = setting_module(result, result.recommendation(metric).key, lab.settings, label)
+        module = evaluation.setting_module(result, result.recommendation(metric).key, label)
         Path(args.export_config).write_text(module, encoding="utf-8")
     if not args.json:
         if args.timing:
@@ -183,7 +173,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
             )
         if "judge_agreement" in result.eval_set:  # beside every metric that rests on the judge's grades
             print(result.eval_set["judge_agreement"])
-        print(render_table(result, metric))  # its last line: the recommendation in words
+        print(evaluation.render_table(result, metric))  # its last line: the recommendation in words
     if exp_id is not None:
         print(f"saved as experiment #{exp_id} {name!r} (Evaluate & tune page)", file=sys.stderr)
     rec = result.recommendation(metric)
@@ -197,10 +187,10 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         "include_superseded": spec.include_superseded,
         "metric": metric,
         "baseline": result.baseline,
-        "rows": settings_table(result, metric),
+        "rows": evaluation.settings_table(result, metric),
         "over_vector": [
             {"setting": g.key, "vector": g.vector_key, "percent": g.percent, "p_value": g.test.p_randomization}
-            for g in gains_over_vector(result, metric)
+            for g in evaluation.gains_over_vector(result, metric)
         ],
         "recommendation": {
             "setting": rec.key,

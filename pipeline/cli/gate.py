@@ -30,10 +30,8 @@ from pipeline.api import Lab, decimal_number, now_iso, whole_number
 from pipeline.cli.common import Failed, check_writable, integer
 from pipeline.errors import InvalidInput
 
-if TYPE_CHECKING:  # imported where used: the gate's engine loads scipy and the sweep
-    from pipeline.api.models import Setting
-    from pipeline.gate.ranking import Ranking
-    from pipeline.gate.records import Limits, Selection, Side, Verdict
+if TYPE_CHECKING:  # the gate's values are imported where used: its engine loads scipy and the sweep
+    from pipeline.api.models import Limits, Ranking, Selection, Setting, Side, Verdict
 
 
 def _fraction(text: str) -> float:
@@ -103,14 +101,13 @@ def _read_json(path: str, flag: str) -> Any:
         raise InvalidInput(f"{flag} {path}: not JSON ({str(exc).splitlines()[0][:120]}).") from None
 
 
-def _setting(text: str, flag: str) -> tuple[Setting, str]:
+def _setting(lab: Lab, text: str, flag: str) -> tuple[Setting, str]:
     """(Setting, how a command line names it) from `[RECIPE:]RERANKER:N:K` or a setting .json file."""
     from pipeline.api.models import Setting
-    from pipeline.gate.records import command_name
 
     if text.strip().endswith(".json"):
         setting = Setting.from_dict(_read_json(text, flag), f"{flag} {text}")
-        return setting, command_name(setting)
+        return setting, lab.gate.command_name(setting)
     return Setting.parse(text, flag), text
 
 
@@ -158,20 +155,18 @@ class _Baseline:
 
 
 def _baseline(lab: Lab, args: argparse.Namespace, metric: str | None) -> _Baseline:
-    from pipeline.gate.files import baseline_from_dict, is_baseline_file
-    from pipeline.gate.ranking import experiment_baseline
-    from pipeline.gate.records import GATE_METRIC
+    from pipeline.api.models import GATE_METRIC
 
     text = args.baseline.strip()
     if (exp_id := whole_number(text, 1)) is not None:
         metric = metric or GATE_METRIC
-        side, selection, judgments, manifest = experiment_baseline(lab.store, exp_id, args.group, metric)
+        side, selection, judgments, manifest = lab.gate.experiment_baseline(exp_id, args.group, metric)
         if judgments is None:
             _say(f"experiment #{exp_id} was saved without a fingerprint: whether its judgments changed is unknown")
         origin = f"experiment #{exp_id}'s recommended setting"
         return _Baseline(origin, metric, side=side, selection=selection, judgments=judgments, manifest=manifest)
-    if text.endswith(".json") and is_baseline_file(data := _read_json(text, "--baseline")):
-        found = baseline_from_dict(data, f"--baseline {text}")
+    if text.endswith(".json") and lab.gate.is_baseline_file(data := _read_json(text, "--baseline")):
+        found = lab.gate.baseline_from_dict(data, f"--baseline {text}")
         if found.group_id != args.group:
             raise InvalidInput(f"--baseline {text} was saved on deal {found.group_id!r}, not {args.group!r}.")
         if metric is not None and metric != found.metric:
@@ -182,7 +177,7 @@ def _baseline(lab: Lab, args: argparse.Namespace, metric: str | None) -> _Baseli
         origin = f"baseline file {text}"
         stored = dict(side=found.side, selection=found.selection, judgments=found.judgments, manifest=found.manifest)
         return _Baseline(origin, found.metric, **stored)
-    setting, name = _setting(text, "--baseline")
+    setting, name = _setting(lab, text, "--baseline")
     return _Baseline("setting", metric or GATE_METRIC, setting, name)
 
 
@@ -191,17 +186,13 @@ def _say(line: str) -> None:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any] | Failed:
-    from pipeline.evaluation.records import DEFAULT_SAMPLE, check_metric
-    from pipeline.gate.checks import evaluate, pool_gap
-    from pipeline.gate.files import baseline_to_dict, junit_xml
-    from pipeline.gate.ranking import rank_sides
-    from pipeline.gate.records import MAX_DROP, Limits, Selection, StoredBaseline
+    from pipeline.api.models import DEFAULT_SAMPLE, MAX_DROP, Limits, Selection, StoredBaseline
 
     for path in (args.junit, args.save_baseline):
         check_writable(path)  # before any work: nothing is ranked when the outputs could not be written
     judgments = f"set:{args.set_name}" if args.set_name else args.judgments
-    candidate, candidate_name = _setting(args.candidate, "--candidate")
-    baseline = _baseline(lab, args, check_metric(args.metric.strip().lower()) if args.metric else None)
+    candidate, candidate_name = _setting(lab, args.candidate, "--candidate")
+    baseline = _baseline(lab, args, lab.evaluation.check_metric(args.metric.strip().lower()) if args.metric else None)
     fresh = args.p95_budget_ms is not None  # a latency budget: the candidate's latency measured now, not cached
     if baseline.side is not None:
         _flags_agree(args, judgments, baseline.selection, baseline.origin)
@@ -211,15 +202,15 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any] | Failed:
         selection = Selection(judgments or "labelled", args.split, sample, args.seed or 0, args.trust_judge)
         wanted = [(baseline.setting, baseline.name, False), (candidate, candidate_name, fresh)]
 
-    ranking = await rank_sides(lab, args.group, wanted, selection, baseline.metric, baseline.judgments, _say)
+    ranking = await lab.gate.rank_sides(args.group, wanted, selection, baseline.metric, baseline.judgments, _say)
     base = baseline.side if baseline.side is not None else ranking.sides[0]
     cand = ranking.sides[-1]
     limits = Limits(MAX_DROP if args.max_drop is None else args.max_drop, args.p95_budget_ms)
-    pool = pool_gap(base, cand, ranking.qrels, args.group, selection.judgments)
-    verdict = evaluate(baseline.metric, base, cand, ranking.kind, limits, pool)
+    pool = lab.gate.pool_gap(base, cand, ranking.qrels, args.group, selection.judgments)
+    verdict = lab.gate.evaluate(baseline.metric, base, cand, ranking.kind, limits, pool)
 
     if args.junit:
-        _write_atomic(args.junit, junit_xml(verdict))
+        _write_atomic(args.junit, lab.gate.junit_xml(verdict))
         _say(f"JUnit report written to {args.junit}")
     saved = None
     if args.save_baseline and verdict.holds:
@@ -227,12 +218,12 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any] | Failed:
         accepted = StoredBaseline(
             args.group, baseline.metric, cand, kind, version, selection, now_iso(), ranking.manifest
         )
-        _write_atomic(args.save_baseline, (json.dumps(baseline_to_dict(accepted), indent=1) + "\n").encode())
+        _write_atomic(args.save_baseline, (json.dumps(lab.gate.baseline_to_dict(accepted), indent=1) + "\n").encode())
         saved = args.save_baseline
         _say(f"baseline written to {saved}")
     elif args.save_baseline:
         _say(f"{args.save_baseline} not written: a failing candidate is not accepted as the baseline")
-    differs = _what_differs(baseline, ranking)
+    differs = _what_differs(lab, baseline, ranking)
     report = _report(args, baseline, ranking, selection, base, cand, limits, verdict, saved)
     report["differs"] = differs
     if not args.json:
@@ -247,14 +238,12 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any] | Failed:
     return report if verdict.holds else Failed(report)  # exit 1, after every line is printed
 
 
-def _what_differs(baseline: _Baseline, ranking: Ranking) -> list[str]:
+def _what_differs(lab: Lab, baseline: _Baseline, ranking: Ranking) -> list[str]:
     """What the stored baseline ran with that the candidate did not ("The embedder changed: ..."): a difference
     in the numbers may come from there, not from the setting. Nothing for a baseline ranked now, beside it."""
-    from pipeline.evaluation.manifest import manifest_differences
-
     if baseline.manifest is None:
         return []
-    return manifest_differences(baseline.manifest, ranking.manifest, ("baseline", "candidate"))
+    return lab.evaluation.manifest_differences(baseline.manifest, ranking.manifest, ("baseline", "candidate"))
 
 
 def _report(

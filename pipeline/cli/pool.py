@@ -49,13 +49,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def _settings(lab: Lab, args: argparse.Namespace) -> list[Any]:
     from pipeline.api.models import Setting
-    from pipeline.evaluation.experiments import load_experiment
 
     if bool(args.setting) == (args.experiment is not None):
         raise InvalidInput("Give the settings to pool with --setting (repeated) or --experiment ID, not both.")
     if args.experiment is None:
         return [Setting.parse(text, "--setting") for text in args.setting]
-    _info, result = load_experiment(lab.store, args.experiment, rankings=False)
+    _info, result = lab.evaluation.load_experiment(args.experiment, rankings=False)
     if result.spec.group_id != args.group:
         raise InvalidInput(f"Experiment #{args.experiment} is not one of deal {args.group!r}'s.")
     return [s.setting for s in result.grid]

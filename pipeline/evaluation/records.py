@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
 from typing import Any, Protocol
@@ -324,8 +324,9 @@ class SweepResult:
         texts = tuple(s.setting.text for s in settings)
         return PoolGap(pairs if ranked else None, self.spec.group_id, set_name, texts)
 
-    def pareto(self, metric: str = DEFAULT_METRIC) -> set[str]:
-        return pareto_front(self.grid, metric)
+    def pareto(self, metric: str = DEFAULT_METRIC, beside: Sequence[SettingResult] = ()) -> set[str]:
+        """Keys of the grid's settings (with those `beside` it) no other beats on quality, p50 and cost at once."""
+        return pareto_front([*self.grid, *beside], metric)
 
     def per_query(self, key: str, metric: str) -> dict[str, float]:
         return {r.query_id: r.metrics.get(metric, 0.0) for r in self.rows if r.setting.key == key}

@@ -21,7 +21,7 @@ MAX_UPWARD = 3
 # `pipeline` modules the front ends (dashboard/, app_pages/, pipeline/cli/, benchmarks/) import: the goal is the
 # application layer alone (pipeline.api, pipeline.api.models, pipeline.errors). Features move behind their handle on
 # Lab one at a time; lower this as they go, never raise it.
-MAX_FRONT_END_MODULES = 74
+MAX_FRONT_END_MODULES = 46
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -125,6 +125,9 @@ def test_the_front_ends_import_no_more_engine_modules_than_measured(repo: Import
 THROUGH_THE_API = (
     "pipeline/lab.py",
     "pipeline/spotcheck/",
+    "pipeline/evaluation/",
+    "pipeline/gate/",
+    "pipeline/comparison/",
     "pipeline/retrieval/",
     "pipeline/rerankers/",
     "pipeline/graph/",
