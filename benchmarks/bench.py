@@ -15,7 +15,6 @@ import numpy as np
 
 from benchmarks.stock_graphiti import graphiti_for
 from pipeline.errors import InvalidInput
-from pipeline.history.repo import save_run
 from pipeline.lab import Lab
 from pipeline.query_sets import load_query_set
 from pipeline.rerankers import make_reranker
@@ -94,7 +93,7 @@ async def bench(
             k = min(top_k, depth)
             run = await retrieve(lab, text, group_id, depth, k, reranker, first_stage=first_stage, recipe=recipe)
             if record:
-                save_run(lab.store, run, "bench")
+                lab.history.save_run(run, "bench")
             for name, ms in run.timings.stages_ms.items():
                 stages.setdefault(name, []).append(ms)
             first_ms.append(run.timings.stages_ms["embed_query"] + run.timings.stages_ms["hybrid_search"])

@@ -25,7 +25,7 @@ def main() -> None:
     from streamlit.testing.v1 import AppTest
 
     from dashboard.latency.view import latency_data
-    from pipeline.history.records import RunFilter
+    from pipeline.api.models import RunFilter
     from pipeline.settings import get_settings
     from pipeline.store.db import open_store
 

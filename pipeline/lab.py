@@ -25,7 +25,14 @@ from pipeline.store.integrity import missing_store, store_absent
 from pipeline.store.private import make_private_dir
 
 if TYPE_CHECKING:
+    from pipeline.audit.api import Audit
+    from pipeline.backup.api import Backup
+    from pipeline.corrections.api import Corrections
+    from pipeline.deals.api import DealBook
+    from pipeline.history.api import History
+    from pipeline.merges.api import Merges
     from pipeline.spotcheck.api import Spotcheck
+    from pipeline.temporal.api import Temporal
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +141,55 @@ class Lab:
         from pipeline.spotcheck.api import Spotcheck
 
         return Spotcheck(self)
+
+    @cached_property
+    def history(self) -> History:
+        """Stored runs: recording, listing, comparing them, and their latency and cost."""
+        from pipeline.history.api import History
+
+        return History(self)
+
+    @cached_property
+    def temporal(self) -> Temporal:
+        """The deal's facts over time: timelines, what was true on a date, supersessions."""
+        from pipeline.temporal.api import Temporal
+
+        return Temporal(self)
+
+    @cached_property
+    def corrections(self) -> Corrections:
+        """Fact corrections and their undo."""
+        from pipeline.corrections.api import Corrections
+
+        return Corrections(self)
+
+    @cached_property
+    def merges(self) -> Merges:
+        """Entity merge candidates, merges, rejections and undos."""
+        from pipeline.merges.api import Merges
+
+        return Merges(self)
+
+    @cached_property
+    def audit(self) -> Audit:
+        """The audit log of admin actions."""
+        from pipeline.audit.api import Audit
+
+        return Audit(self)
+
+    @cached_property
+    def backup(self) -> Backup:
+        """Backups of the data directory (a restore is `pipeline.api.restore_backup`: no Lab is open for it)."""
+        from pipeline.backup.api import Backup
+
+        return Backup(self)
+
+    @cached_property
+    def deal_book(self) -> DealBook:
+        """The deals' counts and summaries (`deal()` and `deals()` check and list the deals themselves)."""
+        from pipeline.deals.api import DealBook
+
+        return DealBook(self)
 
     @property
     def store(self) -> Store:

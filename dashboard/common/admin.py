@@ -34,8 +34,8 @@ import streamlit as st
 from dashboard.common.page_state.flash import flash, show_flash
 from dashboard.common.sidebar import DRAWN_KEY
 from dashboard.common.text import md
-from pipeline.admin.token import sign, verify
-from pipeline.admin.unlock import UnlockResult, secrets_match, try_unlock
+from pipeline.api import secrets_match, sign, try_unlock, verify
+from pipeline.api.models import UnlockResult
 from pipeline.settings import Settings, get_settings
 from pipeline.store import open_store
 

@@ -18,7 +18,7 @@ import streamlit as st
 
 from dashboard.common.page_state.url import drop_param, mirror, url_value
 from dashboard.common.text import md
-from pipeline.deals import DealInfo
+from pipeline.api.models import DealInfo
 from pipeline.text import one_line
 
 DEAL_KEY = "sidebar.deal"

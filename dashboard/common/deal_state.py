@@ -10,14 +10,13 @@ from __future__ import annotations
 from dataclasses import astuple
 
 from dashboard.common.runtime import run
-from pipeline.audit import audit_log
-from pipeline.deals import DealInfo, deal_counts
+from pipeline.api.models import DealInfo
 from pipeline.lab import Lab
 
 DealState = tuple[str | int, ...]
 
 
 def deal_state(lab: Lab, deal: DealInfo) -> DealState:
-    counts = run(deal_counts(lab.backend, deal.group_id))
-    newest = audit_log(lab.store, deal.group_id, limit=1)
+    counts = run(lab.deal_book.counts(deal.group_id))
+    newest = lab.audit.log(deal.group_id, limit=1)
     return (deal.created_at, *astuple(counts), newest[0].id if newest else 0)

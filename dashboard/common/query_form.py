@@ -24,7 +24,6 @@ from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
 from pipeline.comparison.examples import Example, examples
 from pipeline.evaluation.experiments import list_experiments
-from pipeline.history.repo import save_run
 from pipeline.lab import Lab
 from pipeline.numbers import whole_number
 from pipeline.rerankers import reranker_choices
@@ -244,7 +243,7 @@ def setting_runs(ns: str, lab: Lab, query: str, group_id: str, settings: Sequenc
 def _recorded(lab: Lab, retrieved: RetrievalRun) -> RetrievalRun:
     """Record a run in the history; a store failure is said in a toast and never hides the results."""
     try:
-        save_run(lab.store, retrieved, "dashboard")
+        lab.history.save_run(retrieved, "dashboard")
     except sqlite3.Error as exc:
         log.exception("could not record the run")
         st.toast(f"This run was not recorded in the history: {md(exc)}", icon=":material/warning:")

@@ -11,7 +11,7 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from dashboard.common.tables import MISSING, show_table
-from pipeline.history.latency import StagePercentiles
+from pipeline.api.models import StagePercentiles
 from pipeline.retrieval.records import BUDGETS_MS
 
 OVER = "background-color: rgba(217, 83, 79, 0.22); color: #9b1c1c; font-weight: 600"  # BUDGET red, lighter

@@ -18,13 +18,17 @@ from dashboard.common.text import LABEL_CHARS, md
 from dashboard.merges import data
 from dashboard.merges.admin import LINKED, MERGE_PARAM, NS, render_admin
 from dashboard.merges.charts import precision_recall_chart
-from pipeline.deals import DealInfo
+from pipeline.api.models import (
+    DEFAULT_THRESHOLD,
+    W_COSINE,
+    W_SHINGLE,
+    CandidateReport,
+    DealInfo,
+    LabelledEvaluation,
+    MergeView,
+    Rejection,
+)
 from pipeline.lab import Lab
-from pipeline.merges.candidates import CandidateReport
-from pipeline.merges.labelled import LabelledEvaluation
-from pipeline.merges.records import MergeView
-from pipeline.merges.repo import Rejection
-from pipeline.merges.scoring import DEFAULT_THRESHOLD, W_COSINE, W_SHINGLE
 
 THRESHOLD = f"{NS}.threshold"
 MERGE_NAMES = {

@@ -26,9 +26,8 @@ from dashboard.timeline.charts import (
     default_as_of,
     filter_timeline,
 )
+from pipeline.api.models import Selection, Timeline
 from pipeline.lab import Lab
-from pipeline.temporal.records import Selection, Timeline
-from pipeline.temporal.timeline import superseded_candidate_share
 
 NS = "timeline"
 SHARES = SessionMemo(f"{NS}.share", keep=8)  # measured per (deal, facts, superseded): a changed graph measures anew
@@ -271,7 +270,7 @@ def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
     cols[4].metric("Links inferred", counts.inferred, help="Links read from dates because no attribute records them")
     measured = (group_id, counts.facts, counts.superseded)
     if st.button("Measure superseded share of candidates", key=f"{NS}.measure", icon=":material/speed:"):
-        SHARES.put(measured, run(superseded_candidate_share(lab, group_id), timeout=600))
+        SHARES.put(measured, run(lab.temporal.superseded_candidate_share(group_id), timeout=600))
     if measured in SHARES:
         share = SHARES.peek(measured)
         if share is None:

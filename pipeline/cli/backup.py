@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pipeline.api import restore_backup
 from pipeline.lab import Lab
 from pipeline.settings import get_settings
 
@@ -23,9 +24,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.backup import back_up
-
-    result = await back_up(lab, args.dir)
+    result = await lab.backup.back_up(args.dir)
     print(result.line(lab.backend), file=sys.stderr)
     return {"dir": str(result.target), "graph": result.contents.graph, "files": len(result.contents.files)}
 
@@ -46,8 +45,6 @@ def add_restore_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run_restore(args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.backup import restore_backup
-
     result = restore_backup(args.dir, get_settings().resolved_data_dir, force=args.force)
     print(result.line(), file=sys.stderr)
     return {

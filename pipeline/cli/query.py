@@ -44,7 +44,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.history.repo import save_run
     from pipeline.retrieval.retrieve import retrieve
 
     retrieval = await retrieve(
@@ -60,7 +59,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         first_stage=args.first_stage,
         recipe=parse_recipe(args.recipe),
     )
-    run_id = save_run(lab.store, retrieval, "cli")
+    run_id = lab.history.save_run(retrieval, "cli")
     if not args.json:
         print(render_run(retrieval))
     print(f"recorded as run #{run_id} (History page)", file=sys.stderr)
