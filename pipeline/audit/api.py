@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.audit import describe, repo
+from pipeline.audit import repo
+from pipeline.audit.describe import Described, action_label, describe
 from pipeline.audit.records import AuditEntry
 from pipeline.audit.repo import AuditFilter
 
@@ -34,5 +35,11 @@ class Audit:
 
     # --- saying what an entry did (describe.py) ---
 
-    action_label = staticmethod(describe.action_label)
-    describe = staticmethod(describe.describe)
+    @staticmethod
+    def action_label(action: str) -> str:
+        return action_label(action)
+
+    @staticmethod
+    def describe(entry: AuditEntry) -> Described:
+        """The entry's action name, what / before / after as plain text, and the record an undo would start from."""
+        return describe(entry)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from pipeline.temporal import timeline
 from pipeline.temporal.records import (
     AsOfAnswer,
+    CandidateShare,
     EntityMatch,
     FactRow,
     Selection,
@@ -17,6 +18,7 @@ from pipeline.temporal.records import (
     SupersessionCounts,
     Timeline,
 )
+from pipeline.temporal.timeline import QUERY_CANDIDATES
 
 if TYPE_CHECKING:
     from pipeline.lab import Lab
@@ -55,7 +57,7 @@ class Temporal:
         return await timeline.supersession_report(self.lab, group_id, facts)
 
     async def superseded_candidate_share(
-        self, group_id: str, candidates: int = timeline.QUERY_CANDIDATES, top_k: int = 10
-    ) -> timeline.CandidateShare | None:
+        self, group_id: str, candidates: int = QUERY_CANDIDATES, top_k: int = 10
+    ) -> CandidateShare | None:
         """Share of first-stage candidates that are superseded when they are not filtered out."""
         return await timeline.superseded_candidate_share(self.lab, group_id, candidates, top_k)
