@@ -26,15 +26,17 @@ from pipeline.admin.unlock import secrets_match, try_unlock
 from pipeline.audit.describe import describe as describe_audit_entry
 from pipeline.deals.access import scoped_store
 from pipeline.lab import Lab
-from pipeline.temporal.supersession import chains as supersession_chains
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pipeline.audit.api import Audit
     from pipeline.backup.restore import RestoreResult
     from pipeline.corrections.api import Corrections
     from pipeline.history.api import History
     from pipeline.merges.api import Merges
     from pipeline.store import Store
+    from pipeline.temporal.records import FactRow, Link
 
 __all__ = [
     "Lab",
@@ -101,3 +103,11 @@ def restore_backup(source: Path, data_dir: Path, force: bool = False) -> Restore
     from pipeline.backup.restore import restore_backup as restore
 
     return restore(source, data_dir, force)
+
+
+def supersession_chains(facts: Sequence[FactRow], links: Sequence[Link]) -> dict[str, str]:
+    """fact uuid -> the id of its supersession chain. Imported when called: the temporal records load the sentence
+    splitter, which no CLI command but the Timeline's needs."""
+    from pipeline.temporal.supersession import chains
+
+    return chains(facts, links)
