@@ -5,8 +5,6 @@ from dashboard.common.runtime import run
 from dashboard.common.sidebar import page_context
 from dashboard.common.tables import show_table
 from dashboard.common.text import md
-from pipeline.corrections.actions import list_corrections
-from pipeline.deals.summary import deal_summaries
 from pipeline.ingest.demo.seed import DEMO_GROUP, reset_demo
 
 st.title("Deals & data")
@@ -17,7 +15,7 @@ st.caption(
 
 lab, _ = page_context()
 actor = admin_actor(lab.settings)
-summaries = run(deal_summaries(lab.backend, lab.store, lab.embedder.info, lab.settings.allowed_deals))
+summaries = run(lab.deal_book.summaries())
 rows = [
     {
         "deal": s.deal.group_id,
@@ -51,7 +49,7 @@ elif actor is None:
     read_only_notice()
 else:
     demo = next((s for s in summaries if s.deal.group_id == DEMO_GROUP), None)
-    open_corrections = sum(not c.undone for c in list_corrections(lab.store, DEMO_GROUP))
+    open_corrections = sum(not c.undone for c in lab.corrections.list_corrections(DEMO_GROUP))
     summary = (
         f"Reset the demo deal: its {demo.counts.facts if demo else 0:,} facts and {demo.counts.merges if demo else 0} "
         f"merges are rebuilt from the bundled data; {open_corrections} open correction(s) and every merge made by "

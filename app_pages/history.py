@@ -6,8 +6,6 @@ from dashboard.common.sidebar import store_context
 from dashboard.common.text import OPTION_CHARS, plain
 from dashboard.history.query_set import render_history_as_set
 from dashboard.history.view import render_run_comparison, render_run_list, render_stored_run
-from pipeline.history.records import run_label
-from pipeline.history.repo import count_runs, list_runs, load_run
 
 st.title("History")
 st.caption("Every recorded run: open one to see it again exactly as it was, or compare two side by side.")
@@ -17,12 +15,12 @@ if deal is not None and any_runs(lab.store):
     render_history_as_set(lab, deal.group_id)
 if any_runs(lab.store):
     flt = run_filter_controls("history", lab.store, deal.group_id if deal else None, text_search=True)
-    runs = list_runs(lab.store, flt)
+    runs = lab.history.list_runs(flt)
     if not runs:
         st.info("No run matches these filters.")
     else:
-        render_run_list(runs, count_runs(lab.store, flt))
-        labels = {r.id: run_label(r) for r in runs}
+        render_run_list(runs, lab.history.count_runs(flt))
+        labels = {r.id: lab.history.run_label(r) for r in runs}
         for key in ("history.open", "history.compare"):
             restore_id(key, labels, "run", "a run these filters list")  # a link or a reload opens the same runs
             if st.session_state.get(key) not in (None, *labels):  # a run the filters now hide is deselected
@@ -43,6 +41,6 @@ if any_runs(lab.store):
         publish_id("history.open", first)
         publish_id("history.compare", second)
         if first is not None and second is not None and first != second:
-            render_run_comparison(lab.store, load_run(lab.store, first), load_run(lab.store, second))
+            render_run_comparison(lab.store, lab.history.load_run(first), lab.history.load_run(second))
         elif first is not None:
-            render_stored_run(load_run(lab.store, first))
+            render_stored_run(lab.history.load_run(first))

@@ -4,7 +4,6 @@ from dashboard.common.navigation import SECTIONS
 from dashboard.common.runtime import run
 from dashboard.common.sidebar import page_context
 from dashboard.common.text import label, md
-from pipeline.deals import deal_counts
 
 st.title("Retrieval Lab")
 st.markdown(
@@ -17,7 +16,7 @@ lab, deal = page_context()
 if deal is not None:
     st.subheader(label(deal.name))
     st.caption(md(deal.description))
-    counts = run(deal_counts(lab.backend, deal.group_id))
+    counts = run(lab.deal_book.counts(deal.group_id))
     cols = st.columns(5)
     cols[0].metric("Facts", counts.facts)
     cols[1].metric("Current", counts.current_facts)

@@ -15,7 +15,6 @@ import numpy as np
 from pipeline.api import Lab, make_reranker
 from pipeline.api.models import DEFAULT_RECIPE, FirstStageName, Recipe
 from pipeline.errors import InvalidInput
-from pipeline.history.repo import save_run
 from pipeline.query_sets import load_query_set
 
 DEFAULT_DEPTHS = (10, 25, 50, 100)
@@ -79,7 +78,7 @@ async def bench(
                 text, group_id, depth, k, reranker, first_stage=first_stage, recipe=recipe
             )
             if record:
-                save_run(lab.store, run, "bench")
+                lab.history.save_run(run, "bench")
             for name, ms in run.timings.stages_ms.items():
                 stages.setdefault(name, []).append(ms)
             first_ms.append(run.timings.stages_ms["embed_query"] + run.timings.stages_ms["hybrid_search"])

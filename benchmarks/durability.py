@@ -28,7 +28,7 @@ async def _measure(folder: Path, data_dir: Path, corrections: int, repeat: int) 
     import redis
 
     from benchmarks.embedded_demo import embedded_demo_lab
-    from pipeline.corrections.actions import CorrectionRequest, correct_fact, undo_correction
+    from pipeline.api.models import CorrectionRequest
     from pipeline.ingest.beir import import_beir
     from pipeline.ingest.loading import stable_uuid
 
@@ -53,10 +53,10 @@ async def _measure(folder: Path, data_dir: Path, corrections: int, repeat: int) 
                 for uuid in facts:
                     statement = f"Benchmark figure for {uuid[:8]}."
                     request = CorrectionRequest(uuid, statement, "qa_response", "bench", date(2026, 4, 2))
-                    made.append(await correct_fact(lab, "demo", request, "benchmark"))
+                    made.append(await lab.corrections.correct_fact("demo", request, "benchmark"))
                 times[policy]["corrections_s"].append(time.perf_counter() - started)
                 for record in reversed(made):
-                    await undo_correction(lab, "demo", record.id, "benchmark")
+                    await lab.corrections.undo_correction("demo", record.id, "benchmark")
         control.config_set("appendfsync", "always")
         control.close()
         return times

@@ -67,18 +67,18 @@ def _start(port: int, warm: bool, log: Path) -> subprocess.Popen[bytes]:
 
 
 def _last_run_id(store: Any) -> int:
-    from pipeline.history.repo import list_runs
+    from pipeline.api import on_store
 
-    newest = list_runs(store, limit=1)
+    newest = on_store(store).history.list_runs(limit=1)
     return newest[0].id if newest else 0
 
 
 def _server_ms(store: Any, query: str, after_id: int) -> float:
     """The end-to-end time of the reranked run the page recorded for `query` (after run `after_id`)."""
-    from pipeline.history.records import RunFilter
-    from pipeline.history.repo import list_runs
+    from pipeline.api import on_store
+    from pipeline.api.models import RunFilter
 
-    runs = list_runs(store, RunFilter(group_id="demo", text=query))
+    runs = on_store(store).history.list_runs(RunFilter(group_id="demo", text=query))
     reranked = [r for r in runs if r.query == query and r.reranker != "none" and r.id > after_id]
     if not reranked:
         raise RetrievalLabError(f"the page recorded no run for {query!r}")

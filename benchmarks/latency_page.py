@@ -26,7 +26,7 @@ def main() -> None:
 
     from dashboard.latency.view import latency_data
     from pipeline.api import get_settings, open_store
-    from pipeline.history.records import RunFilter
+    from pipeline.api.models import RunFilter
 
     settings = get_settings()
     store = open_store(settings.resolved_data_dir)

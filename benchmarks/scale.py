@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.api import Lab, get_settings, now_iso, open_store
-from pipeline.api.models import FirstStageName, RecallCheck, Settings
-from pipeline.deals import DealRecord, get_deal
+from pipeline.api.models import DealRecord, FirstStageName, RecallCheck, Settings
 from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, stable_uuid, write_deal
 from pipeline.ingest.progress import ProgressLines, Report
 from pipeline.ingest.rebuild import Rebuild, check_rebuild, rebuild_deal
@@ -214,7 +213,7 @@ async def ensure_deal(lab: Lab, facts: int) -> float | None:
     """Write the generated deal into `lab` unless the same one is there already: seconds taken, or None if reused."""
     content_hash = cache_key(facts, lab.embedder.info.describe())
     store = open_store(lab.settings.resolved_data_dir)
-    existing = await get_deal(lab.backend, store, GROUP)
+    existing = await lab.deal_book.get(GROUP)
     if existing is not None and existing.content_hash == content_hash:
         print(f"reusing the cached {facts:,}-fact deal in {lab.settings.resolved_data_dir}", file=sys.stderr)
         return None

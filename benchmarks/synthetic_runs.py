@@ -16,10 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pipeline.api import traits
-from pipeline.api.models import BUDGETS_MS, Store
-from pipeline.history.records import Source
-from pipeline.history.repo import save_payloads
+from pipeline.api import on_store, traits
+from pipeline.api.models import BUDGETS_MS, Source, Store
 from pipeline.ingest.demo.seed import DATA_DIR as DEMO_DATA
 from pipeline.ingest.loading import stable_uuid
 
@@ -233,14 +231,15 @@ def fill_store(store: Store, count: int, seed: int = 7, batch: int = 1000) -> Fi
     import time
 
     started = time.perf_counter()
+    history = on_store(store).history
     pending: list[tuple[dict[str, Any], Source]] = []
     for item in synthetic_payloads(count, seed):
         pending.append(item)
         if len(pending) >= batch:
-            save_payloads(store, pending)
+            history.save_payloads(pending)
             pending.clear()
     if pending:
-        save_payloads(store, pending)
+        history.save_payloads(pending)
     store.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
     size = sum(p.stat().st_size for p in store.path.parent.glob(store.path.name + "*"))
     return FillResult(count, time.perf_counter() - started, size)

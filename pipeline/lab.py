@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from pipeline.audit import record_audit
 from pipeline.deals import DealInfo, list_deals, require_deal
@@ -25,11 +25,18 @@ from pipeline.store.integrity import missing_store, store_absent
 from pipeline.store.private import make_private_dir
 
 if TYPE_CHECKING:
+    from pipeline.audit.api import Audit
+    from pipeline.backup.api import Backup
     from pipeline.comparison.api import Comparison
+    from pipeline.corrections.api import Corrections
+    from pipeline.deals.api import DealBook
     from pipeline.evaluation.api import Evaluation
     from pipeline.gate.api import Gate
+    from pipeline.history.api import History
+    from pipeline.merges.api import Merges
     from pipeline.retrieval.api import Retrieval
     from pipeline.spotcheck.api import Spotcheck
+    from pipeline.temporal.api import Temporal
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +71,54 @@ def set_deal_read_only(backend: GraphBackend, store: Store, group_id: str, read_
     load_read_only_groups(backend, store)
 
 
+class StoreFeatures:
+    """The handles whose calls read or write the SQLite store alone: a Lab's, and those on a bare store
+    (`on_store`) for the pages that keep working while the graph backend is down (History, Latency, Audit) and the
+    benchmarks that fill a store. On a bare store only their store-only calls may be made."""
+
+    store: Store
+
+    @cached_property
+    def history(self) -> History:
+        """Stored runs: recording, listing, comparing them, and their latency and cost."""
+        from pipeline.history.api import History
+
+        return History(cast(Lab, self))
+
+    @cached_property
+    def audit(self) -> Audit:
+        """The audit log of admin actions."""
+        from pipeline.audit.api import Audit
+
+        return Audit(cast(Lab, self))
+
+    @cached_property
+    def corrections(self) -> Corrections:
+        """Fact corrections and their undo (on a bare store: `list_corrections` only)."""
+        from pipeline.corrections.api import Corrections
+
+        return Corrections(cast(Lab, self))
+
+    @cached_property
+    def merges(self) -> Merges:
+        """Entity merge candidates, merges, rejections and undos (on a bare store: the rejected and undone lists)."""
+        from pipeline.merges.api import Merges
+
+        return Merges(cast(Lab, self))
+
+
+class _OnStore(StoreFeatures):
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+
+def on_store(store: Store) -> StoreFeatures:
+    """The store-only handles on `store`."""
+    return _OnStore(store)
+
+
 @dataclass
-class Lab:
+class Lab(StoreFeatures):
     settings: Settings
     backend: GraphBackend
     embedder: LabEmbedder
@@ -166,6 +219,27 @@ class Lab:
         from pipeline.comparison.api import Comparison
 
         return Comparison(self)
+
+    @cached_property
+    def temporal(self) -> Temporal:
+        """The deal's facts over time: timelines, what was true on a date, supersessions."""
+        from pipeline.temporal.api import Temporal
+
+        return Temporal(self)
+
+    @cached_property
+    def backup(self) -> Backup:
+        """Backups of the data directory (a restore is `pipeline.api.restore_backup`: no Lab is open for it)."""
+        from pipeline.backup.api import Backup
+
+        return Backup(self)
+
+    @cached_property
+    def deal_book(self) -> DealBook:
+        """The deals' counts and summaries (`deal()` and `deals()` check and list the deals themselves)."""
+        from pipeline.deals.api import DealBook
+
+        return DealBook(self)
 
     @property
     def store(self) -> Store:

@@ -18,11 +18,8 @@ from dashboard.common.tables import show_table, stamp
 from dashboard.common.text import OPTION_CHARS, plain
 from dashboard.merges.admin import MERGE_PARAM
 from dashboard.timeline.admin import CORRECTION_PARAM, FIX_TAB, TAB_KEY
-from pipeline.api.models import Store
-from pipeline.audit import AuditEntry, AuditFilter, action_label, audit_facets, describe, filtered_audit_log
-from pipeline.audit.describe import UndoKind
-from pipeline.corrections.actions import list_corrections
-from pipeline.merges.repo import undone_merges
+from pipeline.api import describe_audit_entry, on_store
+from pipeline.api.models import AuditEntry, AuditFilter, Store, UndoKind
 
 NS = "audit"
 COLUMNS = ["When (UTC)", "Who", "Action", "Deal", "What", "Before", "After", "Undo"]
@@ -45,7 +42,8 @@ def undo_url(group_id: str, kind: UndoKind, record_id: str) -> str:
 
 
 def render_filters(store: Store, deal: str | None) -> AuditFilter:
-    facets = audit_facets(store)
+    audit = on_store(store).audit
+    facets = audit.facets()
     deals, actions, actors = st.columns([1, 1, 1])
     # the filters are bound to the URL: a link or a reload shows the same entries
     linked = f"{NS}.for_deal" not in st.session_state and in_url(f"{NS}.deals")
@@ -68,7 +66,7 @@ def render_filters(store: Store, deal: str | None) -> AuditFilter:
             facets["actions"],
             key=f"{NS}.actions",
             placeholder="All actions",
-            format_func=action_label,
+            format_func=audit.action_label,
             bind="query-params",
             wrap=True,
         ),
@@ -87,9 +85,10 @@ def render_filters(store: Store, deal: str | None) -> AuditFilter:
 def _still_undoable(store: Store, entries: Sequence[AuditEntry]) -> set[str]:
     """Ids of the corrections still open and merges not undone among `entries`' deals."""
     ids: set[str] = set()
+    features = on_store(store)
     for group_id in {e.group_id for e in entries if e.action in ("fact.correct", "merge")}:
-        ids |= {c.id for c in list_corrections(store, group_id) if not c.undone}
-        undone = {m.get("uuid") for m in undone_merges(store, group_id)}
+        ids |= {c.id for c in features.corrections.list_corrections(group_id) if not c.undone}
+        undone = {m.get("uuid") for m in features.merges.undone_merges(group_id)}
         ids |= {str(e.details.get("uuid")) for e in entries if e.action == "merge" and e.group_id == group_id} - undone
     return ids
 
@@ -97,14 +96,14 @@ def _still_undoable(store: Store, entries: Sequence[AuditEntry]) -> set[str]:
 def audit_frame(entries: Sequence[AuditEntry], undoable: set[str]) -> pd.DataFrame:
     rows = []
     for e in entries:
-        d = describe(e)
+        d = describe_audit_entry(e)
         link = undo_url(e.group_id, *d.undo) if d.undo and d.undo[1] in undoable else None
         rows.append([e.at, e.actor, d.label, e.group_id, d.what, d.before, d.after, link])
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def render_log(store: Store, where: AuditFilter) -> None:
-    entries = filtered_audit_log(store, where)
+    entries = on_store(store).audit.filtered(where)
     if not entries:
         st.info("No admin action matches these filters.")
         return
@@ -141,8 +140,11 @@ def render_log(store: Store, where: AuditFilter) -> None:
 
 def render_undo_picker(entries: Sequence[AuditEntry], undoable: set[str]) -> None:
     """A correction or merge that can still be undone, opened on its page in this session (admin stays on)."""
-    open_ones = {e.id: e for e in entries if (d := describe(e).undo) and d[1] in undoable}
-    labels = {i: f"{stamp(e.at)} UTC · {describe(e).label} · {describe(e).what}" for i, e in open_ones.items()}
+    open_ones = {e.id: e for e in entries if (d := describe_audit_entry(e).undo) and d[1] in undoable}
+    labels = {
+        i: f"{stamp(e.at)} UTC · {describe_audit_entry(e).label} · {describe_audit_entry(e).what}"
+        for i, e in open_ones.items()
+    }
     if not open_ones:
         return
     st.markdown("**Undo an action**: open its record where the undo is")
@@ -156,7 +158,7 @@ def render_undo_picker(entries: Sequence[AuditEntry], undoable: set[str]) -> Non
     )
     if picked is not None:
         entry = open_ones[picked]
-        undo = describe(entry).undo
+        undo = describe_audit_entry(entry).undo
         assert undo is not None
         page, title = PAGES[undo[0]]
         st.page_link(

@@ -34,10 +34,8 @@ import streamlit as st
 from dashboard.common.page_state.flash import flash, show_flash
 from dashboard.common.sidebar import DRAWN_KEY
 from dashboard.common.text import md
-from pipeline.admin.token import sign, verify
-from pipeline.admin.unlock import UnlockResult, secrets_match, try_unlock
-from pipeline.api import get_settings, open_store
-from pipeline.api.models import Settings
+from pipeline.api import get_settings, open_store, secrets_match, sign, try_unlock, verify
+from pipeline.api.models import Settings, UnlockResult
 
 NAME_KEY, SECRET_KEY = "admin.name", "admin.secret"
 UNLOCKED_KEY, FAILED_KEY = "admin.unlocked_digest", "admin.failed"  # digest; (digest, UnlockResult)

@@ -19,7 +19,7 @@ import streamlit as st
 from dashboard.common.page_state.url import drop_param, mirror, url_value
 from dashboard.common.text import md
 from pipeline.api import one_line
-from pipeline.deals import DealInfo
+from pipeline.api.models import DealInfo
 
 DEAL_KEY = "sidebar.deal"
 LABEL_CHARS = 24  # what the sidebar's select box shows uncut

@@ -11,13 +11,12 @@ from dataclasses import astuple
 
 from dashboard.common.runtime import run
 from pipeline.api import Lab
-from pipeline.audit import audit_log
-from pipeline.deals import DealInfo, deal_counts
+from pipeline.api.models import DealInfo
 
 DealState = tuple[str | int, ...]
 
 
 def deal_state(lab: Lab, deal: DealInfo) -> DealState:
-    counts = run(deal_counts(lab.backend, deal.group_id))
-    newest = audit_log(lab.store, deal.group_id, limit=1)
+    counts = run(lab.deal_book.counts(deal.group_id))
+    newest = lab.audit.log(deal.group_id, limit=1)
     return (deal.created_at, *astuple(counts), newest[0].id if newest else 0)

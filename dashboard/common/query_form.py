@@ -32,7 +32,6 @@ from pipeline.api.models import (
     RetrievalRun,
     Setting,
 )
-from pipeline.history.repo import save_run
 
 log = logging.getLogger("retrieval_lab")
 
@@ -243,7 +242,7 @@ def setting_runs(ns: str, lab: Lab, query: str, group_id: str, settings: Sequenc
 def _recorded(lab: Lab, retrieved: RetrievalRun) -> RetrievalRun:
     """Record a run in the history; a store failure is said in a toast and never hides the results."""
     try:
-        save_run(lab.store, retrieved, "dashboard")
+        lab.history.save_run(retrieved, "dashboard")
     except sqlite3.Error as exc:
         log.exception("could not record the run")
         st.toast(f"This run was not recorded in the history: {md(exc)}", icon=":material/warning:")

@@ -8,16 +8,15 @@ from datetime import UTC, datetime
 import streamlit as st
 
 from dashboard.common.dates import enter_commits_dates
-from pipeline.api.models import Store
-from pipeline.history.records import RunFilter
-from pipeline.history.repo import count_runs, filter_choices
+from pipeline.api import on_store
+from pipeline.api.models import RunFilter, Store
 
 ALL_DEALS = "(all deals)"
 
 
 def any_runs(store: Store) -> bool:
     """False, with a hint where runs come from, while the store has recorded none."""
-    if count_runs(store) > 0:
+    if on_store(store).history.count_runs() > 0:
         return True
     st.info(
         "No runs recorded yet: run a query on Compare or Scores, or `python -m pipeline query` / "
@@ -28,7 +27,7 @@ def any_runs(store: Store) -> bool:
 
 def run_filter_controls(ns: str, store: Store, sidebar_deal: str | None, text_search: bool = False) -> RunFilter:
     """Draw the filters under namespace `ns`; the deal starts on the sidebar's deal when it has runs."""
-    choices = filter_choices(store)
+    choices = on_store(store).history.filter_choices()
     deals = [ALL_DEALS, *choices.group_ids]
     # the filter starts on the sidebar's deal and follows it when the sidebar changes deal; picked here, it stays
     followed = st.session_state.get(f"{ns}.sidebar_deal", sidebar_deal)

@@ -15,10 +15,8 @@ from dashboard.common.deal_picker import DEAL_KEY as DEAL_KEY  # the URL key, wh
 from dashboard.common.deal_picker import deal_caption, pick_deal
 from dashboard.common.runtime import get_lab, run
 from dashboard.common.text import md
-from pipeline.api import Lab, get_settings, reranker_choices, store_absent, store_path
-from pipeline.api.models import Settings, Store
-from pipeline.deals import DealInfo, match_label
-from pipeline.deals.access import scoped_store
+from pipeline.api import Lab, StoreFeatures, get_settings, reranker_choices, scoped_store, store_absent, store_path
+from pipeline.api.models import DealInfo, Settings, Store
 from pipeline.errors import InvalidInput, RetrievalLabError, StoreUnavailable
 from pipeline.ingest.demo.seed import DEMO_GROUP
 
@@ -26,8 +24,9 @@ DRAWN_KEY = "sidebar.drawn"  # this run's lab and deal, or why the sidebar could
 
 
 @dataclass(frozen=True)
-class StoreOnly:
-    """What pages that only read the SQLite store need while the graph backend is down."""
+class StoreOnly(StoreFeatures):
+    """What pages that only read the SQLite store need while the graph backend is down (with the store-only
+    handles: `history`, `audit`...)."""
 
     settings: Settings
     store: Store
@@ -126,7 +125,7 @@ def _vectors_caption(deal: DealInfo, lab: Lab) -> str:
     setting that would)."""
     dim = f"{deal.embedder_dim}-d vectors" if deal.embedder_dim else "no vectors"
     read_only = " · read-only" if deal.read_only else ""
-    match = match_label(deal, lab.embedder.info)
+    match = lab.deal_book.match_label(deal, lab.embedder.info)
     if match == "yes":
         return f"{dim} · :green[embedder matches]{read_only}"
     setting = match.removeprefix("no: ").replace("`", "")

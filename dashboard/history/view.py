@@ -9,9 +9,8 @@ import streamlit as st
 from dashboard.common.result_cards import result_card
 from dashboard.common.tables import MISSING, show_table, stamp
 from dashboard.common.text import TICK_CHARS, chart, label, md
-from pipeline.api.models import Store
-from pipeline.history.compare import RunComparison, compare_runs, graph_changed_between
-from pipeline.history.records import RunSummary, StoredRun
+from pipeline.api import on_store
+from pipeline.api.models import RunComparison, RunSummary, Store, StoredRun
 
 
 def runs_frame(runs: list[RunSummary]) -> pd.DataFrame:
@@ -156,11 +155,12 @@ def _value(name: str, value: object) -> str:
 
 
 def render_run_comparison(store: Store, a: StoredRun, b: StoredRun) -> None:
-    cmp = compare_runs(a.run, b.run)
+    history = on_store(store).history
+    cmp = history.compare_runs(a.run, b.run)
     st.subheader(f"Run #{a.summary.id} (A) against run #{b.summary.id} (B)")
     differing = md(", ".join(cmp.differing)) or "none"
     st.caption(f"Parameters that differ: {differing}")
-    changes = graph_changed_between(store, a.run, b.run)
+    changes = history.graph_changed_between(a.run, b.run)
     if changes and changes.entries:
         st.warning(md(changes.text()))
     elif changes:

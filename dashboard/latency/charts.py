@@ -14,16 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.common.text import TICK_CHARS, chart
-from pipeline.api.models import BUDGETS_MS
-from pipeline.history.latency import (
-    BUDGETED_STAGES,
-    SEQUENTIAL_STAGES,
-    TimingTable,
-    by_candidates,
-    histogram,
-    histogram_upper,
-    over_time,
-)
+from pipeline.api.models import BUDGETED_STAGES, BUDGETS_MS, SEQUENTIAL_STAGES, TimingTable
 
 STAGE_COLOURS = {"embed_query": "#8c9bb5", "hybrid_search": "#2f6fde", "rerank": "#e8912d", "citations": "#2e9e5b"}
 P50, P95 = "#2f6fde", "#e8912d"
@@ -128,8 +119,7 @@ def histograms(table: TimingTable, bins: int = 40) -> go.Figure:
     fig = _three_panels("Latency histograms", "ms", "runs")
     shown_over = False  # one legend entry for the hatched bars of every panel
     for col, stage in enumerate(BUDGETED_STAGES, start=1):
-        values = table.stage(stage)
-        hist = histogram(values, bins, histogram_upper(values, BUDGETS_MS[stage]))
+        hist = table.histogram(stage, bins, BUDGETS_MS[stage])
         if hist.counts.size:
             edges = hist.edges
             middle = (edges[:-1] + edges[1:]) / 2
@@ -216,7 +206,7 @@ def latency_by_candidates(table: TimingTable) -> go.Figure:
     is categorical, the Ns present in order: a numeric axis around a single N drew 49, 49.5, ... 51, Ns never run."""
     fig = _three_panels("Latency by candidates N", "N", "ms")
     for col, stage in enumerate(BUDGETED_STAGES, start=1):
-        series = by_candidates(table, stage)
+        series = table.by_candidates(stage)
         ns = np.array([str(n) for n in series.x], dtype=object)
         _percentile_lines(fig, ns, series.p50, series.p95, col, BUDGETS_MS[stage])
         _budget(fig, stage, col, vertical=False)
@@ -228,7 +218,7 @@ def latency_over_time(table: TimingTable) -> go.Figure:
     """p50 / p95 per time bucket (1 min ... 1 week, whichever gives at most 60 buckets)."""
     fig = _three_panels("Latency over time", "", "ms")
     for col, stage in enumerate(BUDGETED_STAGES, start=1):
-        series = over_time(table, stage)
+        series = table.over_time(stage)
         when = (series.x * 1000).astype("datetime64[ms]")
         _percentile_lines(fig, when, series.p50, series.p95, col, BUDGETS_MS[stage])
         _budget(fig, stage, col, vertical=False)

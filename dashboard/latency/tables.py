@@ -11,8 +11,7 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from dashboard.common.tables import MISSING, show_table
-from pipeline.api.models import BUDGETS_MS
-from pipeline.history.latency import StagePercentiles
+from pipeline.api.models import BUDGETS_MS, StagePercentiles
 
 OVER = "background-color: rgba(217, 83, 79, 0.22); color: #9b1c1c; font-weight: 600"  # BUDGET red, lighter
 MS = st.column_config.NumberColumn(format="%.1f", width="small")

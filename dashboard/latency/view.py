@@ -12,19 +12,8 @@ from dashboard.common.shared_cache import shared_cache
 from dashboard.common.text import md
 from dashboard.latency import charts as latency_charts
 from dashboard.latency.tables import never_reranked, show_costs, show_percentiles
-from pipeline.api.models import Settings, Store
-from pipeline.history.latency import (
-    StagePercentiles,
-    TimingTable,
-    load_costs,
-    load_timings,
-    median_stages_by_reranker,
-    percentiles,
-    reranker_rows,
-    stage_percentiles,
-)
-from pipeline.history.records import RunFilter
-from pipeline.history.repo import runs_stamp
+from pipeline.api import on_store
+from pipeline.api.models import RunFilter, Settings, StagePercentiles, Store, TimingTable
 
 
 @dataclass(frozen=True)
@@ -45,24 +34,25 @@ def latency_data(store: Store, settings: Settings, flt: RunFilter, include_cold:
     """Load the filtered runs' timings and costs, aggregate them and build the figures. Cold runs (a process's
     first of each reranker on each deal: model loading, connections) are left out of the figures unless asked for,
     or unless every run is cold; how many there are and their p50 are kept to be said."""
-    everything = load_timings(store, flt)
+    history = on_store(store).history
+    everything = history.load_timings(flt)
     cold = everything.cold_mask
     cold_shown = include_cold or bool(cold.all())
     table = everything if cold_shown else everything.only(~cold)
-    cold_p50 = float(percentiles(everything.stage("total")[cold], (50.0,))[0]) if cold.any() else None
+    cold_p50 = float(history.percentiles(everything.stage("total")[cold], (50.0,))[0]) if cold.any() else None
     figures = {}
     if len(table):
         figures = {
-            "stacked": latency_charts.stacked_stages(median_stages_by_reranker(table)),
+            "stacked": latency_charts.stacked_stages(history.median_stages_by_reranker(table)),
             "histograms": latency_charts.histograms(table),
             "by_n": latency_charts.latency_by_candidates(table),
             "over_time": latency_charts.latency_over_time(table),
         }
-    costs = load_costs(store, settings.rerank_prices_per_mtok, flt, settings.rerank_prices_per_1k_searches)
+    costs = history.load_costs(settings.rerank_prices_per_mtok, flt, settings.rerank_prices_per_1k_searches)
     return LatencyData(
         table,
-        stage_percentiles(table),
-        reranker_rows(table, costs),
+        history.stage_percentiles(table),
+        history.reranker_rows(table, costs),
         figures,
         len(everything),
         int(cold.sum()),
@@ -79,7 +69,7 @@ def cached_latency_data(store: Store, settings: Settings, flt: RunFilter, includ
         tuple(sorted(settings.rerank_prices_per_mtok.items())),
         tuple(sorted(settings.rerank_prices_per_1k_searches.items())),
     )
-    return _latency_data(store, settings, flt, include_cold, deployment, prices, runs_stamp(store))
+    return _latency_data(store, settings, flt, include_cold, deployment, prices, on_store(store).history.runs_stamp())
 
 
 @shared_cache(max_entries=16)

@@ -19,10 +19,8 @@ from dashboard.common.tables import stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.merges import data
 from pipeline.api import Lab
+from pipeline.api.models import CandidateReport, EntityRef, MergeView
 from pipeline.errors import RetrievalLabError
-from pipeline.merges.actions import merge_entities, reject_pair, undo_merge
-from pipeline.merges.candidates import CandidateReport, EntityRef
-from pipeline.merges.records import MergeView
 
 NS = "merges"
 FLASH = f"{NS}.flash"
@@ -115,7 +113,7 @@ def render_admin(
 
     def do_merge() -> str:
         assert canonical and alias
-        record = run(merge_entities(lab, group_id, alias, canonical, actor))
+        record = run(lab.merges.merge_entities(group_id, alias, canonical, actor))
         moved = len({m["fact"] for m in record.moved_facts})
         what = f"{md(repr(record.alias_name))} into {md(repr(record.canonical_name))}"
         return f"Merged {what}: {moved} fact(s) moved (score {record.score})."
@@ -131,7 +129,7 @@ def render_admin(
         assert canonical and alias
 
         def do_reject() -> str:
-            r = run(reject_pair(lab, group_id, canonical, alias, actor))
+            r = run(lab.merges.reject_pair(group_id, canonical, alias, actor))
             return f"Rejected {md(repr(r.name_a))} / {md(repr(r.name_b))}: this pair will not be suggested again."
 
         _act(do_reject)
@@ -176,7 +174,7 @@ def render_admin(
         assert picked is not None
 
         def do_undo() -> str:
-            result = run(undo_merge(lab, group_id, picked, actor))
+            result = run(lab.merges.undo_merge(group_id, picked, actor))
             extra = f"; {len(result.missing)} no longer exist" if result.missing else ""
             return (
                 f"Undid the merge of {md(repr(result.record.alias_name))} into "

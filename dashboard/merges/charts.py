@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from pipeline.merges.scoring import PRPoint
+from pipeline.api.models import PRPoint
 
 
 def precision_recall_chart(points: Sequence[PRPoint], threshold: float, default: float) -> go.Figure:

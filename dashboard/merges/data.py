@@ -16,13 +16,8 @@ from dashboard.common.deal_state import DealState
 from dashboard.common.runtime import run
 from dashboard.common.shared_cache import shared_cache
 from pipeline.api import Lab
+from pipeline.api.models import CandidateReport, EntityRef, LabelledEvaluation, MergeView, PairSignals, Rejection
 from pipeline.ingest.demo.seed import labelled_evaluation
-from pipeline.merges.actions import rejected_pairs, score_entities, undone_merges
-from pipeline.merges.candidates import CandidateReport, EntityRef, find_candidates, list_entities
-from pipeline.merges.labelled import LabelledEvaluation
-from pipeline.merges.records import MergeView, list_merges
-from pipeline.merges.repo import Rejection
-from pipeline.merges.scoring import PairSignals
 
 CACHED = shared_cache(max_entries=32)  # frozen records: shared, not copied on every hit
 STORE_READS = st.cache_data(show_spinner=False, max_entries=32)  # small rows from the store (dicts: copied)
@@ -30,12 +25,12 @@ STORE_READS = st.cache_data(show_spinner=False, max_entries=32)  # small rows fr
 
 @CACHED
 def merges(_lab: Lab, group_id: str, state: DealState) -> tuple[MergeView, ...]:
-    return tuple(run(list_merges(_lab, group_id)))
+    return tuple(run(_lab.merges.list_merges(group_id)))
 
 
 @CACHED
 def candidates(_lab: Lab, group_id: str, state: DealState) -> CandidateReport:
-    return run(find_candidates(_lab, group_id))
+    return run(_lab.merges.find_candidates(group_id))
 
 
 @CACHED
@@ -45,22 +40,22 @@ def labelled(_lab: Lab, group_id: str, state: DealState) -> LabelledEvaluation |
 
 @CACHED
 def entities(_lab: Lab, group_id: str, state: DealState) -> tuple[EntityRef, ...]:
-    return tuple(run(list_entities(_lab, group_id)))
+    return tuple(run(_lab.merges.list_entities(group_id)))
 
 
 @CACHED
 def pair_signals(_lab: Lab, group_id: str, state: DealState, uuid_a: str, uuid_b: str) -> PairSignals:
-    return run(score_entities(_lab, group_id, uuid_a, uuid_b))
+    return run(_lab.merges.score_entities(group_id, uuid_a, uuid_b))
 
 
 @STORE_READS
 def rejections(_lab: Lab, group_id: str, state: DealState) -> list[Rejection]:
-    return rejected_pairs(_lab, group_id)
+    return _lab.merges.rejected_pairs(group_id)
 
 
 @STORE_READS
 def undone(_lab: Lab, group_id: str, state: DealState) -> list[dict[str, Any]]:
-    return undone_merges(_lab, group_id)
+    return _lab.merges.undone_merges(group_id)
 
 
 def clear() -> None:

@@ -19,12 +19,16 @@ from dashboard.merges import data
 from dashboard.merges.admin import LINKED, MERGE_PARAM, NS, render_admin
 from dashboard.merges.charts import precision_recall_chart
 from pipeline.api import Lab
-from pipeline.deals import DealInfo
-from pipeline.merges.candidates import CandidateReport
-from pipeline.merges.labelled import LabelledEvaluation
-from pipeline.merges.records import MergeView
-from pipeline.merges.repo import Rejection
-from pipeline.merges.scoring import DEFAULT_THRESHOLD, W_COSINE, W_SHINGLE
+from pipeline.api.models import (
+    DEFAULT_THRESHOLD,
+    W_COSINE,
+    W_SHINGLE,
+    CandidateReport,
+    DealInfo,
+    LabelledEvaluation,
+    MergeView,
+    Rejection,
+)
 
 THRESHOLD = f"{NS}.threshold"
 MERGE_NAMES = {

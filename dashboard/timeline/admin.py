@@ -18,16 +18,8 @@ from dashboard.common.tables import day, show_table, stamp
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.timeline import data
 from pipeline.api import Lab
-from pipeline.corrections.actions import (
-    CORRECTION_CHANNELS,
-    CorrectionRequest,
-    correct_fact,
-    list_corrections,
-    undo_correction,
-)
-from pipeline.corrections.validation import validate
+from pipeline.api.models import CORRECTION_CHANNELS, CorrectionRequest, Timeline
 from pipeline.errors import RetrievalLabError
-from pipeline.temporal.records import Timeline
 
 NS = "timeline.fix"
 FLASH = "timeline.flash"
@@ -166,14 +158,14 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
             )
             if st.button("Correct fact…", key=f"{NS}.submit", type="primary", icon=":material/edit:"):
                 try:  # refused input is said at once, before the confirmation
-                    run(validate(lab, group_id, request))
+                    run(lab.corrections.validate(group_id, request))
                 except RetrievalLabError as exc:
                     st.error(md(exc), icon=":material/block:")
                 else:
                     ask(f"{NS}.submit", summary)
             if confirmed(f"{NS}.submit", summary):
                 try:
-                    record = run(correct_fact(lab, group_id, request, actor))
+                    record = run(lab.corrections.correct_fact(group_id, request, actor))
                 except RetrievalLabError as exc:  # refused: say why here, keep the rest of the page
                     st.error(md(exc), icon=":material/block:")
                 else:
@@ -185,7 +177,7 @@ def render_correction(lab: Lab, group_id: str, tl: Timeline | None, actor: str |
 
 
 def render_history(lab: Lab, group_id: str, actor: str | None) -> None:
-    records = list_corrections(lab.store, group_id)
+    records = lab.corrections.list_corrections(group_id)
     st.markdown("**Corrections in this deal**")
     if not records:
         st.caption("No corrections yet.")
@@ -237,7 +229,7 @@ def render_history(lab: Lab, group_id: str, actor: str | None) -> None:
         ask("timeline.undo.submit", summary)
     if confirmed("timeline.undo.submit", summary):
         try:
-            record = run(undo_correction(lab, group_id, picked, actor))
+            record = run(lab.corrections.undo_correction(group_id, picked, actor))
         except RetrievalLabError as exc:
             st.error(md(exc), icon=":material/block:")
         else:

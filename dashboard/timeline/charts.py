@@ -10,10 +10,8 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from dashboard.common.text import HOVER_CHARS, chart
-from pipeline.api import is_money_or_share, one_line
-from pipeline.api.models import FIGURE
-from pipeline.temporal.records import AsOfAnswer, FactRow, Supersession, Timeline
-from pipeline.temporal.supersession import chains
+from pipeline.api import is_money_or_share, one_line, supersession_chains
+from pipeline.api.models import FIGURE, AsOfAnswer, FactRow, Supersession, Timeline
 
 CHANNEL_LABELS = {"document": "document", "qa_response": "Q&A response", "analyst_chat": "analyst chat"}
 CHANNEL_COLOURS = {"document": "#2f6fde", "Q&A response": "#2e9e5b", "analyst chat": "#e8a33d"}
@@ -59,7 +57,7 @@ def chart_pages(tl: Timeline, bars: int = PAGE_BARS) -> list[Timeline]:
     chain (a longer chain gets a page of its own). One page when it fits."""
     if len(tl.facts) <= bars:
         return [tl]
-    chain_of = chains(tl.facts, tl.links)
+    chain_of = supersession_chains(tl.facts, tl.links)
     pages: list[list[FactRow]] = [[]]
     run: list[FactRow] = []
     for fact in [*tl.facts, None]:

@@ -19,52 +19,51 @@ from dashboard.common.runtime import run
 from dashboard.common.shared_cache import shared_cache
 from dashboard.timeline.charts import as_of_frames, supersession_frame, timeline_figure
 from pipeline.api import Lab
-from pipeline.temporal.records import (
+from pipeline.api.models import (
     AsOfAnswer,
     EntityMatch,
     FactRow,
-    Selection,
+    FactSelection,
     SelectionKind,
     Supersession,
     SupersessionCounts,
     Timeline,
 )
-from pipeline.temporal.timeline import as_of, load_facts, relation_names, search_entities, supersession_report, timeline
 
 CACHED = shared_cache(max_entries=64)  # frozen records: shared, not copied on every hit
 
 
 @CACHED
 def relations(_lab: Lab, group_id: str, state: DealState) -> tuple[tuple[str, int], ...]:
-    return tuple(run(relation_names(_lab, group_id)))
+    return tuple(run(_lab.temporal.relation_names(group_id)))
 
 
 @CACHED
 def entities_named(_lab: Lab, group_id: str, state: DealState, text: str) -> tuple[EntityMatch, ...]:
-    return tuple(run(search_entities(_lab, group_id, text)))
+    return tuple(run(_lab.temporal.search_entities(group_id, text)))
 
 
 @CACHED
 def deal_facts(_lab: Lab, group_id: str, state: DealState) -> tuple[FactRow, ...]:
     """Every fact of the deal, read once per state for all the page's views (~2 s at 10,000 facts)."""
-    return tuple(run(load_facts(_lab, group_id)))
+    return tuple(run(_lab.temporal.load_facts(group_id)))
 
 
 @CACHED
 def timeline_of(_lab: Lab, group_id: str, state: DealState, kind: SelectionKind, value: str) -> Timeline:
-    return run(timeline(_lab, group_id, Selection(kind, value), deal_facts(_lab, group_id, state)))
+    return run(_lab.temporal.timeline(group_id, FactSelection(kind, value), deal_facts(_lab, group_id, state)))
 
 
 @CACHED
 def as_of_answer(
     _lab: Lab, group_id: str, state: DealState, kind: SelectionKind, value: str, when: datetime
 ) -> AsOfAnswer:
-    return run(as_of(_lab, group_id, Selection(kind, value), when, deal_facts(_lab, group_id, state)))
+    return run(_lab.temporal.as_of(group_id, FactSelection(kind, value), when, deal_facts(_lab, group_id, state)))
 
 
 @CACHED
 def supersessions(_lab: Lab, group_id: str, state: DealState) -> tuple[tuple[Supersession, ...], SupersessionCounts]:
-    rows, counts = run(supersession_report(_lab, group_id, deal_facts(_lab, group_id, state)))
+    rows, counts = run(_lab.temporal.supersession_report(group_id, deal_facts(_lab, group_id, state)))
     return tuple(rows), counts
 
 

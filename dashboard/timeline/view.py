@@ -27,8 +27,7 @@ from dashboard.timeline.charts import (
     filter_timeline,
 )
 from pipeline.api import Lab
-from pipeline.temporal.records import Selection, Timeline
-from pipeline.temporal.timeline import superseded_candidate_share
+from pipeline.api.models import FactSelection, Timeline
 
 NS = "timeline"
 SHARES = SessionMemo(f"{NS}.share", keep=8)  # measured per (deal, facts, superseded): a changed graph measures anew
@@ -47,7 +46,7 @@ AS_OF_PICKED, AS_OF_DEFAULT_FOR = f"{NS}.as_of.picked", f"{NS}.as_of.default_for
 DAY = "YYYY-MM-DD"
 
 
-def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection | None:
+def selection_controls(lab: Lab, group_id: str, state: DealState) -> FactSelection | None:
     """Entity (searched by name), relation, or topic query; None until something is picked. All of it is in
     the URL: the mode, the search text and the query bound to it, the entity (uuid) and relation (name) by
     url_state, since their labels carry fact counts a correction changes."""
@@ -72,7 +71,7 @@ def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection |
             format_func=lambda r: plain(f"{r} ({counts[r]} facts)", OPTION_CHARS),
         )
         publish_id(f"{NS}.relation", name)
-        return Selection("relation", name) if name else None
+        return FactSelection("relation", name) if name else None
     if mode == "query":
         text = st.text_input(
             "Topic query",
@@ -82,7 +81,7 @@ def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection |
             help="Its top 20 facts from hybrid search (superseded ones included), with their whole chains.",
             bind="query-params",
         )
-        return Selection("query", text) if text.strip() else None
+        return FactSelection("query", text) if text.strip() else None
     left, right = st.columns([2, 3])
     search = left.text_input(
         "Search entities by name", key=f"{NS}.entity_search", placeholder="e.g. Halcyon", bind="query-params"
@@ -97,10 +96,10 @@ def selection_controls(lab: Lab, group_id: str, state: DealState) -> Selection |
         st.session_state[f"{NS}.entity"] = matches[0].uuid
     picked = right.selectbox("Entity", list(names), key=f"{NS}.entity", format_func=names.__getitem__)
     publish_id(f"{NS}.entity", picked)
-    return Selection("entity", picked) if picked else None
+    return FactSelection("entity", picked) if picked else None
 
 
-def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Selection, admin: bool) -> Timeline:
+def render_timeline(lab: Lab, group_id: str, state: DealState, selection: FactSelection, admin: bool) -> Timeline:
     tl = data.timeline_of(lab, group_id, state, selection.kind, selection.value)
     if not tl.facts:
         st.info("No facts for this selection.")
@@ -179,7 +178,7 @@ def render_timeline(lab: Lab, group_id: str, state: DealState, selection: Select
     return tl
 
 
-def _as_of_control(col: DeltaGenerator, tl: Timeline, selection: Selection, today: date) -> date | None:
+def _as_of_control(col: DeltaGenerator, tl: Timeline, selection: FactSelection, today: date) -> date | None:
     """The as-of date, above the chart that draws it as a line (the "As of a date" tab lists what was true then).
     It follows the selection (`default_as_of`) until a date is picked or comes from a link; a picked date is
     in the URL (`timeline.as_of=2026-01-15`)."""
@@ -228,7 +227,7 @@ def _chart_page(pages: int) -> int:
     )
 
 
-def render_as_of(lab: Lab, group_id: str, state: DealState, selection: Selection, tl: Timeline) -> None:
+def render_as_of(lab: Lab, group_id: str, state: DealState, selection: FactSelection, tl: Timeline) -> None:
     st.caption(
         "What was true on the as-of date (picked above the chart) for this selection, and what changed since: "
         "facts superseded since then, facts new since then, facts unchanged. A topic query runs retrieval with "
@@ -271,7 +270,7 @@ def render_supersessions(lab: Lab, group_id: str, state: DealState) -> None:
     cols[4].metric("Links inferred", counts.inferred, help="Links read from dates because no attribute records them")
     measured = (group_id, counts.facts, counts.superseded)
     if st.button("Measure superseded share of candidates", key=f"{NS}.measure", icon=":material/speed:"):
-        SHARES.put(measured, run(superseded_candidate_share(lab, group_id), timeout=600))
+        SHARES.put(measured, run(lab.temporal.superseded_candidate_share(group_id), timeout=600))
     if measured in SHARES:
         share = SHARES.peek(measured)
         if share is None:

@@ -8,18 +8,39 @@ The handles live in their features (`pipeline/<feature>/api.py`, beside the feat
 
 Features still imported directly by a front end move behind their handle one at a time; the architecture test
 holds the count of engine modules the front ends import (`tests/unit/test_architecture.py`) and only lowers it.
+
+A front end with no Lab in reach uses the functions here: the admin unlock gate and its signed cookie (before any
+Lab), the restore (run with no Lab open), the scoped store and the store-only handles (`on_store`) of the pages
+that read the store while the graph backend is down, and two pure helpers the pages call on records alone
+(`describe_audit_entry`, `supersession_chains`).
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from pipeline.api.exports import lazy
 from pipeline.lab import Lab
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pipeline.audit.describe import Described
+    from pipeline.audit.records import AuditEntry
+    from pipeline.temporal.records import FactRow, Link
+
 # what a front end calls before it has a Lab, or needs none for: defining module -> functions
 FUNCTIONS: dict[str, tuple[str, ...]] = {
+    "pipeline.lab": ("StoreFeatures", "on_store"),  # the store-only handles: pages that work with the graph down
     "pipeline.rerankers": ("has_key", "make_reranker", "reranker_choices", "traits"),  # the reranker table
     "pipeline.rerankers.specs": ("colour",),
     "pipeline.settings": ("get_settings", "settings_error_line"),
     "pipeline.store": ("open_store", "store_path"),
     "pipeline.store.integrity": ("damaged_store", "store_absent"),
+    "pipeline.deals.access": ("scoped_store",),
+    "pipeline.admin.token": ("sign", "verify"),  # the admin gate, before a Lab is open
+    "pipeline.admin.unlock": ("secrets_match", "try_unlock"),
+    "pipeline.backup.restore": ("restore_backup",),  # no Lab may be open on what it replaces
     "pipeline.text": ("clip", "one_line"),
     "pipeline.numbers": ("decimal_number", "whole_number"),
     "pipeline.csv_cells": ("safe_cell",),
@@ -28,4 +49,18 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     "pipeline.graph.embedded.redis_process": ("server_pids", "time_start"),  # the embedded server's benchmarks
 }
 _functions, __getattr__ = lazy(__name__, FUNCTIONS)
-__all__ = ["Lab", *_functions]
+__all__ = ["Lab", "describe_audit_entry", "supersession_chains", *_functions]
+
+
+def describe_audit_entry(entry: AuditEntry) -> Described:
+    """What an audit entry did, in words, and how it is undone (if it can be)."""
+    from pipeline.audit.describe import describe
+
+    return describe(entry)
+
+
+def supersession_chains(facts: Sequence[FactRow], links: Sequence[Link]) -> dict[str, str]:
+    """fact uuid -> the id of its supersession chain."""
+    from pipeline.temporal.supersession import chains
+
+    return chains(facts, links)

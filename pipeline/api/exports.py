@@ -12,6 +12,8 @@ from typing import Any
 def lazy(module: str, table: Mapping[str, tuple[str, ...]]) -> tuple[list[str], Callable[[str], Any]]:
     """(`__all__`, `__getattr__`) for `module`, which hands out `table`'s names (defining module -> names)."""
     home = {name: where for where, names in table.items() for name in names}
+    if len(home) != sum(len(names) for names in table.values()):
+        raise ValueError(f"{module}: a name is handed out from two modules")
 
     def get(name: str) -> Any:
         where = home.get(name)

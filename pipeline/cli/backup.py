@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pipeline.api import Lab, get_settings
+from pipeline.api import Lab, get_settings, restore_backup
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -22,9 +22,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.backup import back_up
-
-    result = await back_up(lab, args.dir)
+    result = await lab.backup.back_up(args.dir)
     print(result.line(lab.backend), file=sys.stderr)
     return {"dir": str(result.target), "graph": result.contents.graph, "files": len(result.contents.files)}
 
@@ -45,8 +43,6 @@ def add_restore_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run_restore(args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.backup import restore_backup
-
     result = restore_backup(args.dir, get_settings().resolved_data_dir, force=args.force)
     print(result.line(), file=sys.stderr)
     return {

@@ -26,9 +26,7 @@ def reranker_key_lines(settings: Settings) -> dict[str, str]:
 
 
 async def run_status(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.deals.summary import deal_summaries, format_table
-
-    summaries = await deal_summaries(lab.backend, lab.store, lab.embedder.info, lab.settings.allowed_deals)
+    summaries = await lab.deal_book.summaries()
     deals = [s.row() for s in summaries]
     keys = reranker_key_lines(lab.settings)
     status = {"backend": lab.backend.describe(), "embedder": lab.embedder.info.describe(), **keys, "deals": deals}
@@ -37,7 +35,7 @@ async def run_status(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         for name, line in keys.items():
             print(f"{name + ':':<9} {line}")
         if deals:
-            print(f"deals:\n{format_table(deals)}")
+            print(f"deals:\n{lab.deal_book.format_table(deals)}")
         else:
             print("deals:    none (run: python -m pipeline seed-demo)")
     return status
@@ -54,14 +52,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.deals.summary import deal_summaries, format_table
-
     group, read_only = (args.read_only, True) if args.read_only else (args.writable, False)
     if group:
         deal = await lab.set_read_only(group, read_only, args.actor or cli_actor())
         print(f"deal {deal.group_id!r} is now {'read-only' if read_only else 'writable'}", file=sys.stderr)
-    summaries = await deal_summaries(lab.backend, lab.store, lab.embedder.info, lab.settings.allowed_deals)
+    summaries = await lab.deal_book.summaries()
     rows = [s.row() for s in summaries]
     if not args.json:
-        print(format_table(rows) if rows else "no deals (run: python -m pipeline seed-demo)")
+        print(lab.deal_book.format_table(rows) if rows else "no deals (run: python -m pipeline seed-demo)")
     return {"embedder": lab.embedder.info.describe(), "deals": rows}

@@ -40,7 +40,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.history.repo import save_run
 
     retrieval = await lab.retrieval.retrieve(
         args.text,
@@ -54,7 +53,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         first_stage=args.first_stage,
         recipe=Recipe.parse(args.recipe),
     )
-    run_id = save_run(lab.store, retrieval, "cli")
+    run_id = lab.history.save_run(retrieval, "cli")
     if not args.json:
         print(render_run(retrieval))
     print(f"recorded as run #{run_id} (History page)", file=sys.stderr)

@@ -60,6 +60,19 @@ class TimingTable:
     def stage(self, name: str) -> np.ndarray:
         return self.ms[:, self.stages.index(name)]
 
+    # The charts' aggregates, as methods so a page draws them from the table it was handed.
+
+    def by_candidates(self, stage: str) -> Series:
+        return by_candidates(self, stage)
+
+    def over_time(self, stage: str, bucket_s: int | None = None) -> Series:
+        return over_time(self, stage, bucket_s)
+
+    def histogram(self, stage: str, bins: int = 40, budget: float | None = None) -> Histogram:
+        """The stage's histogram, its range cut at `histogram_upper` of the budget."""
+        values = self.stage(stage)
+        return histogram(values, bins, histogram_upper(values, budget))
+
 
 def reranker_label(reranker: str, model: str) -> str:
     """'voyage · rerank-2.5' for hosted models; the plain name otherwise (the local model id is long)."""

@@ -76,7 +76,7 @@ class Supersession:
 
 
 @dataclass(frozen=True)
-class Selection:
+class FactSelection:
     kind: SelectionKind
     value: str  # entity uuid, relation name or query text
 
@@ -89,7 +89,7 @@ class Selection:
 
 @dataclass(frozen=True)
 class Timeline:
-    selection: Selection
+    selection: FactSelection
     facts: tuple[FactRow, ...]  # chain members next to each other, oldest first
     links: tuple[Link, ...]  # only links between the facts shown
 

@@ -20,8 +20,8 @@ from pipeline.temporal.records import (
     DiffRow,
     EntityMatch,
     FactRow,
+    FactSelection,
     Link,
-    Selection,
     Supersession,
     SupersessionCounts,
     Timeline,
@@ -68,7 +68,7 @@ async def _query_uuids(lab: Lab, group_id: str, query: str, as_of: datetime | No
     return [r.uuid for r in run.results]
 
 
-def _selected(facts: Sequence[FactRow], selection: Selection) -> list[FactRow]:
+def _selected(facts: Sequence[FactRow], selection: FactSelection) -> list[FactRow]:
     if selection.kind == "entity":
         return [f for f in facts if selection.value in (f.source_uuid, f.target_uuid)]
     return [f for f in facts if f.relation == selection.value]
@@ -96,7 +96,9 @@ async def _facts(lab: Lab, group_id: str, facts: Sequence[FactRow] | None) -> Se
     return await load_facts(lab, group_id) if facts is None else facts
 
 
-async def timeline(lab: Lab, group_id: str, selection: Selection, facts: Sequence[FactRow] | None = None) -> Timeline:
+async def timeline(
+    lab: Lab, group_id: str, selection: FactSelection, facts: Sequence[FactRow] | None = None
+) -> Timeline:
     """The facts of an entity, a relation or a topic query, with their whole supersession chains (`facts`:
     the deal's facts if already loaded; reading them is most of the time on a big deal)."""
     facts = await _facts(lab, group_id, facts)
@@ -111,7 +113,7 @@ async def timeline(lab: Lab, group_id: str, selection: Selection, facts: Sequenc
 
 
 async def as_of(
-    lab: Lab, group_id: str, selection: Selection, when: datetime, facts: Sequence[FactRow] | None = None
+    lab: Lab, group_id: str, selection: FactSelection, when: datetime, facts: Sequence[FactRow] | None = None
 ) -> AsOfAnswer:
     """What was true on `when` for the selection, and how each of those facts (and today's) changed since.
 

@@ -12,6 +12,7 @@ from dashboard.merges import data as merges_data
 from pipeline.audit import audit_log
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.lab import Lab
+from pipeline.merges import candidates as merge_candidates
 from pipeline.merges.candidates import CandidateReport
 from pipeline.merges.records import read_merge_records
 from tests.app.conftest import no_errors, open_page
@@ -164,13 +165,13 @@ async def test_widget_changes_reuse_the_candidates_and_admin_actions_refresh_the
     """Scoring every entity pair runs once per deal state: search, threshold, unlocking and picking a pair
     reuse it; a merge and its undo each rescore, and the tables show the fresh candidates."""
     scored: list[str] = []
-    find_candidates = merges_data.find_candidates
+    find_candidates = merge_candidates.find_candidates
 
     async def counted(lab: Lab, group_id: str, *args: Any, **kwargs: Any) -> CandidateReport:
         scored.append(group_id)
         return await find_candidates(lab, group_id, *args, **kwargs)
 
-    monkeypatch.setattr(merges_data, "find_candidates", counted)
+    monkeypatch.setattr(merge_candidates, "find_candidates", counted)  # the call lab.merges makes
     merges_data.clear()
     open_page(app, PAGE, own_deal)
     assert scored.count(own_deal) == 1

@@ -23,7 +23,7 @@ from pipeline.ingest.demo.seed import seed_demo
 from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
 from pipeline.retrieval.retrieve import retrieve
-from pipeline.temporal.records import Selection
+from pipeline.temporal.records import FactSelection
 from pipeline.temporal.supersession import supersession_links
 from pipeline.temporal.timeline import as_of, load_facts
 from tests.support.dump import dump_deal
@@ -100,7 +100,7 @@ async def test_correct_then_undo_restores_the_graph_exactly(lab: Lab, deal: str)
     assert any(
         not link.inferred and (link.old, link.new) == (CASH, record.new_uuid) for link in supersession_links(facts)
     )
-    answer = await as_of(lab, deal, Selection("relation", "HAS_CASH"), datetime(2026, 3, 15, tzinfo=UTC))
+    answer = await as_of(lab, deal, FactSelection("relation", "HAS_CASH"), datetime(2026, 3, 15, tzinfo=UTC))
     status = {row.fact.uuid: row.status for row in answer.diff}
     assert status[CASH] == "superseded" and status[record.new_uuid] == "new"
     assert next(r for r in answer.diff if r.fact.uuid == CASH).replaced_by.uuid == record.new_uuid  # type: ignore[union-attr]

@@ -46,7 +46,7 @@ from pipeline.spotcheck.repo import list_queues, queue_items
 from pipeline.spotcheck.repo_answers import verdict_rows
 from pipeline.spotcheck.sampling import sample_items
 from pipeline.spotcheck.verdicts import record_verdict, verdict_judgments
-from pipeline.temporal.records import Selection
+from pipeline.temporal.records import FactSelection
 from pipeline.temporal.timeline import as_of, load_facts, supersession_report, timeline
 from tests.conftest import FIXTURES
 from tests.support.dump import dump_deal
@@ -176,16 +176,16 @@ def assert_owned(deal: str, facts: set[str] = frozenset(), episodes: set[str] = 
 # --- timelines, as-of answers, supersession lists ------------------------------------------------------------
 
 selections = st.one_of(
-    st.builds(Selection, st.just("entity"), st.sampled_from(ALL_ENTITIES)),
-    st.builds(Selection, st.just("relation"), st.sampled_from(RELATIONS)),
-    st.builds(Selection, st.just("query"), queries),
+    st.builds(FactSelection, st.just("entity"), st.sampled_from(ALL_ENTITIES)),
+    st.builds(FactSelection, st.just("relation"), st.sampled_from(RELATIONS)),
+    st.builds(FactSelection, st.just("query"), queries),
 )
 
 
 @BOUNDED
 @given(deal=st.sampled_from(DEALS), selection=selections, when=moments)
 async def test_timelines_and_as_of_answers_hold_only_the_deals_own_facts(
-    lab: Lab, world: World, deal: str, selection: Selection, when: datetime
+    lab: Lab, world: World, deal: str, selection: FactSelection, when: datetime
 ) -> None:
     EXAMPLES["timeline_and_as_of"] += 1
     tl = await timeline(lab, deal, selection)

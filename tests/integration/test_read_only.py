@@ -33,7 +33,7 @@ from pipeline.merges.records import list_merges
 from pipeline.rerankers import reranker_choices
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.settings import PROJECT_ROOT
-from pipeline.temporal.timeline import Selection, as_of, search_entities, supersession_report, timeline
+from pipeline.temporal.timeline import FactSelection, as_of, search_entities, supersession_report, timeline
 from tests.conftest import FIXTURES, make_settings
 from tests.support.dump import dump_deal
 from tests.support.graphiti_deal import GROUP_ID, GraphitiDeal, graphiti_deal  # noqa: F401
@@ -77,9 +77,9 @@ async def test_every_read_leaves_the_graph_unchanged(ro_lab: Lab, acme: str) -> 
     assert any(c.superseded for c in superseded.candidates)
 
     entity = next(e for e in await search_entities(ro_lab, acme, "Harbor") if e.name == "Harbor Bank")
-    tl = await timeline(ro_lab, acme, Selection("entity", entity.uuid))
+    tl = await timeline(ro_lab, acme, FactSelection("entity", entity.uuid))
     assert any(f.superseded for f in tl.facts)
-    answer = await as_of(ro_lab, acme, Selection("entity", entity.uuid), datetime(2026, 2, 1, tzinfo=UTC))
+    answer = await as_of(ro_lab, acme, FactSelection("entity", entity.uuid), datetime(2026, 2, 1, tzinfo=UTC))
     assert answer is not None
     changes, counts = await supersession_report(ro_lab, acme)
     assert len(changes) == 2 and counts is not None

@@ -13,7 +13,7 @@ from pipeline.errors import InvalidInput
 from pipeline.ingest.demo.seed import DEAL_FILE
 from pipeline.ingest.loading import stable_uuid
 from pipeline.lab import Lab
-from pipeline.temporal.records import FactRow, Selection
+from pipeline.temporal.records import FactRow, FactSelection
 from pipeline.temporal.supersession import infer_links, supersession_links
 from pipeline.temporal.timeline import (
     as_of,
@@ -133,7 +133,7 @@ async def test_inference_on_a_graph_written_without_attributes(lab: Lab) -> None
     rows, counts = await supersession_report(lab, group)
     assert [(r.old.uuid, r.new.uuid, r.inferred) for r in rows] == [("e-old", "e-new", True)]
     assert (counts.facts, counts.current, counts.superseded, counts.inferred, counts.chains) == (2, 1, 1, 1, 1)
-    shown = await timeline(lab, group, Selection("entity", "n0"))
+    shown = await timeline(lab, group, FactSelection("entity", "n0"))
     assert [f.uuid for f in shown.facts] == ["e-old", "e-new"] and len(shown.links) == 1
     await lab.backend.delete_graph(group)
 
@@ -156,7 +156,7 @@ async def test_the_demo_deal_has_its_recorded_chains(lab: Lab, demo: str) -> Non
 async def test_an_entity_timeline_shows_whole_chains_with_their_links(lab: Lab, demo: str) -> None:
     matches = await search_entities(lab, demo, "halcyon freight")
     halcyon = next(m for m in matches if m.name == "Halcyon Freight Systems, Inc.")
-    shown = await timeline(lab, demo, Selection("entity", halcyon.uuid))
+    shown = await timeline(lab, demo, FactSelection("entity", halcyon.uuid))
     uuids = [f.uuid for f in shown.facts]
     assert len(uuids) == len(set(uuids)) >= halcyon.facts
     arr = [uid(demo, k) for k in ("f007", "f036", "f173")]
@@ -170,14 +170,14 @@ async def test_an_entity_timeline_shows_whole_chains_with_their_links(lab: Lab, 
 
 
 async def test_a_topic_query_timeline_adds_the_chains_of_what_it_found(lab: Lab, demo: str) -> None:
-    shown = await timeline(lab, demo, Selection("query", "Halcyon ARR"))
+    shown = await timeline(lab, demo, FactSelection("query", "Halcyon ARR"))
     uuids = {f.uuid for f in shown.facts}
     assert {uid(demo, k) for k in ("f007", "f036", "f173")} <= uuids
     assert shown.links
 
 
 async def test_as_of_answers_and_the_diff_from_today(lab: Lab, demo: str) -> None:
-    answer = await as_of(lab, demo, Selection("relation", "HAS_ARR"), datetime(2026, 1, 15, tzinfo=UTC))
+    answer = await as_of(lab, demo, FactSelection("relation", "HAS_ARR"), datetime(2026, 1, 15, tzinfo=UTC))
     assert [f.uuid for f in answer.then] == [uid(demo, "f036")]
     diff = {r.fact.uuid: r for r in answer.diff}
     assert diff[uid(demo, "f036")].status == "superseded"
@@ -186,7 +186,7 @@ async def test_as_of_answers_and_the_diff_from_today(lab: Lab, demo: str) -> Non
     assert uid(demo, "f007") not in diff  # neither true then nor now
     assert (answer.count("superseded"), answer.count("new"), answer.count("unchanged")) == (1, 1, 0)
     # a topic query uses retrieve(as_of=...): the ARR then is the December 2025 figure
-    topic = await as_of(lab, demo, Selection("query", "Halcyon ARR"), datetime(2026, 1, 15, tzinfo=UTC))
+    topic = await as_of(lab, demo, FactSelection("query", "Halcyon ARR"), datetime(2026, 1, 15, tzinfo=UTC))
     then = [f.uuid for f in topic.then]
     assert uid(demo, "f036") in then and uid(demo, "f173") not in then and uid(demo, "f007") not in then
     assert any(r.status == "superseded" and r.fact.uuid == uid(demo, "f036") for r in topic.diff)
@@ -204,6 +204,6 @@ async def test_share_of_superseded_candidates_over_the_labelled_queries(lab: Lab
 
 def test_an_empty_selection_is_refused() -> None:
     with pytest.raises(InvalidInput, match="Pick or type"):
-        Selection("entity", " ")
+        FactSelection("entity", " ")
     with pytest.raises(InvalidInput, match="Unknown selection"):
-        Selection("nothing", "x")  # type: ignore[arg-type]
+        FactSelection("nothing", "x")  # type: ignore[arg-type]

@@ -21,7 +21,7 @@ MAX_UPWARD = 3
 # `pipeline` modules the front ends (dashboard/, app_pages/, pipeline/cli/, benchmarks/) import: the goal is the
 # application layer alone (pipeline.api, pipeline.api.models, pipeline.errors). Features move behind their handle on
 # Lab one at a time; lower this as they go, never raise it.
-MAX_FRONT_END_MODULES = 46
+MAX_FRONT_END_MODULES = 23
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -128,6 +128,14 @@ THROUGH_THE_API = (
     "pipeline/evaluation/",
     "pipeline/gate/",
     "pipeline/comparison/",
+    "pipeline/history/",
+    "pipeline/temporal/",
+    "pipeline/corrections/",
+    "pipeline/merges/",
+    "pipeline/audit/",
+    "pipeline/admin/",
+    "pipeline/backup/",
+    "pipeline/deals/",
     "pipeline/retrieval/",
     "pipeline/rerankers/",
     "pipeline/graph/",

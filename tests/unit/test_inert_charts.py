@@ -14,7 +14,7 @@ from dashboard.spotcheck.charts import verdict_bars
 from dashboard.timeline.charts import timeline_figure
 from pipeline.retrieval.records import Candidate, RankedCandidate
 from pipeline.spotcheck.verdicts import RateRow
-from pipeline.temporal.records import FactRow, Selection, Timeline
+from pipeline.temporal.records import FactRow, FactSelection, Timeline
 
 HOSTILE = "<a href='http://evil.example/x'>click</a> <b>bold</b> $$\\huge X$$ <img src=http://evil.example/i.png>"
 
@@ -44,7 +44,7 @@ def test_timeline_ticks_hover_and_legend_are_escaped() -> None:
         "u1", HOSTILE, HOSTILE, "s", HOSTILE, "t", HOSTILE, ("e",), when, None, None, when, None, None,
         HOSTILE, HOSTILE, when,
     )  # fmt: skip
-    fig = timeline_figure(Timeline(Selection("entity", "s"), (fact,), ()))
+    fig = timeline_figure(Timeline(FactSelection("entity", "s"), (fact,), ()))
     spec = fig.to_json()
     assert_inert(spec)
     assert html.unescape(fig.layout.yaxis.ticktext[0]).startswith("<a href=")  # the text itself is kept

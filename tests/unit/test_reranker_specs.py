@@ -97,6 +97,7 @@ async def test_the_cli_status_prints_one_line_per_keyed_spec(
 ) -> None:
     from pipeline.cli import deals
     from pipeline.deals import summary
+    from pipeline.deals.api import DealBook
 
     async def no_deals(*_: object) -> list[object]:
         return []
@@ -106,6 +107,7 @@ async def test_the_cli_status_prints_one_line_per_keyed_spec(
     embedder = SimpleNamespace(info=SimpleNamespace(describe=lambda: "local"))
     settings = Settings(voyage_api_key="vk", cohere_api_key=None, allowed_deals=None)
     lab = SimpleNamespace(backend=backend, embedder=embedder, store=None, settings=settings)
+    lab.deal_book = DealBook(lab)  # type: ignore[arg-type]
     report = await deals.run_status(lab, argparse.Namespace(json=False))  # type: ignore[arg-type]
     assert list(report) == ["backend", "embedder", "voyage", "cohere", "deals"]
     assert capsys.readouterr().out.splitlines() == [

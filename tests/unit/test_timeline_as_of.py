@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from dashboard.timeline.charts import default_as_of, timeline_figure
-from pipeline.temporal.records import Selection, Timeline
+from pipeline.temporal.records import FactSelection, Timeline
 from tests.unit.test_timeline_pages import DAY0, chained, fact
 
 TODAY = date(2026, 11, 23)
@@ -17,7 +17,7 @@ def test_it_opens_the_day_before_the_middle_change() -> None:
 
 
 def test_a_timeline_that_never_changed_opens_on_today() -> None:
-    tl = Timeline(Selection("entity", "a"), (fact("x", 0), fact("y", 5)), ())
+    tl = Timeline(FactSelection("entity", "a"), (fact("x", 0), fact("y", 5)), ())
     assert default_as_of(tl, TODAY) == TODAY
 
 

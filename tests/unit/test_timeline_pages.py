@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from dashboard.timeline.charts import chart_pages, timeline_figure
-from pipeline.temporal.records import FactRow, Link, Selection, Timeline
+from pipeline.temporal.records import FactRow, FactSelection, Link, Timeline
 
 DAY0 = datetime(2025, 1, 1, tzinfo=UTC)
 
@@ -27,7 +27,7 @@ def chained(lengths: list[int]) -> Timeline:
             facts.append(fact(f"c{c}f{i}", 10 * i, None if last else 10 * (i + 1)))
             if i:
                 links.append(Link(f"c{c}f{i - 1}", f"c{c}f{i}", inferred=False))
-    return Timeline(Selection("entity", "a"), tuple(facts), tuple(links))
+    return Timeline(FactSelection("entity", "a"), tuple(facts), tuple(links))
 
 
 def test_a_timeline_that_fits_is_one_page_the_same_object() -> None:
