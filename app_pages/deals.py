@@ -5,9 +5,9 @@ from dashboard.common.runtime import run
 from dashboard.common.sidebar import page_context
 from dashboard.common.tables import show_table
 from dashboard.common.text import md
+from pipeline.api.models import DEMO_GROUP
 from pipeline.corrections.actions import list_corrections
 from pipeline.deals.summary import deal_summaries
-from pipeline.ingest.demo.seed import DEMO_GROUP, reset_demo
 
 st.title("Deals & data")
 st.caption(
@@ -61,5 +61,5 @@ else:
         ask("deals.reset", summary)
     if confirmed("deals.reset", summary):
         with st.spinner("Rebuilding the demo deal…"):
-            result = run(reset_demo(lab, actor))
+            result = run(lab.ingest.reset_demo(actor))
         st.success(f"Demo deal reset: {result.facts} facts, {result.entities} entities, {result.merges} merges.")

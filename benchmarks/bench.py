@@ -17,7 +17,6 @@ from benchmarks.stock_graphiti import graphiti_for
 from pipeline.errors import InvalidInput
 from pipeline.history.repo import save_run
 from pipeline.lab import Lab
-from pipeline.query_sets import load_query_set
 from pipeline.rerankers import make_reranker
 from pipeline.rerankers.base import LabReranker, RerankOutcome
 from pipeline.retrieval.filters import temporal_filter
@@ -73,7 +72,7 @@ async def bench(
         stock_up_to = 0
     await lab.deal(group_id)
     if queries is None:
-        query_set = load_query_set(lab.store, group_id)
+        query_set = lab.query_sets.load(group_id)
         if query_set is None:
             raise InvalidInput(f"Deal {group_id!r} has no labelled query set to benchmark with.")
         queries = [q.text for q in query_set.queries]

@@ -198,7 +198,6 @@ def run_walk_parity(args: argparse.Namespace) -> dict[str, Any]:
 
     from benchmarks.scale import GROUP, data_dir_for, generate
     from benchmarks.walk_parity import FILTERS, walk_parity
-    from pipeline.query_sets import load_query_set
     from pipeline.settings import get_settings
 
     depths = parse_int_list(args.candidates_list, "--candidates")
@@ -217,7 +216,7 @@ def run_walk_parity(args: argparse.Namespace) -> dict[str, Any]:
             if args.scale is not None:
                 texts = list(generate(args.scale).queries)
             else:
-                query_set = load_query_set(lab.store, group)
+                query_set = lab.query_sets.load(group)
                 if query_set is None:
                     raise InvalidInput(f"Deal {group!r} has no labelled query set.")
                 texts = [q.text for q in query_set.queries]

@@ -22,7 +22,7 @@ APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
 def time_compare_page(queries: int = 20, reranker: str = "local") -> dict[str, Any]:
     from streamlit.testing.v1 import AppTest
 
-    from pipeline.query_sets import load_query_set
+    from pipeline.api import load_query_set
     from pipeline.settings import get_settings
     from pipeline.store import open_store
 

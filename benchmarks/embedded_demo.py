@@ -9,7 +9,6 @@ from pathlib import Path
 
 from pipeline.errors import InvalidInput
 from pipeline.graph.embedded_falkordb import EmbeddedFalkorDB
-from pipeline.ingest.demo.seed import seed_demo
 from pipeline.lab import Lab
 from pipeline.settings import get_settings
 
@@ -23,7 +22,7 @@ async def embedded_demo_lab(data_dir: Path, benchmark: str) -> AsyncIterator[tup
         server = lab.backend.embedded
         if server is None:
             raise InvalidInput(f"{benchmark} measures the embedded server: unset FALKORDB_URI/NEO4J_URI")
-        await seed_demo(lab.backend, lab.embedder, data_dir)
+        await lab.ingest.seed_demo()
         yield lab, server
     finally:
         await lab.close()

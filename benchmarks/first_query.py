@@ -139,7 +139,7 @@ async def _round(port: int, texts: list[str], store: Any) -> dict[str, float]:
 
 
 def time_first_query(queries: int = 10, rounds: int = 1) -> dict[str, Any]:
-    from pipeline.query_sets import load_query_set
+    from pipeline.api import load_query_set
     from pipeline.settings import get_settings
     from pipeline.store import open_store
 

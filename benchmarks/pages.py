@@ -98,7 +98,7 @@ def _problems(at: Any) -> list[str]:
 
 
 def _query_text(group: str | None) -> str:
-    from pipeline.query_sets import load_query_set
+    from pipeline.api import load_query_set
     from pipeline.settings import get_settings
     from pipeline.store import open_store
 

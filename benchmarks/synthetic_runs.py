@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from pipeline.api import stable_uuid
+from pipeline.api.models import DEMO_DATA_DIR as DEMO_DATA
 from pipeline.history.records import Source
 from pipeline.history.repo import save_payloads
-from pipeline.ingest.demo.seed import DATA_DIR as DEMO_DATA
-from pipeline.ingest.loading import stable_uuid
 from pipeline.rerankers import traits
 from pipeline.retrieval.records import BUDGETS_MS
 from pipeline.store.db import Store

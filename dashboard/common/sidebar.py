@@ -15,10 +15,10 @@ from dashboard.common.deal_picker import DEAL_KEY as DEAL_KEY  # the URL key, wh
 from dashboard.common.deal_picker import deal_caption, pick_deal
 from dashboard.common.runtime import get_lab, run
 from dashboard.common.text import md
+from pipeline.api.models import DEMO_GROUP
 from pipeline.deals import DealInfo, match_label
 from pipeline.deals.access import scoped_store
 from pipeline.errors import InvalidInput, RetrievalLabError, StoreUnavailable
-from pipeline.ingest.demo.seed import DEMO_GROUP
 from pipeline.lab import Lab
 from pipeline.rerankers import reranker_choices
 from pipeline.settings import Settings, get_settings

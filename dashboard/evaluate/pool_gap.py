@@ -8,11 +8,10 @@ import streamlit as st
 from dashboard.common.page_state.flash import flash, show_flash
 from dashboard.common.runtime import run
 from dashboard.common.text import LABEL_CHARS, md
+from pipeline.api.models import PoolSpec
 from pipeline.errors import RetrievalLabError
 from pipeline.evaluation.records import PoolGap
 from pipeline.lab import Lab
-from pipeline.pools.build import build_pool
-from pipeline.pools.records import PoolSpec
 from pipeline.retrieval.setting import Setting
 from pipeline.utc import now_iso
 
@@ -26,7 +25,7 @@ def _build(lab: Lab, gap: PoolGap) -> None:
             raise RetrievalLabError("Enter your name before building the pool.")
         settings = tuple(Setting.parse(text, "The pooled setting") for text in gap.settings)
         name = f"unjudged gap of {' vs '.join(gap.settings)} · {now_iso()[:19]}"
-        pool = run(build_pool(lab, PoolSpec(name, gap.group_id, gap.set_name, settings, reviewer)), timeout=1800)
+        pool = run(lab.pools.build(PoolSpec(name, gap.group_id, gap.set_name, settings, reviewer)), timeout=1800)
     except RetrievalLabError as exc:
         flash(f"{NS}.flash", md(exc), "error")
         return

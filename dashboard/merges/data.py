@@ -15,7 +15,6 @@ import streamlit as st
 from dashboard.common.deal_state import DealState
 from dashboard.common.runtime import run
 from dashboard.common.shared_cache import shared_cache
-from pipeline.ingest.demo.seed import labelled_evaluation
 from pipeline.lab import Lab
 from pipeline.merges.actions import rejected_pairs, score_entities, undone_merges
 from pipeline.merges.candidates import CandidateReport, EntityRef, find_candidates, list_entities
@@ -40,7 +39,7 @@ def candidates(_lab: Lab, group_id: str, state: DealState) -> CandidateReport:
 
 @CACHED
 def labelled(_lab: Lab, group_id: str, state: DealState) -> LabelledEvaluation | None:
-    return run(labelled_evaluation(_lab, group_id))
+    return run(_lab.ingest.labelled_evaluation(group_id))
 
 
 @CACHED

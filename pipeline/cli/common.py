@@ -24,8 +24,9 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
+from pipeline.api import date_field
+from pipeline.api.models import DATE_RULE
 from pipeline.errors import InvalidInput, RetrievalLabError
-from pipeline.ingest.fields import DATE_RULE, date_field
 from pipeline.lab import Lab
 from pipeline.numbers import MAX_INTEGER, decimal_number, whole_number
 from pipeline.settings import settings_error_line
