@@ -5,7 +5,7 @@ from dashboard.common.runtime import run
 from dashboard.common.sidebar import page_context
 from dashboard.common.tables import show_table
 from dashboard.common.text import md
-from pipeline.ingest.demo.seed import DEMO_GROUP, reset_demo
+from pipeline.api.models import DEMO_GROUP
 
 st.title("Deals & data")
 st.caption(
@@ -59,5 +59,5 @@ else:
         ask("deals.reset", summary)
     if confirmed("deals.reset", summary):
         with st.spinner("Rebuilding the demo deal…"):
-            result = run(reset_demo(lab, actor))
+            result = run(lab.ingest.reset_demo(actor))
         st.success(f"Demo deal reset: {result.facts} facts, {result.entities} entities, {result.merges} merges.")

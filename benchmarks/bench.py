@@ -15,7 +15,6 @@ import numpy as np
 from pipeline.api import Lab, make_reranker
 from pipeline.api.models import DEFAULT_RECIPE, FirstStageName, Recipe
 from pipeline.errors import InvalidInput
-from pipeline.query_sets import load_query_set
 
 DEFAULT_DEPTHS = (10, 25, 50, 100)
 
@@ -55,7 +54,7 @@ async def bench(
         stock_up_to = 0
     await lab.deal(group_id)
     if queries is None:
-        query_set = load_query_set(lab.store, group_id)
+        query_set = lab.query_sets.load(group_id)
         if query_set is None:
             raise InvalidInput(f"Deal {group_id!r} has no labelled query set to benchmark with.")
         queries = [q.text for q in query_set.queries]

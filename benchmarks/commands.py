@@ -198,7 +198,6 @@ def run_walk_parity(args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.scale import GROUP, data_dir_for, generate
     from pipeline.api import get_settings
     from pipeline.api.models import WALK_FILTERS
-    from pipeline.query_sets import load_query_set
 
     depths = parse_int_list(args.candidates_list, "--candidates")
     filters = [f.strip() for f in args.filters.split(",") if f.strip()]
@@ -216,7 +215,7 @@ def run_walk_parity(args: argparse.Namespace) -> dict[str, Any]:
             if args.scale is not None:
                 texts = list(generate(args.scale).queries)
             else:
-                query_set = load_query_set(lab.store, group)
+                query_set = lab.query_sets.load(group)
                 if query_set is None:
                     raise InvalidInput(f"Deal {group!r} has no labelled query set.")
                 texts = [q.text for q in query_set.queries]

@@ -22,8 +22,7 @@ APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
 def time_compare_page(queries: int = 20, reranker: str = "local") -> dict[str, Any]:
     from streamlit.testing.v1 import AppTest
 
-    from pipeline.api import get_settings, open_store
-    from pipeline.query_sets import load_query_set
+    from pipeline.api import get_settings, load_query_set, open_store
 
     query_set = load_query_set(open_store(get_settings().resolved_data_dir), "demo")
     if query_set is None:

@@ -29,13 +29,11 @@ async def _measure(folder: Path, data_dir: Path, corrections: int, repeat: int) 
 
     from benchmarks.embedded_demo import embedded_demo_lab
     from pipeline.api.models import CorrectionRequest
-    from pipeline.ingest.beir import import_beir
-    from pipeline.ingest.loading import stable_uuid
 
     async with embedded_demo_lab(data_dir, "the durability benchmark") as (lab, server):
         facts = []
         for number in range(1, 400):
-            fact = await lab.backend.cypher.fact("demo", stable_uuid("demo", "fact", f"f{number}"))
+            fact = await lab.backend.cypher.fact("demo", lab.ingest.stable_uuid("demo", "fact", f"f{number}"))
             if fact is not None and not fact.get("invalid_at") and not fact.get("expired_at"):
                 facts.append(fact["uuid"])
         facts = facts[:corrections]
@@ -45,7 +43,7 @@ async def _measure(folder: Path, data_dir: Path, corrections: int, repeat: int) 
             for policy in POLICIES:
                 control.config_set("appendfsync", policy)
                 started = time.perf_counter()
-                await import_beir(lab.backend, lab.embedder, data_dir, folder, f"fsync-{policy}-{attempt}")
+                await lab.ingest.import_beir(folder, f"fsync-{policy}-{attempt}")
                 times[policy]["import_s"].append(time.perf_counter() - started)
 
                 started = time.perf_counter()

@@ -10,7 +10,6 @@ from pathlib import Path
 from pipeline.api import Lab, get_settings
 from pipeline.api.models import EmbeddedFalkorDB
 from pipeline.errors import InvalidInput
-from pipeline.ingest.demo.seed import seed_demo
 
 
 @contextlib.asynccontextmanager
@@ -22,7 +21,7 @@ async def embedded_demo_lab(data_dir: Path, benchmark: str) -> AsyncIterator[tup
         server = lab.backend.embedded
         if server is None:
             raise InvalidInput(f"{benchmark} measures the embedded server: unset FALKORDB_URI/NEO4J_URI")
-        await seed_demo(lab.backend, lab.embedder, data_dir)
+        await lab.ingest.seed_demo()
         yield lab, server
     finally:
         await lab.close()

@@ -139,8 +139,7 @@ async def _round(port: int, texts: list[str], store: Any) -> dict[str, float]:
 
 
 def time_first_query(queries: int = 10, rounds: int = 1) -> dict[str, Any]:
-    from pipeline.api import get_settings, open_store
-    from pipeline.query_sets import load_query_set
+    from pipeline.api import get_settings, load_query_set, open_store
 
     if not Path(CHROMIUM).exists():
         raise InvalidInput("Debian's chromium is not installed: run scripts/setup.sh --test")

@@ -77,8 +77,7 @@ def write_slice(source: Path, target: Path, limit: int, long: bool) -> list[str]
 
 async def _measure(folder: Path, data_dir: Path, texts: list[str], repeat: int) -> dict[str, Any]:
     from pipeline.api import Lab, get_settings
-    from pipeline.ingest.beir import import_beir
-    from pipeline.ingest.loading import WRITE_BATCH
+    from pipeline.api.models import WRITE_BATCH
 
     settings = get_settings().model_copy(update={"data_dir": data_dir})
     lab = await Lab.open(settings)
@@ -95,16 +94,14 @@ async def _measure(folder: Path, data_dir: Path, texts: list[str], repeat: int) 
             calls.clear()
             started = time.perf_counter()
             group = f"speed{attempt}"
-            result = await import_beir(
-                lab.backend, lab.embedder, data_dir, folder, group, report=lambda s: calls.append((s.done, s.total))
-            )
+            result = await lab.ingest.import_beir(folder, group, report=lambda s: calls.append((s.done, s.total)))
             imports.append(time.perf_counter() - started)
             reports.append(len(calls))
             if result.skipped or not calls or calls[-1] != (len(texts), len(texts)):
                 raise InvalidInput(f"the import did not report its progress to the end: {calls[-3:]}")
 
         started = time.perf_counter()
-        again = await import_beir(lab.backend, lab.embedder, data_dir, folder, "speed0")
+        again = await lab.ingest.import_beir(folder, "speed0")
         again_s = time.perf_counter() - started
         if not again.skipped:
             raise InvalidInput("a second import of the same folder was not skipped")

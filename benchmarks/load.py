@@ -14,7 +14,6 @@ import numpy as np
 
 from pipeline.api import Lab
 from pipeline.errors import InvalidInput
-from pipeline.query_sets import load_query_set
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,7 @@ async def load_test(
     if not 1 <= sessions <= 200 or not 1 <= queries_per_session <= 1000:
         raise InvalidInput("Use 1-200 sessions and 1-1000 queries per session.")
     await lab.deal(group_id)
-    query_set = load_query_set(lab.store, group_id)
+    query_set = lab.query_sets.load(group_id)
     texts = [q.text for q in query_set.queries] if query_set else ["revenue"]
     latencies: list[float] = []
     errors: list[str] = []

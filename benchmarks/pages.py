@@ -98,8 +98,7 @@ def _problems(at: Any) -> list[str]:
 
 
 def _query_text(group: str | None) -> str:
-    from pipeline.api import get_settings, open_store
-    from pipeline.query_sets import load_query_set
+    from pipeline.api import get_settings, load_query_set, open_store
 
     if group is None:
         return FALLBACK_QUERY

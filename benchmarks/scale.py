@@ -21,11 +21,20 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pipeline.api import Lab, get_settings, now_iso, open_store
-from pipeline.api.models import DealRecord, FirstStageName, RecallCheck, Settings
-from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, stable_uuid, write_deal
-from pipeline.ingest.progress import ProgressLines, Report
-from pipeline.ingest.rebuild import Rebuild, check_rebuild, rebuild_deal
+from pipeline.api import Lab, get_settings, now_iso, open_store, stable_uuid
+from pipeline.api.models import (
+    DealContent,
+    DealRecord,
+    EntitySpec,
+    EpisodeSpec,
+    FactSpec,
+    FirstStageName,
+    ProgressLines,
+    Rebuild,
+    RecallCheck,
+    Report,
+    Settings,
+)
 
 GENERATOR_VERSION = "1"
 GROUP = "scale"
@@ -230,15 +239,15 @@ async def ensure_deal(lab: Lab, facts: int) -> float | None:
         created_at=now_iso(),
     )
     plan = Rebuild(record, "benchmarks scale", replace=existing is not None, actor="benchmark")
-    await check_rebuild(lab.backend, store, existing, plan)
+    await lab.ingest.check_rebuild(store, existing, plan)
 
     progress = ProgressLines("generating", lambda line: print(line, file=sys.stderr, flush=True))
 
     async def write(track: Report) -> None:
-        await write_deal(lab.backend, GROUP, deal.content, lab.embedder, track)
+        await lab.ingest.write_deal(GROUP, deal.content, track)
         await lab.backend.compact()
 
-    await rebuild_deal(lab.backend, store, existing, plan, write, report=progress)
+    await lab.ingest.rebuild_deal(store, existing, plan, write, report=progress)
     seconds = time.perf_counter() - started
     print(f"generated {facts:,} facts in {seconds:.1f} s", file=sys.stderr)
     return seconds

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pipeline.api import on_store, traits
+from pipeline.api import on_store, stable_uuid, traits
 from pipeline.api.models import BUDGETS_MS, Source, Store
-from pipeline.ingest.demo.seed import DATA_DIR as DEMO_DATA
-from pipeline.ingest.loading import stable_uuid
+from pipeline.api.models import DEMO_DATA_DIR as DEMO_DATA
 
 DEPTHS = (10, 25, 50, 100)
 DEPTH_WEIGHTS = (0.2, 0.25, 0.4, 0.15)

@@ -27,7 +27,6 @@ def say(message: str) -> None:
 def warm() -> None:
     started = time.perf_counter()
     from dashboard.common.runtime import get_lab, run
-    from pipeline.warm_up import warm_up
 
     # Outside a script run Streamlit warns of a missing ScriptRunContext at each cached call: expected here.
     # Streamlit resets its loggers' levels when the server starts.
@@ -38,7 +37,7 @@ def warm() -> None:
     lab = get_lab()
     for view in VIEWS:
         importlib.import_module(f"dashboard.{view}.view")
-    result = run(warm_up(lab))
+    result = run(lab.warm_up())
     if result.group_id is None:
         say("no deal loaded yet: nothing to warm (run `python -m pipeline seed-demo`)")
         return

@@ -25,6 +25,8 @@ from pipeline.store.integrity import missing_store, store_absent
 from pipeline.store.private import make_private_dir
 
 if TYPE_CHECKING:
+    from contextlib import AbstractAsyncContextManager
+
     from pipeline.audit.api import Audit
     from pipeline.backup.api import Backup
     from pipeline.comparison.api import Comparison
@@ -33,10 +35,15 @@ if TYPE_CHECKING:
     from pipeline.evaluation.api import Evaluation
     from pipeline.gate.api import Gate
     from pipeline.history.api import History
+    from pipeline.ingest.api import Ingest
+    from pipeline.judge.api import Judge
     from pipeline.merges.api import Merges
+    from pipeline.pools.api import Pools
+    from pipeline.query_sets.api import QuerySets
     from pipeline.retrieval.api import Retrieval
     from pipeline.spotcheck.api import Spotcheck
     from pipeline.temporal.api import Temporal
+    from pipeline.warm_up import WarmUp
 
 log = logging.getLogger(__name__)
 
@@ -240,6 +247,48 @@ class Lab(StoreFeatures):
         from pipeline.deals.api import DealBook
 
         return DealBook(self)
+
+    @cached_property
+    def query_sets(self) -> QuerySets:
+        """Labelled query sets: stored, read from files or History, imported, frozen from verdicts, exported."""
+        from pipeline.query_sets.api import QuerySets
+
+        return QuerySets(self)
+
+    @cached_property
+    def pools(self) -> Pools:
+        """Judging pools: built from settings' top k, judged by the LLM judge, calibration samples, progress."""
+        from pipeline.pools.api import Pools
+
+        return Pools(self)
+
+    @cached_property
+    def judge(self) -> Judge:
+        """The LLM judge's configuration and prompt (its run on a pool is `pools.judge`)."""
+        from pipeline.judge.api import Judge
+
+        return Judge(self)
+
+    @cached_property
+    def ingest(self) -> Ingest:
+        """Loading deals: the demo deal (seed, reset, its examples and labelled pairs), BEIR folders."""
+        from pipeline.ingest.api import Ingest
+
+        return Ingest(self)
+
+    def admin_section(self) -> AbstractAsyncContextManager[None]:
+        """The admin lock (`async with lab.admin_section():`), with every journal entry a killed process left
+        open finished first (pipeline/journal/run.py)."""
+        from pipeline.journal.run import admin_section
+
+        return admin_section(self)
+
+    async def warm_up(self) -> WarmUp:
+        """Pay what a first query costs once per process (model, connections, compiled searches) on the deal the
+        app opens, recording nothing (pipeline/warm_up.py)."""
+        from pipeline.warm_up import warm_up
+
+        return await warm_up(self)
 
     @property
     def store(self) -> Store:

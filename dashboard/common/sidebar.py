@@ -16,9 +16,8 @@ from dashboard.common.deal_picker import deal_caption, pick_deal
 from dashboard.common.runtime import get_lab, run
 from dashboard.common.text import md
 from pipeline.api import Lab, StoreFeatures, get_settings, reranker_choices, scoped_store, store_absent, store_path
-from pipeline.api.models import DealInfo, Settings, Store
+from pipeline.api.models import DEMO_GROUP, DealInfo, Settings, Store
 from pipeline.errors import InvalidInput, RetrievalLabError, StoreUnavailable
-from pipeline.ingest.demo.seed import DEMO_GROUP
 
 DRAWN_KEY = "sidebar.drawn"  # this run's lab and deal, or why the sidebar could not get them
 

@@ -9,10 +9,8 @@ from dashboard.common.page_state.flash import flash, show_flash
 from dashboard.common.runtime import run
 from dashboard.common.text import LABEL_CHARS, md
 from pipeline.api import Lab, now_iso
-from pipeline.api.models import PoolGap, Setting
+from pipeline.api.models import PoolGap, PoolSpec, Setting
 from pipeline.errors import RetrievalLabError
-from pipeline.pools.build import build_pool
-from pipeline.pools.records import PoolSpec
 
 NS = "evaluate.pool_gap"
 
@@ -24,7 +22,7 @@ def _build(lab: Lab, gap: PoolGap) -> None:
             raise RetrievalLabError("Enter your name before building the pool.")
         settings = tuple(Setting.parse(text, "The pooled setting") for text in gap.settings)
         name = f"unjudged gap of {' vs '.join(gap.settings)} · {now_iso()[:19]}"
-        pool = run(build_pool(lab, PoolSpec(name, gap.group_id, gap.set_name, settings, reviewer)), timeout=1800)
+        pool = run(lab.pools.build(PoolSpec(name, gap.group_id, gap.set_name, settings, reviewer)), timeout=1800)
     except RetrievalLabError as exc:
         flash(f"{NS}.flash", md(exc), "error")
         return

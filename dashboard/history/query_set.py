@@ -9,9 +9,8 @@ from dashboard.common.page_state.flash import flash, show_flash
 from dashboard.common.runtime import run
 from dashboard.common.text import md
 from pipeline.api import Lab
+from pipeline.api.models import HISTORY_LIMIT, HISTORY_SET_NAME
 from pipeline.errors import RetrievalLabError
-from pipeline.query_sets.history import HISTORY_LIMIT, HISTORY_SET_NAME, read_history
-from pipeline.query_sets.importer import import_query_set
 
 NS = "history.set"
 
@@ -19,8 +18,8 @@ NS = "history.set"
 def _save(lab: Lab, group_id: str) -> None:
     name = st.session_state.get(f"{NS}.name", "").strip() or HISTORY_SET_NAME
     try:
-        read = run(read_history(lab, group_id, int(st.session_state[f"{NS}.limit"])))
-        saved = run(import_query_set(lab, group_id, read, name, replace=True, created_by="history")).saved
+        read = run(lab.query_sets.read_history(group_id, int(st.session_state[f"{NS}.limit"])))
+        saved = run(lab.query_sets.import_set(group_id, read, name, replace=True, created_by="history")).saved
     except RetrievalLabError as exc:
         flash(NS, md(exc), "error")
         return

@@ -17,7 +17,6 @@ from dashboard.common.runtime import run
 from dashboard.common.shared_cache import shared_cache
 from pipeline.api import Lab
 from pipeline.api.models import CandidateReport, EntityRef, LabelledEvaluation, MergeView, PairSignals, Rejection
-from pipeline.ingest.demo.seed import labelled_evaluation
 
 CACHED = shared_cache(max_entries=32)  # frozen records: shared, not copied on every hit
 STORE_READS = st.cache_data(show_spinner=False, max_entries=32)  # small rows from the store (dicts: copied)
@@ -35,7 +34,7 @@ def candidates(_lab: Lab, group_id: str, state: DealState) -> CandidateReport:
 
 @CACHED
 def labelled(_lab: Lab, group_id: str, state: DealState) -> LabelledEvaluation | None:
-    return run(labelled_evaluation(_lab, group_id))
+    return run(_lab.ingest.labelled_evaluation(group_id))
 
 
 @CACHED

@@ -13,14 +13,8 @@ from dashboard.common.runtime import run
 from dashboard.common.text import OPTION_CHARS, md, plain
 from dashboard.spotcheck.actions import NS, QUEUE, safely
 from pipeline.api import Lab
-from pipeline.api.models import Setting
+from pipeline.api.models import PROMPT_VERSION, Pool, PoolSpec, Setting
 from pipeline.errors import InvalidInput, RetrievalLabError
-from pipeline.judge import PROMPT_VERSION, judge_config, prompt_text
-from pipeline.pools.build import build_pool, draw_calibration
-from pipeline.pools.judging import judge_pool
-from pipeline.pools.records import Pool, PoolSpec
-from pipeline.pools.repo import pool_progress
-from pipeline.query_sets import list_query_sets
 
 POOL = f"{NS}.pool"
 DEFAULT_SETTINGS = "graphiti-default:none:50:10\nvector:none:50:10\ngraphiti-default:local:50:10\nvector:local:50:10"
@@ -29,7 +23,7 @@ DEFAULT_SETTINGS = "graphiti-default:none:50:10\nvector:none:50:10\ngraphiti-def
 def render_pool_panel(lab: Lab, pool: Pool, reviewer: str) -> None:
     """Above the review card of a pool: where it stands, the judge, calibration."""
     grades = lab.spotcheck.deal_grades(pool.group_id)
-    progress = pool_progress(lab.store, pool, grades)
+    progress = lab.pools.progress(pool, grades)
     what = md(pool.label) + (f": {md(', '.join(pool.settings))}" if pool.settings else "")
     st.caption(f"{what} · {pool.pairs:,} pairs · {pool.skipped:,} judged already, left out")
     st.progress(progress.fraction, text=md(progress.text()))
@@ -42,7 +36,7 @@ def render_pool_panel(lab: Lab, pool: Pool, reviewer: str) -> None:
         return
     cols = st.columns([1.6, 1, 1, 1.6])
     try:
-        judge = judge_config(lab.settings)
+        judge = lab.judge.config()
         missing = ""
     except InvalidInput as exc:
         judge, missing = None, str(exc)
@@ -71,18 +65,18 @@ def render_pool_panel(lab: Lab, pool: Pool, reviewer: str) -> None:
     if missing:
         st.caption(md(missing))
     with st.expander(f"The judge's prompt ({PROMPT_VERSION})"):
-        st.text(plain(prompt_text()))
+        st.text(plain(lab.judge.prompt_text()))
 
 
 def _judge(lab: Lab, pool: Pool, reviewer: str) -> str:
-    judged = run(judge_pool(lab, pool.group_id, pool.queue_id, reviewer or "dashboard"), timeout=3600)
+    judged = run(lab.pools.judge(pool.group_id, pool.queue_id, reviewer or "dashboard"), timeout=3600)
     if judged.report.failure:
         raise RetrievalLabError(f"{judged.report.failure} {judged.text()}")
     return md(judged.text())
 
 
 def _calibrate(lab: Lab, pool: Pool, reviewer: str, size: int, seed: int) -> str:
-    sample = draw_calibration(lab, pool.group_id, pool.queue_id, size, seed, reviewer)
+    sample = lab.pools.calibrate(pool.group_id, pool.queue_id, size, seed, reviewer)
     st.session_state[QUEUE] = sample.queue_id
     return f"Drew **{md(sample.name)}**: {sample.pairs} pairs the judge graded, for analysts to grade."
 
@@ -96,7 +90,7 @@ def _build(lab: Lab, group_id: str) -> str:
     settings = tuple(Setting.parse(line, "Each line") for line in lines)
     set_name = state.get(f"{POOL}.set")
     name = state.get(f"{POOL}.name", "").strip() or f"pool of {set_name} · {datetime.now(UTC):%Y-%m-%d %H:%M:%S}"
-    pool = run(build_pool(lab, PoolSpec(name, group_id, set_name, settings, reviewer)), timeout=1800)
+    pool = run(lab.pools.build(PoolSpec(name, group_id, set_name, settings, reviewer)), timeout=1800)
     state[QUEUE] = pool.queue_id
     state[f"{POOL}.name"] = ""
     return (
@@ -106,7 +100,7 @@ def _build(lab: Lab, group_id: str) -> str:
 
 
 def render_new_pool(lab: Lab, group_id: str) -> None:
-    sets = [s.name for s in list_query_sets(lab.store, group_id)]
+    sets = [s.name for s in lab.query_sets.sets(group_id)]
     st.markdown("**New judging pool**: the union of several settings' top k for every query of a set")
     if not sets:
         st.info("This deal has no query set: import a query log with `python -m pipeline import-queries`.")

@@ -29,10 +29,8 @@ from dashboard.spotcheck.pools import render_new_pool, render_pool_panel
 from dashboard.spotcheck.source import render_source
 from dashboard.spotcheck.summary import render_summary
 from pipeline.api import Lab
-from pipeline.api.models import PRIORITIES, QUESTIONS, RELEVANCE, SIGNALS, SOURCES, VERDICTS, Queue, QueueItem
+from pipeline.api.models import PRIORITIES, QUESTIONS, RELEVANCE, SIGNALS, SOURCES, VERDICTS, Pool, Queue, QueueItem
 from pipeline.errors import RetrievalLabError
-from pipeline.pools.records import Pool
-from pipeline.pools.repo import list_pools, pool_of
 
 ITEM = f"{NS}.item"  # the card's position, in the URL only (a link opens that queue at that card)
 NOTE = f"{NS}.note"
@@ -266,7 +264,7 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
         on_click=safely,
         args=(partial(_go, queue, reviewer, position, position + 1), CARD),
     )
-    asks_support = pool_of(lab.store, queue.id) is None  # a judging pool asks the relevance question only
+    asks_support = lab.pools.of_queue(queue.id) is None  # a judging pool asks the relevance question only
     graded = grade is not None or asked_on != item.id  # relevance is not asked on this card again
     hint = key_hint(item, len(items), asks_support, graded, current is not None) if reviewer else ""
     nav[2].caption((hint or "Enter your name above to answer.") + " Keys do not act while typing in a field.")
@@ -279,7 +277,7 @@ def render_spotcheck_page(lab: Lab, group_id: str) -> None:
     reviewer = reviewer_input()
     show_messages()
     queues = lab.spotcheck.queues(group_id)
-    pools = {p.queue_id: p for p in list_pools(lab.store, group_id)}
+    pools = {p.queue_id: p for p in lab.pools.deal_pools(group_id)}
     queue = queue_picker(queues, pools)
     # keyed and in the URL, the tabs keep their selection through a rerun (an action on Adjudicate stays on
     # Adjudicate) and a reload

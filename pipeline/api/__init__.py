@@ -47,6 +47,9 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     "pipeline.utc": ("day", "now_iso", "stamp", "utc_now"),
     "pipeline.figures": ("is_money_or_share",),
     "pipeline.graph.embedded.redis_process": ("server_pids", "time_start"),  # the embedded server's benchmarks
+    "pipeline.query_sets": ("load_query_set",),  # a benchmark reading a store before (or without) a Lab
+    "pipeline.ingest.fields": ("date_field",),  # the CLI's date arguments
+    "pipeline.ingest.loading": ("stable_uuid",),  # synthetic data keyed as the loaders key it
 }
 _functions, __getattr__ = lazy(__name__, FUNCTIONS)
 __all__ = ["Lab", "describe_audit_entry", "supersession_chains", *_functions]

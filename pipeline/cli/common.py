@@ -24,10 +24,18 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
-from pipeline.api import Lab, damaged_store, decimal_number, one_line, settings_error_line, store_path, whole_number
-from pipeline.api.models import MAX_INTEGER
+from pipeline.api import (
+    Lab,
+    damaged_store,
+    date_field,
+    decimal_number,
+    one_line,
+    settings_error_line,
+    store_path,
+    whole_number,
+)
+from pipeline.api.models import DATE_RULE, MAX_INTEGER
 from pipeline.errors import InvalidInput, RetrievalLabError
-from pipeline.ingest.fields import DATE_RULE, date_field
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -34,16 +34,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.query_sets import list_query_sets, load_query_set
-    from pipeline.query_sets.export import export_query_set
-
     await lab.deal(args.group)
-    query_set = load_query_set(lab.store, args.group, args.set_name)
+    query_set = lab.query_sets.load(args.group, args.set_name)
     if query_set is None:
-        names = ", ".join(repr(s.name) for s in list_query_sets(lab.store, args.group)) or "none"
+        names = ", ".join(repr(s.name) for s in lab.query_sets.sets(args.group)) or "none"
         which = f"no query set named {args.set_name!r}" if args.set_name is not None else "no query set"
         raise InvalidInput(f"Deal {args.group!r} has {which} (its sets: {names}).")
-    report = export_query_set(query_set, args.format, Path(args.out))
+    report = lab.query_sets.export(query_set, args.format, Path(args.out))
     print(
         f"query set {query_set.name!r} of deal {args.group!r} exported as {report.format} to {report.path}: "
         f"{report.queries} queries ({report.unjudged_written} without a judgment), {report.judgments} judgments",

@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.api import Lab
+from pipeline.api.models import ProgressLines
 from pipeline.cli.common import cli_actor, warn
-from pipeline.ingest.progress import ProgressLines
-from pipeline.journal.run import admin_section
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -32,16 +31,11 @@ def _print(line: str) -> None:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.ingest.beir import import_beir
-
     lab.require_access(args.group, "import-beir")  # a deal this deployment may not show, --replace or not
     lab.backend.require_writable(args.group, "import-beir")  # refused in one line, before any progress line
     report = None if args.json else ProgressLines(f"import {args.group}", _print, since=args.started)
-    async with admin_section(lab):  # no admin action lands between the clobber check and the rebuild
-        result = await import_beir(
-            lab.backend,
-            lab.embedder,
-            lab.settings.resolved_data_dir,
+    async with lab.admin_section():  # no admin action lands between the clobber check and the rebuild
+        result = await lab.ingest.import_beir(
             Path(args.folder),
             args.group,
             replace=args.replace,

@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipeline.api import Lab
+from pipeline.api.models import HISTORY_LIMIT, HISTORY_SET_NAME
 from pipeline.cli.common import whole
 from pipeline.errors import InvalidInput
-from pipeline.query_sets.history import HISTORY_LIMIT, HISTORY_SET_NAME
 
 if TYPE_CHECKING:
-    from pipeline.query_sets.logs import SetRead
+    from pipeline.api.models import SetRead
 
 VERBS = {"created": "imported from {}", "replaced": "replaced from {}", "unchanged": "unchanged, nothing to do"}
 VERDICTS_SET_NAME = "analyst verdicts"
@@ -91,29 +91,25 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     _check(args)
     if args.from_verdicts:
         return await _from_verdicts(lab, args)
-    from pipeline.query_sets.formats import read_path
-    from pipeline.query_sets.history import read_history
-
     if args.from_history:
-        read = await read_history(lab, args.group, args.limit or HISTORY_LIMIT)
+        read = await lab.query_sets.read_history(args.group, args.limit or HISTORY_LIMIT)
         name, made_by = args.name or HISTORY_SET_NAME, "history"
     else:
         path = Path(args.path)
-        read = read_path(path, args.format)
+        read = lab.query_sets.read_path(path, args.format)
         name = args.name if args.name is not None else (path.resolve().name if path.is_dir() else path.stem)
         made_by = MAKERS.get(read.format, "import-queries (log)")
     return await _store(lab, args, read, name, made_by)
 
 
 async def _store(lab: Lab, args: argparse.Namespace, read: SetRead, name: str, made_by: str) -> dict[str, Any]:
-    from pipeline.query_sets.importer import import_query_set
-    from pipeline.query_sets.logs import DEDUPED_FORMATS, sample
+    from pipeline.api.models import DEDUPED_FORMATS
 
     seed = args.seed if args.seed is not None else 0
     if args.sample is not None:
-        read = sample(read, args.sample, seed)
+        read = lab.query_sets.sample(read, args.sample, seed)
         made_by = f"{made_by}, sample of {args.sample} seed {seed}"
-    report = await import_query_set(lab, args.group, read, name, replace=args.replace, created_by=made_by)
+    report = await lab.query_sets.import_set(args.group, read, name, replace=args.replace, created_by=made_by)
     saved = report.saved
     counts = f"read {read.read} {UNITS.get(read.format, 'queries')} ({read.format})"
     if read.format in DEDUPED_FORMATS:
@@ -152,10 +148,8 @@ async def _store(lab: Lab, args: argparse.Namespace, read: SetRead, name: str, m
 
 
 async def _from_verdicts(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.query_sets.verdicts import save_verdicts_as_query_set
-
     await lab.deal(args.group)
-    saved = save_verdicts_as_query_set(lab.store, args.group, args.name or VERDICTS_SET_NAME, replace=args.replace)
+    saved = lab.query_sets.save_verdicts(args.group, args.name or VERDICTS_SET_NAME, replace=args.replace)
     print(
         f"query set {saved.name!r} of deal {saved.group_id!r} {VERBS[saved.status].format('analysts verdicts')}: "
         f"{saved.queries} queries, {saved.judgments} judgments",

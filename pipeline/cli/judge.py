@@ -27,11 +27,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     from tqdm import tqdm
 
-    from pipeline.judge import PROMPT_VERSION, prompt_text
-    from pipeline.pools.judging import judge_pool
+    from pipeline.api.models import PROMPT_VERSION
 
     if args.show_prompt:
-        print(f"prompt {PROMPT_VERSION}:\n{prompt_text()}\n", file=sys.stderr)
+        print(f"prompt {PROMPT_VERSION}:\n{lab.judge.prompt_text()}\n", file=sys.stderr)
     bar: tqdm | None = None
 
     def progress(done: int, total: int) -> None:
@@ -41,7 +40,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         bar.update(done - bar.n)
 
     try:
-        judged = await judge_pool(lab, args.group, args.pool, cli_actor(), progress)
+        judged = await lab.pools.judge(args.group, args.pool, cli_actor(), progress)
     finally:
         if bar is not None:
             bar.close()

@@ -61,12 +61,11 @@ def _settings(lab: Lab, args: argparse.Namespace) -> list[Any]:
 
 
 async def run_build(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.pools.build import build_pool
-    from pipeline.pools.records import PoolSpec
+    from pipeline.api.models import PoolSpec
 
     settings = _settings(lab, args)
     name = args.name or f"pool of {args.set_name or 'the default set'} · {now_iso()[:19]}"
-    pool = await build_pool(lab, PoolSpec(name, args.group, args.set_name, tuple(settings), args.by))
+    pool = await lab.pools.build(PoolSpec(name, args.group, args.set_name, tuple(settings), args.by))
     print(
         f"pool #{pool.queue_id} {pool.name!r} of deal {pool.group_id!r}: {pool.pairs:,} pairs to judge from "
         f"{len(pool.settings)} settings on set {pool.set_name!r} ({pool.skipped:,} judged already, left out)",
@@ -76,11 +75,9 @@ async def run_build(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def run_list(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.pools.repo import list_pools
-
     await lab.deal(args.group)
     grades = lab.spotcheck.deal_grades(args.group)
-    pools = [_pool_dict(lab, p, grades) for p in list_pools(lab.store, args.group)]
+    pools = [_pool_dict(lab, p, grades) for p in lab.pools.deal_pools(args.group)]
     for p in pools:
         print(f"#{p['pool']} {p['name']} · {p['label']} · {p['progress']}", file=sys.stderr)
     if not pools:
@@ -89,18 +86,14 @@ async def run_list(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def run_calibrate(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.pools.build import draw_calibration
-
     await lab.deal(args.group)
-    pool = draw_calibration(lab, args.group, args.pool, args.size, args.seed, args.by, args.name)
+    pool = lab.pools.calibrate(args.group, args.pool, args.size, args.seed, args.by, args.name)
     print(f"calibration sample #{pool.queue_id} {pool.name!r}: {pool.pairs} pairs for analysts", file=sys.stderr)
     return _pool_dict(lab, pool)
 
 
 def _pool_dict(lab: Lab, pool: Any, grades: Any = None) -> dict[str, Any]:
-    from pipeline.pools.repo import pool_progress
-
-    progress = pool_progress(lab.store, pool, grades)
+    progress = lab.pools.progress(pool, grades)
     return {
         "pool": pool.queue_id,
         "name": pool.name,

@@ -1,5 +1,5 @@
 """`python -m pipeline seed-demo`: load the bundled demo deal (idempotent), then measure its one-click examples
-(`measure_examples` in `pipeline/ingest/demo/seed.py`) unless the deal already has an experiment."""
+(`lab.ingest.measure_examples`, in `pipeline/ingest/demo/seed.py`) unless the deal already has an experiment."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import Any
 from pipeline.api import Lab
 from pipeline.cli.common import cli_actor, warn
 from pipeline.errors import RetrievalLabError
-from pipeline.journal.run import admin_section
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -27,14 +26,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.ingest.demo.seed import seed_demo
-
     lab.require_access(args.group, "seed-demo")  # a deal this deployment may not show is refused in one line
-    async with admin_section(lab):  # no admin action lands between the clobber check and the rebuild
-        result = await seed_demo(
-            lab.backend,
-            lab.embedder,
-            lab.settings.resolved_data_dir,
+    async with lab.admin_section():  # no admin action lands between the clobber check and the rebuild
+        result = await lab.ingest.seed_demo(
             args.group,
             args.force,
             replace=args.replace,
@@ -53,10 +47,8 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
 async def _examples(lab: Lab, group_id: str) -> int | None:
     """Measure the demo's examples (once per deal); a failure is a warning: the deal itself is seeded."""
-    from pipeline.ingest.demo.seed import measure_examples
-
     try:
-        experiment = await measure_examples(lab, group_id)
+        experiment = await lab.ingest.measure_examples(group_id)
     except RetrievalLabError as exc:
         warn(f"the demo's examples were not measured ({exc}); Compare lists the labelled queries instead")
         return None

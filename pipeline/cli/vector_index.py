@@ -22,16 +22,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.journal.run import admin_section
-    from pipeline.query_sets import load_query_set
 
     lab.require_access(args.group, "vector-index")
     await lab.deal(args.group)  # an unknown deal is named as one
     lab.backend.require_writable(args.group, "creating the vector index")  # before anything else is asked of it
-    labelled = load_query_set(lab.store, args.group)
+    labelled = lab.query_sets.load(args.group)
     if labelled is None or not labelled.queries:
         raise InvalidInput(f"Deal {args.group!r} has no labelled queries to measure the index with (import-queries).")
-    async with admin_section(lab):
+    async with lab.admin_section():
         say = lambda state: print(f"building: {state}", file=sys.stderr)  # noqa: E731
         created = await lab.retrieval.ensure_vector_index(args.group, say, actor=cli_actor())
     check = await lab.retrieval.check_vector_recall(

@@ -74,8 +74,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("evaluation", ("pipeline/evaluation/", "pipeline/pools/")),
     ("decisions", ("pipeline/gate/", "pipeline/comparison/")),
-    # what loads whole deals with their labels through the features (the demo deal, a BEIR import), warming one up
-    ("loaders", ("pipeline/ingest/demo/", "pipeline/ingest/beir.py", "pipeline/warm_up.py")),
+    # what loads whole deals with their labels through the features (the demo deal, a BEIR import), warming one up;
+    # the loaders' handle on Lab (`lab.ingest`) with them
+    ("loaders", ("pipeline/ingest/demo/", "pipeline/ingest/beir.py", "pipeline/ingest/api.py", "pipeline/warm_up.py")),
     ("lab", ("pipeline/lab.py",)),  # Lab opens the graph and the store: above every feature (issue 39)
     ("api", ("pipeline/api/",)),  # the application layer: all that the pages, the CLI and benchmarks import
     ("cli", ("pipeline/cli/", "pipeline/__main__.py")),

@@ -21,7 +21,7 @@ MAX_UPWARD = 3
 # `pipeline` modules the front ends (dashboard/, app_pages/, pipeline/cli/, benchmarks/) import: the goal is the
 # application layer alone (pipeline.api, pipeline.api.models, pipeline.errors). Features move behind their handle on
 # Lab one at a time; lower this as they go, never raise it.
-MAX_FRONT_END_MODULES = 23
+MAX_FRONT_END_MODULES = 3
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -136,6 +136,12 @@ THROUGH_THE_API = (
     "pipeline/admin/",
     "pipeline/backup/",
     "pipeline/deals/",
+    "pipeline/query_sets/",
+    "pipeline/pools/",
+    "pipeline/judge/",
+    "pipeline/ingest/",
+    "pipeline/journal/",
+    "pipeline/warm_up.py",
     "pipeline/retrieval/",
     "pipeline/rerankers/",
     "pipeline/graph/",

@@ -8,7 +8,7 @@ a layer below the loaders).
 
 from pathlib import Path
 
-DATA_DIR = Path(__file__).parent / "data"
-DEAL_FILE = DATA_DIR / "deal.json"  # entities, episodes, facts, merges and labelled entity pairs
-QUERIES_FILE = DATA_DIR / "queries.jsonl"  # its labelled query set, in the BEIR layout
-QRELS_FILE = DATA_DIR / "qrels.tsv"
+DEMO_DATA_DIR = Path(__file__).parent / "data"
+DEAL_FILE = DEMO_DATA_DIR / "deal.json"  # entities, episodes, facts, merges and labelled entity pairs
+QUERIES_FILE = DEMO_DATA_DIR / "queries.jsonl"  # its labelled query set, in the BEIR layout
+QRELS_FILE = DEMO_DATA_DIR / "qrels.tsv"

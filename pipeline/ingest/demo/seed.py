@@ -31,7 +31,6 @@ from pipeline.evaluation.experiments import list_experiments, save_experiment, u
 from pipeline.evaluation.records import SweepSpec
 from pipeline.evaluation.sweep import run_sweep
 from pipeline.graph.backend import GraphBackend
-from pipeline.ingest.demo import DATA_DIR as DATA_DIR  # kept importable from here
 from pipeline.ingest.demo import DEAL_FILE, QRELS_FILE, QUERIES_FILE
 from pipeline.ingest.loading import (
     DealContent,
