@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from playwright.async_api import Page
+from playwright.async_api import Page, expect
 
 from pipeline.lab import Lab
 from pipeline.spotcheck.queue import build_queue, relevance_cards
@@ -94,7 +94,8 @@ async def test_two_reviewers_answer_both_questions_and_the_kappa_is_shown(
     assert name in await page.locator(".st-key-spotcheck-queue input").input_value()
     await page.get_by_text("1 · Does the fact answer the query?").wait_for(timeout=STUCK_MS)
     await page.get_by_text("2 · Does the cited source support the fact?").wait_for(timeout=STUCK_MS)
-    assert await page.locator(".spotcheck-episode:visible").count() == 1  # the source, under both questions
+    # the source, under both questions (once: a previous run's copy can be on the page until this run has drawn)
+    await expect(page.locator(".spotcheck-episode:visible")).to_have_count(1, timeout=STUCK_MS)
 
     for position, (item, grade) in enumerate(zip(items, [3, None, 2], strict=True), start=1):
         if position == 1:  # a key for the relevance grade (F = 3), then a click for the support verdict

@@ -53,7 +53,9 @@ async def job_after(store: Store, group_id: str, job_id: int, within_s: float = 
 
 
 async def result_text(page: Page) -> list[str]:
-    """What the shown result says in words: the recommendation and the captions with its numbers."""
+    """What the shown result says in words: the recommendation and the captions with its numbers, once the run
+    drawing it has ended (until then the previous result's elements can still be on the page)."""
+    await wait_for_app(page)
     await recommendation(page).wait_for(timeout=STUCK_MS)
     recommended = await page.locator("[data-testid='stAlertContentSuccess']").all_inner_texts()
     captions = await page.locator("[data-testid='stCaptionContainer']").all_inner_texts()
