@@ -137,10 +137,10 @@ async def choose(page: Page, widget: str, option: Locator, typed: str | None = N
 
 
 def recommendation(page: Page) -> Locator:
-    """Evaluate's recommendation line, in its box (success or info). Not `get_by_text("Recommended:")`: that also matches the
-    Pareto chart's legend entry ("recommended: ..."), and which one is drawn first is a race; nor any line that
-    starts so: the exported code's docstring does too, and so does a previous experiment's, still on the page while
-    a run draws the next one."""
+    """Evaluate's recommendation line, in its box (success or info). Not `get_by_text("Recommended:")`: that also
+    matches the Pareto chart's legend entry ("recommended: ..."), and which one is drawn first is a race; nor any
+    line that starts so: the exported code's docstring does too, and so does a previous experiment's, still on the
+    page while a run draws the next one."""
     return page.locator("[data-testid^='stAlertContent']").get_by_text(re.compile(r"^Recommended:"))
 
 
