@@ -13,6 +13,7 @@ from dashboard.timeline import charts
 from dashboard.timeline import data as timeline_data
 from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, stable_uuid, write_deal
 from pipeline.lab import Lab
+from pipeline.temporal import timeline as temporal_timeline
 from tests.app.conftest import no_errors, open_page
 from tests.support.wide_deal import HashEmbedder
 
@@ -79,8 +80,9 @@ def test_a_big_timeline_is_paged_by_whole_chains_and_reruns_reuse_the_figure(
     figure = charts.timeline_figure
     monkeypatch.setattr(timeline_data, "timeline_figure", lambda tl, **kw: built.append(1) or figure(tl, **kw))
     reads: list[str] = []
-    load_facts = timeline_data.load_facts
-    monkeypatch.setattr(timeline_data, "load_facts", lambda lab, group: reads.append(group) or load_facts(lab, group))
+    load_facts = temporal_timeline.load_facts  # the call lab.temporal makes
+    read = lambda lab, group: reads.append(group) or load_facts(lab, group)  # noqa: E731
+    monkeypatch.setattr(temporal_timeline, "load_facts", read)
     timeline_data.clear()
     app.run()
     app.selectbox(key="sidebar.deal").set_value(paged_deal).run()  # before the page: its date range starts here
