@@ -3,11 +3,9 @@ benchmarks import from the engine, with `pipeline.api.models` (the values it han
 it raises, each a line a user can act on).
 
 `Lab` opens the graph and the store; each feature is a handle on it (`lab.spotcheck`, ...), whose calls take plain
-values and return the read models of `pipeline.api.models`, so no page holds a store, a repo module or a driver.
-The handles live in their features (`pipeline/<feature>/api.py`, beside the feature's logic and its SQL).
-
-Features still imported directly by a front end move behind their handle one at a time; the architecture test
-holds the count of engine modules the front ends import (`tests/unit/test_architecture.py`) and only lowers it.
+values and return the read models of `pipeline.api.models`, so no page imports a repo module or calls a driver.
+The handles live in their features (`pipeline/<feature>/api.py`, beside the feature's logic and its SQL). The
+architecture test holds the front ends to these three modules (`tests/unit/test_architecture.py`).
 
 A front end with no Lab in reach uses the functions here: the admin unlock gate and its signed cookie (before any
 Lab), the restore (run with no Lab open), the scoped store and the store-only handles (`on_store`) of the pages
