@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.cli import main as benchmarks_main
@@ -212,6 +212,7 @@ FILES = ("corpus.jsonl", "queries.jsonl", "qrels.tsv")
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(which=st.sampled_from(FILES), content=st.binary(max_size=300), keep_lines=st.integers(0, 3))
+@example(which="qrels.tsv", content=b"\r\x00", keep_lines=0)  # a lone carriage return inside a field (found so)
 def test_random_bytes_in_any_beir_file_are_one_line_exit_2_and_write_nothing(
     demo: str, tmp_path_factory: pytest.TempPathFactory, which: str, content: bytes, keep_lines: int
 ) -> None:
