@@ -15,6 +15,7 @@
     python -m benchmarks big-experiment --settings 200  a large saved sweep opened whole, and as the page opens it
     python -m benchmarks recipe-sweep --group tatqa --queries 150   seven recipes in one sweep against one alone
     python -m benchmarks server-starts --starts 2000  embedded server starts beside CPU burners: hung, p50/p95
+    python -m benchmarks cli-start --group demo       each CLI command's cold wall time beside `python -c pass`
 
 Errors meant for the user print one line and exit 2, as `python -m pipeline` does.
 """
@@ -150,6 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
     starts.add_argument("--hang-s", type=seconds(600), default=20.0, help="a start without PONG by then hung")
     starts.set_defaults(run=commands.run_server_starts, no_lab=True)
 
+    start = sub.add_parser("cli-start", help="each CLI command's cold wall time beside python -c pass")
+    start.add_argument("--group", default="demo")
+    start.add_argument("--query", default="What was FY2025 revenue?", help="the query command's text")
+    start.add_argument("--repeat", type=whole(1, 1000), default=5, help="rounds (median)")
+    start.set_defaults(run=commands.run_cli_start)
+
     low = sub.add_parser("low-confidence", help="Compare's low-confidence rule on labelled and off-topic queries")
     low.add_argument("--group", default="demo")
     low.add_argument("--split", default=None, help="only the labelled queries of this split (e.g. test)")
@@ -163,7 +170,23 @@ def build_parser() -> argparse.ArgumentParser:
     big.set_defaults(run=commands.run_big_experiment, no_lab=True)
 
     add_json_flag(
-        bench, load, page, compare, first, huge, sizes, parity, sweep, recipes, pages, speed, fsync, starts, low, big
+        bench,
+        load,
+        page,
+        compare,
+        first,
+        huge,
+        sizes,
+        parity,
+        sweep,
+        recipes,
+        pages,
+        speed,
+        fsync,
+        starts,
+        start,
+        low,
+        big,
     )
 
     return parser

@@ -293,6 +293,17 @@ def run_durability(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+async def run_cli_start(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
+    """Run with the Lab open: its lease keeps the embedded server up for the commands it times."""
+    from benchmarks.cli_start import cli_start, render_cli_start
+
+    await lab.deal(args.group)  # an unknown deal: one line before any process starts
+    result = cli_start(args.group, args.query, args.repeat)
+    if not args.json:
+        print(render_cli_start(result))
+    return result
+
+
 def run_server_starts(args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.server_starts import render_server_starts, server_starts
 

@@ -1,4 +1,4 @@
-"""UTC time, one way: now (graphiti's `utc_now`), ISO stamps, and times without a zone read as UTC.
+"""UTC time, one way: now (as graphiti's `utc_now` gives it), ISO stamps, and times without a zone read as UTC.
 
 A time that has a zone keeps it: graphiti's `ensure_utc` would convert it, which changes the ISO strings
 stored in runs and shown back to the user (an `--as-of` given with an offset, for one).
@@ -9,11 +9,15 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any, Literal
 
-from graphiti_core.utils.datetime_utils import utc_now
-
 __all__ = ["MISSING", "as_utc", "day", "now_iso", "parse_time", "stamp", "to_utc", "utc_now"]
 
 MISSING = "—"  # how a missing time (or any missing value) is shown
+
+
+def utc_now() -> datetime:
+    """Now, aware, in UTC: graphiti's `utc_now`, written here so that reading a clock never imports graphiti (whose
+    package loads its LLM clients, seconds on a busy machine)."""
+    return datetime.now(UTC)
 
 
 def now_iso(timespec: Literal["seconds", "milliseconds"] = "seconds") -> str:

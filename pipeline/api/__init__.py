@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pipeline.api.exports import lazy
-from pipeline.lab import Lab
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
 
 # what a front end calls before it has a Lab, or needs none for: defining module -> functions
 FUNCTIONS: dict[str, tuple[str, ...]] = {
-    "pipeline.lab": ("StoreFeatures", "on_store"),  # the store-only handles: pages that work with the graph down
+    "pipeline.lab": ("Lab", "StoreFeatures", "on_store"),  # on_store: the pages that work with the graph down
     "pipeline.rerankers": ("has_key", "make_reranker", "reranker_choices", "traits"),  # the reranker table
     "pipeline.rerankers.specs": ("colour",),
     "pipeline.settings": ("get_settings", "settings_error_line"),
@@ -50,7 +49,7 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     "pipeline.ingest.loading": ("stable_uuid",),  # synthetic data keyed as the loaders key it
 }
 _functions, __getattr__ = lazy(__name__, FUNCTIONS)
-__all__ = ["Lab", "describe_audit_entry", "supersession_chains", *_functions]
+__all__ = ["describe_audit_entry", "supersession_chains", *_functions]
 
 
 def describe_audit_entry(entry: AuditEntry) -> Described:

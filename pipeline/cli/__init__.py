@@ -2,61 +2,85 @@
 deals, query, compare two settings, evaluate, gate a candidate setting against a baseline (CI), give a deal the
 vector index, back up and restore the data directory.
 
-One module per command (`add_parser` + `run`); `common.py` runs them. Errors meant for the user (bad
-input, unreachable backend, unknown deal) print one line and exit 2. Benchmarks have their own entry
-point: `python -m benchmarks`.
+One module per command (`add_arguments` + `run`), or per pair that belongs together (`deals.py` also has `status`,
+`backup.py` `restore`); `common.py` runs them. Only the chosen command's module is imported, and the engine only as
+the command uses it, so `--help` loads none of it. Errors meant for the user (bad
+input, unreachable backend, unknown deal) print one line and exit 2. Benchmarks have their own entry point:
+`python -m benchmarks`.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+from dataclasses import dataclass
+from importlib import import_module
 
-from pipeline.cli import (
-    backup,
-    compare,
-    deals,
-    export_judgments,
-    gate,
-    import_beir,
-    import_queries,
-    judge,
-    pool,
-    query,
-    seed_demo,
-    vector_index,
-)
-from pipeline.cli import eval as eval_command
-from pipeline.cli.common import OneLineParser, add_json_flag, run
+from pipeline.cli.common import OneLineParser, run
 
-__all__ = ["build_parser", "main"]
+__all__ = ["COMMANDS", "build_parser", "main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog="python -m pipeline", description=__doc__)
+@dataclass(frozen=True)
+class Command:
+    module: str  # under pipeline.cli
+    help: str
+    adder: str = "add_arguments"  # the module's function that adds the command's arguments and sets its `run`
+
+
+COMMANDS: dict[str, Command] = {
+    "seed-demo": Command("seed_demo", "load the bundled demo deal (idempotent)"),
+    "import-beir": Command("import_beir", "import corpus.jsonl, queries.jsonl, qrels.tsv as a deal"),
+    "import-queries": Command(
+        "import_queries",
+        "import a query set for a deal: judged (beir, trec, quepid) or queries only (.txt log, .csv, jsonl)",
+    ),
+    "export-judgments": Command("export_judgments", "write a stored query set as trec, quepid or beir files"),
+    "status": Command("deals", "backend, embedder and deals with their counts", "add_status_arguments"),
+    "deals": Command("deals", "every deal with its counts, vector dimension and embedder match"),
+    "query": Command("query", "retrieve, rerank and cite the top k facts for one query"),
+    "compare": Command("compare", "one query under two settings: verdict, per-side metrics, overlap"),
+    "eval": Command("eval", "sweep recipe x candidates x top-k x reranker over the judged queries; save an experiment"),
+    "gate": Command(
+        "gate",
+        "a regression gate for CI: a candidate setting against a baseline on the same queries; exit 1 on a regression",
+    ),
+    "pool": Command("pool", "build judging pools, list them, draw calibration samples"),
+    "judge": Command("judge", "grade a judging pool's pairs with an LLM judge (OPENAI_API_KEY)"),
+    "vector-index": Command("vector_index", "create the facts' vector index on a deal and measure its recall"),
+    "backup": Command(
+        "backup",
+        "copy the store and the embedded graph's files into a new folder (the store only on a server or Neo4j)",
+    ),
+    "restore": Command(
+        "backup",
+        "restore a backup into the data directory (RETRIEVAL_LAB_DATA_DIR); refused if it holds data",
+        "add_restore_arguments",
+    ),
+}
+
+
+def chosen_command(argv: list[str]) -> str | None:
+    """The command `argv` names: its first word that is not an option (the top level's only option, --debug, takes
+    no value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for `argv`: every command listed, the arguments of the one it names (of all, given None)."""
+    named = None if argv is None else chosen_command(argv)
+    parser = OneLineParser(prog="python -m pipeline", description=__doc__.split("\n\n")[0])
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True)
-    # a module per command, or per pair that belongs together: deals.py also adds `status`, backup.py `restore`
-    adders = (
-        seed_demo.add_parser,
-        import_beir.add_parser,
-        import_queries.add_parser,
-        export_judgments.add_parser,
-        deals.add_status_parser,
-        deals.add_parser,
-        query.add_parser,
-        compare.add_parser,
-        eval_command.add_parser,
-        gate.add_parser,
-        pool.add_parser,
-        judge.add_parser,
-        vector_index.add_parser,
-        backup.add_parser,
-        backup.add_restore_parser,
-    )
-    add_json_flag(*(add(sub) for add in adders))
+    for name, command in COMMANDS.items():
+        parsed = sub.add_parser(name, help=command.help, description=command.help)
+        if argv is None or name == named:
+            getattr(import_module(f"pipeline.cli.{command.module}"), command.adder)(parsed)
+            parsed.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
 
 def main(argv: list[str] | None = None, started: float | None = None) -> int:
     """Run one command; `started` is the `time.monotonic()` of the process's start (else now), for progress lines."""
-    return run(build_parser(), argv, started)
+    words = sys.argv[1:] if argv is None else argv
+    return run(build_parser(words), words, started)

@@ -11,14 +11,9 @@ from typing import Any
 from pipeline.api import Lab, get_settings, restore_backup
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    backup = sub.add_parser(
-        "backup",
-        help="copy the store and the embedded graph's files into a new folder (the store only on a server or Neo4j)",
-    )
+def add_arguments(backup: argparse.ArgumentParser) -> None:
     backup.add_argument("dir", type=Path, help="a new or empty folder, outside the data directory")
     backup.set_defaults(run=run)
-    return backup
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
@@ -27,11 +22,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     return {"dir": str(result.target), "graph": result.contents.graph, "files": len(result.contents.files)}
 
 
-def add_restore_parser(sub: Any) -> argparse.ArgumentParser:
-    restore = sub.add_parser(
-        "restore",
-        help="restore a backup into the data directory (RETRIEVAL_LAB_DATA_DIR); refused if it holds data",
-    )
+def add_restore_arguments(restore: argparse.ArgumentParser) -> None:
     restore.add_argument("dir", type=Path, help="a folder written by python -m pipeline backup")
     restore.add_argument(
         "--force",
@@ -39,7 +30,6 @@ def add_restore_parser(sub: Any) -> argparse.ArgumentParser:
         help="replace the data directory's data, kept in .replaced-*/ inside it (only while nothing uses it)",
     )
     restore.set_defaults(run=run_restore, no_lab=True)  # opening the Lab would start the server on what is replaced
-    return restore
 
 
 def run_restore(args: argparse.Namespace) -> dict[str, Any]:

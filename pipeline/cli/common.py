@@ -20,27 +20,22 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from pydantic import ValidationError
 
-from pipeline.api import (
-    Lab,
-    damaged_store,
-    date_field,
-    decimal_number,
-    one_line,
-    settings_error_line,
-    store_path,
-    whole_number,
-)
+from pipeline import api  # the engine, loaded as a command first uses it (`api.Lab`): `--help` loads none of it
+from pipeline.api import date_field, decimal_number, one_line, whole_number
 from pipeline.api.models import DATE_RULE, MAX_INTEGER
 from pipeline.errors import InvalidInput, RetrievalLabError
+
+if TYPE_CHECKING:
+    from pipeline.api import Lab
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-Command = Callable[[Lab, argparse.Namespace], Awaitable[Any]]  # set as `run`; `no_lab=True`: called with args only
+Command = Callable[["Lab", argparse.Namespace], Awaitable[Any]]  # set as `run`; `no_lab=True`: called with args only
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -128,7 +123,7 @@ def add_json_flag(*commands: argparse.ArgumentParser) -> None:
 
 
 async def _with_lab(args: argparse.Namespace, command: Command) -> Any:
-    lab = await Lab.open()
+    lab = await api.Lab.open()
     if getattr(args, "candidates", 0) is None:
         args.candidates = lab.settings.default_candidates
     if getattr(args, "top_k", 0) is None:
@@ -147,7 +142,7 @@ async def _with_lab(args: argparse.Namespace, command: Command) -> Any:
 def _store_problem(lab: Lab, exc: Exception) -> RetrievalLabError | None:
     if not isinstance(exc, sqlite3.DatabaseError):
         return None
-    return damaged_store(store_path(lab.settings.resolved_data_dir), exc)
+    return api.damaged_store(api.store_path(lab.settings.resolved_data_dir), exc)
 
 
 def _unexpected(exc: Exception) -> int:
@@ -180,7 +175,7 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None, started:
         print(f"error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except ValidationError as exc:  # settings built outside get_settings(): still one line naming the variable
-        print(f"error: {one_line(settings_error_line(exc))}", file=sys.stderr)
+        print(f"error: {one_line(api.settings_error_line(exc))}", file=sys.stderr)
         return 2
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
         if args.debug:

@@ -8,14 +8,12 @@ from typing import Any
 from pipeline.api import Lab
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    cmp = sub.add_parser("compare", help="one query under two settings: verdict, per-side metrics, overlap")
+def add_arguments(cmp: argparse.ArgumentParser) -> None:
     cmp.add_argument("text")
     cmp.add_argument("--group", default="demo")
     cmp.add_argument("--a", default="none:50:10", help="side A as [RECIPE:]RERANKER:N:K (default none:50:10)")
     cmp.add_argument("--b", default="local:50:10", help="side B as [RECIPE:]RERANKER:N:K (default local:50:10)")
     cmp.set_defaults(run=run)
-    return cmp
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:

@@ -14,10 +14,8 @@ from pipeline.api.models import SPECS, Settings
 from pipeline.cli.common import cli_actor
 
 
-def add_status_parser(sub: Any) -> argparse.ArgumentParser:
-    status = sub.add_parser("status", help="backend, embedder and deals with their counts")
+def add_status_arguments(status: argparse.ArgumentParser) -> None:
     status.set_defaults(run=run_status)
-    return status
 
 
 def reranker_key_lines(settings: Settings) -> dict[str, str]:
@@ -41,14 +39,12 @@ async def run_status(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
     return status
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    deals = sub.add_parser("deals", help="every deal with its counts, vector dimension and embedder match")
+def add_arguments(deals: argparse.ArgumentParser) -> None:
     flag = deals.add_mutually_exclusive_group()
     flag.add_argument("--read-only", metavar="GROUP", help="make this deal read-only: nothing writes to its graph")
     flag.add_argument("--writable", metavar="GROUP", help="make this deal writable again")
     deals.add_argument("--actor", default=None, help="who sets the flag, for the audit log (default: cli:<user>)")
     deals.set_defaults(run=run)
-    return deals
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:

@@ -28,10 +28,7 @@ from pipeline.cli.common import check_writable, integer, parse_int_list
 from pipeline.errors import InvalidInput
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    ev = sub.add_parser(
-        "eval", help="sweep recipe x candidates x top-k x reranker over the judged queries; save an experiment"
-    )
+def add_arguments(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--group", default="demo")
     ev.add_argument(
         "--recipes",
@@ -85,7 +82,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="write the recommended setting as a Python module to paste into a service (graphiti search + rerank)",
     )
     ev.set_defaults(run=run)
-    return ev
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:

@@ -23,14 +23,12 @@ from pipeline.errors import InvalidInput
 FORMATS = ("beir", "trec", "quepid")  # query_sets.formats.JUDGED_FORMATS, without its imports
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    cmd = sub.add_parser("export-judgments", help="write a stored query set as trec, quepid or beir files")
+def add_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--group", required=True)
     cmd.add_argument("--set", dest="set_name", default=None, metavar="NAME", help="the set (default: the deal's)")
     cmd.add_argument("--format", choices=FORMATS, required=True)
     cmd.add_argument("--out", required=True, help="a new or empty folder (beir, trec) or a .csv file (quepid)")
     cmd.set_defaults(run=run)
-    return cmd
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:

@@ -48,12 +48,7 @@ def _milliseconds(text: str) -> float:
     return value
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    gate = sub.add_parser(
-        "gate",
-        help="a regression gate for CI: a candidate setting against a baseline on the same queries; exit 1 on a "
-        "regression",
-    )
+def add_arguments(gate: argparse.ArgumentParser) -> None:
     gate.add_argument("--group", required=True)
     source = gate.add_mutually_exclusive_group()
     source.add_argument("--set", dest="set_name", default=None, help="the deal's stored query set NAME")
@@ -80,7 +75,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--save-baseline", default=None, metavar="PATH", help="when the gate holds, write the candidate as a baseline"
     )
     gate.set_defaults(run=run)
-    return gate
 
 
 def _read_json(path: str, flag: str) -> Any:

@@ -13,8 +13,7 @@ from pipeline.api.models import ProgressLines
 from pipeline.cli.common import cli_actor, warn
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    beir = sub.add_parser("import-beir", help="import corpus.jsonl, queries.jsonl, qrels.tsv as a deal")
+def add_arguments(beir: argparse.ArgumentParser) -> None:
     beir.add_argument("folder")
     beir.add_argument("--group", required=True)
     beir.add_argument(
@@ -23,7 +22,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="replace a deal of another source, or one with admin corrections or merges (says what is lost; audited)",
     )
     beir.set_defaults(run=run)
-    return beir
 
 
 def _print(line: str) -> None:

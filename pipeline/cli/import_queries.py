@@ -44,11 +44,7 @@ UNITS = {"txt": "lines", "csv": "rows", "quepid": "rating rows", "history": "rec
 MAKERS = {"beir": "import-queries", "trec": "import-queries (trec)", "quepid": "import-queries (quepid)"}
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    cmd = sub.add_parser(
-        "import-queries",
-        help="import a query set for a deal: judged (beir, trec, quepid) or queries only (.txt log, .csv, jsonl)",
-    )
+def add_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("path", nargs="?", help="a folder or file: beir, trec, quepid, .txt log, .csv, queries.jsonl")
     cmd.add_argument("--group", required=True)
     cmd.add_argument(
@@ -71,7 +67,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help=f"--from-history: the newest N distinct queries (default {HISTORY_LIMIT})",
     )
     cmd.set_defaults(run=run)
-    return cmd
 
 
 def _check(args: argparse.Namespace) -> None:

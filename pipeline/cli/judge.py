@@ -15,13 +15,11 @@ from pipeline.cli.common import cli_actor, whole
 from pipeline.errors import InvalidInput
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    judge = sub.add_parser("judge", help="grade a judging pool's pairs with an LLM judge (OPENAI_API_KEY)")
+def add_arguments(judge: argparse.ArgumentParser) -> None:
     judge.add_argument("--group", required=True)
     judge.add_argument("--pool", type=whole(1, 2**62), required=True)
     judge.add_argument("--show-prompt", action="store_true", help="print the judge's prompt and its version first")
     judge.set_defaults(run=run)
-    return judge
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:

@@ -19,8 +19,7 @@ from pipeline.cli.common import add_json_flag, whole
 from pipeline.errors import InvalidInput
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    pool = sub.add_parser("pool", help="build judging pools, list them, draw calibration samples")
+def add_arguments(pool: argparse.ArgumentParser) -> None:
     actions = pool.add_subparsers(dest="action", required=True)
     build = actions.add_parser("build", help="pool several settings' top k over a query set's queries")
     build.add_argument("--group", required=True)
@@ -44,7 +43,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     calibrate.add_argument("--by", required=True, help="who draws it (a reviewer name)")
     calibrate.set_defaults(run=run_calibrate)
     add_json_flag(build, listing, calibrate)
-    return pool
 
 
 def _settings(lab: Lab, args: argparse.Namespace) -> list[Any]:

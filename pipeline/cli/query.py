@@ -13,8 +13,7 @@ from pipeline.cli.common import integer, parse_date
 FACT_CHARS = 150  # a fact's line in the table
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    query = sub.add_parser("query", help="retrieve, rerank and cite the top k facts for one query")
+def add_arguments(query: argparse.ArgumentParser) -> None:
     query.add_argument("text")
     query.add_argument("--group", default="demo")
     query.add_argument("--candidates", type=integer, default=None, help="N first-stage candidates (default 50)")
@@ -36,7 +35,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="exact (graphiti's cosine scan, default) or vector_index (see `vector-index`)",
     )
     query.set_defaults(run=run)
-    return query
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:

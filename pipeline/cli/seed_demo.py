@@ -12,8 +12,7 @@ from pipeline.cli.common import cli_actor, warn
 from pipeline.errors import RetrievalLabError
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    seed = sub.add_parser("seed-demo", help="load the bundled demo deal (idempotent)")
+def add_arguments(seed: argparse.ArgumentParser) -> None:
     seed.add_argument("--group", default="demo")
     seed.add_argument("--force", action="store_true", help="rebuild even if unchanged")
     seed.add_argument(
@@ -22,7 +21,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="replace a deal of another source, or one with admin corrections or merges (says what is lost; audited)",
     )
     seed.set_defaults(run=run)
-    return seed
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:

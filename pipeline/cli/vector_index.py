@@ -12,13 +12,11 @@ from pipeline.cli.common import cli_actor, whole
 from pipeline.errors import InvalidInput
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    index = sub.add_parser("vector-index", help="create the facts' vector index on a deal and measure its recall")
+def add_arguments(index: argparse.ArgumentParser) -> None:
     index.add_argument("--group", required=True)
     index.add_argument("--queries", type=whole(1, 10_000), default=20, help="labelled queries to measure with")
     index.add_argument("--candidates", type=whole(1, 200), default=50, help="N, the pool whose recall is measured")
     index.set_defaults(run=run)
-    return index
 
 
 async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:

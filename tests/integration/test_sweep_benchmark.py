@@ -1,5 +1,5 @@
 """`python -m benchmarks sweep`: cold runs per concurrency with the time split by phase, a warm repeat from the
-cache, and the check that every run ranked alike."""
+cache, and the check that every run ranked alike; `recipe-sweep`; `cli-start`, each CLI command's cold start."""
 
 from __future__ import annotations
 
@@ -41,3 +41,15 @@ def test_recipe_sweep_benchmark_prints_both_sweeps_and_their_ratio(demo: str, ca
     seconds = result["seconds_median"]
     assert result["ratio_many_to_one"] == round(seconds["many"] / seconds["one"], 2)
     assert main([*args, "--recipes", "nope"]) == 2
+
+
+def test_cli_start_benchmark_times_each_command_beside_the_bare_interpreter(demo: str, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    assert main(["cli-start", "--group", demo, "--repeat", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    times = {label: figures["p50_s"] for label, figures in result["commands"].items()}
+    assert set(times) == {"python -c pass", "--help", "status", "deals", "query --reranker local"}
+    assert all(seconds > 0 for seconds in times.values())
+    assert times["status"] > times["python -c pass"]  # a command does more than start the interpreter
+    assert main(["cli-start", "--group", "no-such-deal"]) == 2
