@@ -3,8 +3,8 @@ deals, query, compare two settings, evaluate, gate a candidate setting against a
 vector index, back up and restore the data directory.
 
 One module per command (`add_arguments` + `run`), or per pair that belongs together (`deals.py` also has `status`,
-`backup.py` `restore`); `common.py` runs them. Only the chosen command's module is imported, and the engine only as
-the command uses it, so `--help` loads none of it. Errors meant for the user (bad
+`backup.py` `restore`), each a row of `COMMANDS`; `common.py` runs them. Only the chosen command's module is
+imported, and the engine only as the command uses it, so `--help` loads none of it. Errors meant for the user (bad
 input, unreachable backend, unknown deal) print one line and exit 2. Benchmarks have their own entry point:
 `python -m benchmarks`.
 """
@@ -22,37 +22,39 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 
 
 @dataclass(frozen=True)
-class Command:
+class CommandRow:
     module: str  # under pipeline.cli
     help: str
     adder: str = "add_arguments"  # the module's function that adds the command's arguments and sets its `run`
 
 
-COMMANDS: dict[str, Command] = {
-    "seed-demo": Command("seed_demo", "load the bundled demo deal (idempotent)"),
-    "import-beir": Command("import_beir", "import corpus.jsonl, queries.jsonl, qrels.tsv as a deal"),
-    "import-queries": Command(
+COMMANDS: dict[str, CommandRow] = {
+    "seed-demo": CommandRow("seed_demo", "load the bundled demo deal (idempotent)"),
+    "import-beir": CommandRow("import_beir", "import corpus.jsonl, queries.jsonl, qrels.tsv as a deal"),
+    "import-queries": CommandRow(
         "import_queries",
         "import a query set for a deal: judged (beir, trec, quepid) or queries only (.txt log, .csv, jsonl)",
     ),
-    "export-judgments": Command("export_judgments", "write a stored query set as trec, quepid or beir files"),
-    "status": Command("deals", "backend, embedder and deals with their counts", "add_status_arguments"),
-    "deals": Command("deals", "every deal with its counts, vector dimension and embedder match"),
-    "query": Command("query", "retrieve, rerank and cite the top k facts for one query"),
-    "compare": Command("compare", "one query under two settings: verdict, per-side metrics, overlap"),
-    "eval": Command("eval", "sweep recipe x candidates x top-k x reranker over the judged queries; save an experiment"),
-    "gate": Command(
+    "export-judgments": CommandRow("export_judgments", "write a stored query set as trec, quepid or beir files"),
+    "status": CommandRow("deals", "backend, embedder and deals with their counts", "add_status_arguments"),
+    "deals": CommandRow("deals", "every deal with its counts, vector dimension and embedder match"),
+    "query": CommandRow("query", "retrieve, rerank and cite the top k facts for one query"),
+    "compare": CommandRow("compare", "one query under two settings: verdict, per-side metrics, overlap"),
+    "eval": CommandRow(
+        "eval", "sweep recipe x candidates x top-k x reranker over the judged queries; save an experiment"
+    ),
+    "gate": CommandRow(
         "gate",
         "a regression gate for CI: a candidate setting against a baseline on the same queries; exit 1 on a regression",
     ),
-    "pool": Command("pool", "build judging pools, list them, draw calibration samples"),
-    "judge": Command("judge", "grade a judging pool's pairs with an LLM judge (OPENAI_API_KEY)"),
-    "vector-index": Command("vector_index", "create the facts' vector index on a deal and measure its recall"),
-    "backup": Command(
+    "pool": CommandRow("pool", "build judging pools, list them, draw calibration samples"),
+    "judge": CommandRow("judge", "grade a judging pool's pairs with an LLM judge (OPENAI_API_KEY)"),
+    "vector-index": CommandRow("vector_index", "create the facts' vector index on a deal and measure its recall"),
+    "backup": CommandRow(
         "backup",
         "copy the store and the embedded graph's files into a new folder (the store only on a server or Neo4j)",
     ),
-    "restore": Command(
+    "restore": CommandRow(
         "backup",
         "restore a backup into the data directory (RETRIEVAL_LAB_DATA_DIR); refused if it holds data",
         "add_restore_arguments",
