@@ -107,6 +107,8 @@ async def _measure(folder: Path, data_dir: Path, texts: list[str], repeat: int) 
             raise InvalidInput("a second import of the same folder was not skipped")
     finally:
         await lab.close()
+        if lab.backend.embedded is not None:  # stopped before its directory is removed: it writes until it stops
+            lab.backend.embedded.stop()
     import_s, embed_s = statistics.median(imports), statistics.median(embeds)
     return {
         "import_s": [round(s, 2) for s in imports],

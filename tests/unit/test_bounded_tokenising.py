@@ -8,7 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.embedders.local_minilm import MAX_CHARS, MAX_TOKENS, LocalMiniLMEmbedder, model_text
+from pipeline.embedders.local_minilm import (
+    BATCH_CHARS,
+    MAX_BATCH,
+    MAX_CHARS,
+    MAX_TOKENS,
+    LocalMiniLMEmbedder,
+    _batches,
+    model_text,
+)
 from pipeline.rerankers.local import tokenize
 from pipeline.retrieval.citations import SCAN_CHARS, best_snippet
 
@@ -70,3 +78,20 @@ def _strings(value: object) -> list[str]:
     if isinstance(value, list):
         return [s for v in value for s in _strings(v)]
     return []
+
+
+def test_batching_by_length_gives_each_text_the_vector_it_has_alone(embedder: LocalMiniLMEmbedder) -> None:
+    """Batches hold many short texts or one long one (`_batches`); a text's vector does not depend on its batch, so a
+    deal imported in batches matches a query embedded alone."""
+    corpus = Path(__file__).resolve().parents[3] / "shared" / "data" / "tatqa" / "corpus.jsonl"
+    with corpus.open(encoding="utf-8") as lines:
+        passages = [json.loads(line)["text"] for line, _ in zip(lines, range(40), strict=False)]
+    names = [" ".join(p.split()[:3]) for p in passages]
+    texts = [*passages, *names, "", "x" * 5_000]
+    batches = _batches(sorted((model_text(t) for t in texts), key=len))
+    assert len(batches) < len(texts)  # some batches hold several texts...
+    assert max(len(b) for b in batches) <= MAX_BATCH
+    assert all(len(b) == 1 or len(b) * max(map(len, b)) <= BATCH_CHARS for b in batches)  # ...within the budget
+    together = embedder.encode(texts)
+    alone = np.stack([embedder.encode([text])[0] for text in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-6)
