@@ -6,7 +6,6 @@ the CLI's own start (imports, settings, connecting, the command), not the server
 
 from __future__ import annotations
 
-import os
 import statistics
 import subprocess
 import sys
@@ -30,7 +29,7 @@ def commands(group: str, query: str) -> dict[str, list[str]]:
 
 def _wall_s(args: list[str]) -> float:
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=os.environ.copy(), check=False)
+    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, check=False)
     took = time.perf_counter() - started
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]

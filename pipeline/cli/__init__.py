@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from importlib import import_module
 
-from pipeline.cli.common import OneLineParser, run
+from pipeline.cli.common import OneLineParser, add_json_flag, run
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -78,7 +78,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         parsed = sub.add_parser(name, help=command.help, description=command.help)
         if argv is None or name == named:
             getattr(import_module(f"pipeline.cli.{command.module}"), command.adder)(parsed)
-            parsed.add_argument("--json", action="store_true", help="print one JSON object")
+            add_json_flag(parsed)
     return parser
 
 

@@ -61,21 +61,24 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
     refused (`Judged`): which grade was meant is not for this tool to guess."""
     qrels = Judged(path.name)
     for number, line in text_lines(path):
-        expected = DataFileError(
-            f"{path.name} line {number}: expected query-id<TAB>corpus-id<TAB>score "
-            f"(score: a whole number from -{MAX_GRADE} to {MAX_GRADE}, in digits 0-9)"
-        )
         try:
             row = next(csv.reader([line.removeprefix("\ufeff").rstrip("\r\n")], delimiter="\t"), [])
         except csv.Error:  # a line break inside a field (a lone carriage return): no judgment line
-            raise expected from None
+            raise _not_a_judgment(path, number) from None
         if not row or (number == 1 and _is_header(row)):
             continue  # blank line or header
         grade = whole_number(row[2].strip(), -MAX_GRADE, MAX_GRADE, signed=True) if len(row) > 2 else None
         if grade is None:
-            raise expected
+            raise _not_a_judgment(path, number)
         qrels.add(row[0], row[1], grade, number)
     return qrels.qrels
+
+
+def _not_a_judgment(path: Path, number: int) -> DataFileError:
+    return DataFileError(
+        f"{path.name} line {number}: expected query-id<TAB>corpus-id<TAB>score "
+        f"(score: a whole number from -{MAX_GRADE} to {MAX_GRADE}, in digits 0-9)"
+    )
 
 
 class Judged:
