@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from pipeline.pools.api import Pools
     from pipeline.query_sets.api import QuerySets
     from pipeline.retrieval.api import Retrieval
+    from pipeline.retrieval.held_facts import HeldFacts
     from pipeline.spotcheck.api import Spotcheck
     from pipeline.temporal.api import Temporal
     from pipeline.warm_up import WarmUp
@@ -191,6 +192,13 @@ class Lab(StoreFeatures):
 
     # The features' handles (`pipeline.api`), each imported when first used: a CLI command loads only its own
     # feature (the spot-check's statistics take a second to import).
+
+    @cached_property
+    def facts(self) -> HeldFacts:
+        """The deals' facts this process holds in memory for ranking (pipeline/retrieval/held_facts.py)."""
+        from pipeline.retrieval.held_facts import HeldFacts
+
+        return HeldFacts(self)
 
     @cached_property
     def retrieval(self) -> Retrieval:

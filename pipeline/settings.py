@@ -115,6 +115,9 @@ class Settings(BaseSettings):
     # compared case-insensitively; unset = admins only
     adjudicators: Annotated[list[str], NoDecode] = []
 
+    # a deal's facts and vectors are held in memory (exact cosine lists in numpy, no vector reads) by long-lived
+    # processes, within this many MB for all deals; a deal over it is searched by the graph; 0 holds none
+    held_facts_mb: int = Field(512, ge=0, le=1_000_000)
     default_candidates: int = Field(50, ge=1, le=500)
     default_top_k: int = Field(10, ge=1, le=100)
     data_dir: Path = PROJECT_ROOT / ".data"

@@ -1,9 +1,9 @@
 """Warm-up: everything a first query pays once per process, paid before anyone asks.
 
 A cold process loads the embedding model (ONNX session), opens the graph connections, compiles graphiti's
-search statements on the server and reads the stored fact vectors the local reranker uses. One retrieval
-of the default shape (N, k, local reranker) on the deal the app opens does all of it; nothing is recorded
-in the run history.
+search statements on the server and reads the deal's facts and vectors into memory (`held_facts.py`). Holding the
+facts of the deal the app opens, then one retrieval of the default shape (N, k, local reranker) on it, does all of
+it; nothing is recorded in the run history.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ async def warm_up(lab: Lab) -> WarmUp:
     ids = [d.group_id for d in deals]
     group_id = DEMO_GROUP if DEMO_GROUP in ids else ids[0]
     n, k = lab.settings.default_candidates, lab.settings.default_top_k
+    await lab.facts.load(group_id)
     first = await retrieve(lab, WARM_UP_QUERY, group_id, n, k, "local")
     second = await retrieve(lab, WARM_UP_QUERY + " ", group_id, n, k, "local")
     return WarmUp(

@@ -52,6 +52,7 @@ class SessionScores:
 
 def session_hooks(ns: str, group_id: str) -> RankHooks:
     """The hooks a page ranks with: its session's pools and scores (held now: `rank()` runs on the event loop's
-    thread, where `st.session_state` is not this session's)."""
+    thread, where `st.session_state` is not this session's); the dashboard process holds each deal's facts in
+    memory from its first query on."""
     memo = SessionMemo(f"{ns}.ranked", keep=POOLS_KEPT * 4).held()
-    return RankHooks(pools=SessionPools(memo, group_id), scores=SessionScores(memo))
+    return RankHooks(pools=SessionPools(memo, group_id), scores=SessionScores(memo), hold=True)

@@ -10,9 +10,11 @@ timer and the facts' vectors shared by every query. So what is computed once and
   `tests/integration/test_sweep.py` checks on the demo deal, so each N is retrieved on its own;
   deepest first, so a cross-encoder has scored every fact of the shallower pools already;
 - each reranker scores each (query, N) pool once; every k cuts that one ranking;
-- the stored vectors a re-scorer or MMR needs are read once per fact for the whole sweep (`FactVectors`: queries
-  share many facts, and reading a vector costs far more than finding it), for the union of a query's retrieved
-  pools in one indexed lookup (`QueryVectors`, pipeline/retrieval/rerank.py);
+- the deal's facts and vectors are read once for the whole sweep and held in memory when they fit
+  (`held_facts.py`): numpy answers the exact cosine list, and a re-scorer or MMR reads no vector;
+- otherwise the stored vectors a re-scorer or MMR needs are read once per fact for the whole sweep
+  (`FactVectors`: queries share many facts, and reading a vector costs far more than finding it), for the union
+  of a query's retrieved pools in one indexed lookup (`QueryVectors`, pipeline/retrieval/rerank.py);
 - first-stage pools and reranker scores are cached in the store (`cache.py`), so a repeated sweep on
   an unchanged graph retrieves and reranks nothing (and calls Voyage for nothing). A pool is cached under
   the graph state it was computed on: a stamp of the graph (`graph_state`) is read after each query that retrieved,
@@ -152,6 +154,7 @@ async def run_sweep(
         phases,
         cancel,
     )
+    await ranker.hold()
     with phases.time("graph_state"):
         tracker = StateTracker(lab, spec, filter_key, await graph_state(lab.backend, lab.store, spec.group_id))
         await tracker.start()

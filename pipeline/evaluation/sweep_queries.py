@@ -25,6 +25,7 @@ from pipeline.rerankers import (
     LabReranker,
 )
 from pipeline.retrieval.first_stage import FactVectors
+from pipeline.retrieval.held_facts import HeldDeal
 from pipeline.retrieval.hooks import RankHooks, ScoreCall, ScoreRow
 from pipeline.retrieval.records import CandidatePool
 from pipeline.retrieval.retrieve import rank, validate_query
@@ -133,6 +134,12 @@ class QueryRanker:
     phases: Phases
     cancel: CancelFlag | None = None
     vectors: FactVectors = field(default_factory=FactVectors)  # facts' stored vectors, shared by every query
+    held: HeldDeal | None = None  # the deal's facts held in memory for every query (`hold`)
+
+    async def hold(self) -> None:
+        """Hold the deal's facts for the queries to come (read once; none when they do not fit the budget)."""
+        with self.phases.time("hold_facts"):
+            self.held = await self.lab.facts.load(self.spec.group_id)
 
     def check_cancel(self) -> None:
         """Called inside a query, between its searches and reranker calls: the query in flight stops there."""
@@ -151,6 +158,7 @@ async def _rank_query(r: QueryRanker, text: str, pools_cache: FirstStageCache) -
         scores=r.scores,
         rankers=r.rankers,
         vectors=r.vectors,
+        held=r.held,
         checkpoint=r.check_cancel,
         phases=r.phases,
         cite=False,
@@ -210,6 +218,7 @@ async def _rank_stable(r: QueryRanker, tracker: StateTracker, text: str) -> Rank
         r.vectors.clear()
         with r.phases.time("graph_state"):
             await tracker.moved_to(now)
+        await r.hold()
     return ranked  # a graph that keeps changing: the last ranking is kept, its pools not cached
 
 

@@ -66,3 +66,13 @@ def entries(store: Store, group_id: str | None = None, limit: int = 200) -> list
         {"g": group_id, "limit": limit},
     )
     return [JournalEntry.from_row(r) for r in rows]
+
+
+def group_stamp(store: Store, group_id: str) -> tuple[object, ...]:
+    """What changes with every journalled write of a deal: an entry begun, a step done, an entry finished."""
+    rows = store.query(
+        "SELECT count(*) AS n, max(created_at) AS begun, total(length(steps)) AS steps, max(finished_at) AS finished"
+        " FROM admin_journal WHERE group_id = ?",
+        (group_id,),
+    )
+    return tuple(rows[0])

@@ -7,6 +7,8 @@ only have `source_description` ("From: cim.pdf | Page 5"), so that is parsed as 
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
@@ -17,9 +19,20 @@ from pipeline.text import clip
 
 WORD = re.compile(r"[A-Za-z0-9$%.,]+")
 PIECE = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.MULTILINE)  # up to every stop: where the best sentence is
+HIDDEN_END = re.compile(r"[.!?][\"'”’)\]]")  # a stop inside a quote or bracket, which the quick split keeps going past
 SENTENCE_WINDOW = 600  # characters either side of that piece in which pySBD finds the sentence's true ends
 SNIPPET_CHARS = 280
-SCAN_CHARS = 100_000  # a snippet is sought in the episode's first characters only: a 50 MB episode stays cheap
+# lower-case words that end with a full stop without ending a sentence
+ABBREVIATIONS = frozenset(
+    "al approx avg cf ch co corp dept ed eds est etc fig ibid inc jr ltd max min misc mr mrs ms no nos pp resp sr st"  # noqa: SIM905
+    " viz vol vs".split()
+)
+SCAN_CHARS = 100_000
+SNIPPETS_KEPT = 20_000  # snippets found, kept per process (each a few hundred characters)
+_SNIPPETS: OrderedDict[tuple[str, int, int], str] = OrderedDict()
+_SNIPPETS_LOCK = (
+    threading.Lock()
+)  # a snippet is sought in the episode's first characters only: a 50 MB episode stays cheap
 
 
 async def fetch_episodes(backend: GraphBackend, group_id: str, uuids: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -47,19 +60,63 @@ def parse_source_description(text: str) -> dict[str, Any]:
     return fields
 
 
+def cited_snippet(fact: str, content: str) -> str:
+    """`best_snippet`, found once per fact and episode text in this process: a fact is cited again and again (a
+    page's reruns, its other settings, the queries around it). Keyed by the text's hash, not the text."""
+    key = (fact, len(content), hash(content))
+    with _SNIPPETS_LOCK:
+        found = _SNIPPETS.get(key)
+        if found is not None:
+            _SNIPPETS.move_to_end(key)
+            return found
+    found = best_snippet(fact, content)
+    with _SNIPPETS_LOCK:
+        _SNIPPETS[key] = found
+        while len(_SNIPPETS) > SNIPPETS_KEPT:
+            _SNIPPETS.popitem(last=False)
+    return found
+
+
 def best_snippet(fact: str, content: str) -> str:
     """The sentence of the episode that shares most words with the fact (cut to SNIPPET_CHARS). A quick split at
-    every stop finds where it is; pySBD then finds that sentence's true ends within a window around it, so "U.S.",
-    "Inc." or "D. Colo." never cut it short (pySBD over a whole long episode would cost a query hundreds of ms)."""
+    every stop finds where it is. When both its ends are plain sentence ends (`_plain_end`), it is the sentence;
+    otherwise pySBD finds that sentence's true ends within a window around it, so "U.S.", "Inc." or "D. Colo."
+    never cut it short (pySBD costs milliseconds even on a window: it is asked only when needed)."""
     fact_words = _words(fact[:SCAN_CHARS])
     content = content[:SCAN_CHARS]
     pieces = [(m.start(), m.end()) for m in PIECE.finditer(content)] or [(0, len(content))]
     start, end = max(pieces, key=lambda p: len(fact_words & _words(content[p[0] : p[1]])))
+    before = len(content[:start].rstrip())
+    plain = (before == 0 or _plain_end(content, before - 1)) and end > 0 and _plain_end(content, end - 1)
+    if plain and not HIDDEN_END.search(content, start, end - 1) and _balanced(content[start:end]):
+        return clip(content[start:end].strip(), SNIPPET_CHARS)
     low = max(0, start - SENTENCE_WINDOW)
     window = content[low : end + SENTENCE_WINDOW]
     sentences = [window[a:b] for a, b in sentence_spans(window) if a < end - low and b > start - low]
     best = max(sentences, key=lambda s: len(fact_words & _words(s)), default=content[start:end])
     return clip(best.strip(), SNIPPET_CHARS)
+
+
+def _plain_end(content: str, stop: int) -> bool:
+    """Whether the character at `stop` ends a sentence beyond doubt: a stop after a lower-case word (not a known
+    abbreviation) or a whole number, followed by the end of the text or, after spaces, a capital letter. Anything
+    else ("U.S.", "Inc.", "No. 5", "approx. 40", a line without a stop) is left to pySBD."""
+    if content[stop] not in ".!?":
+        return False
+    rest = content[stop + 1 :].lstrip()
+    if rest and not rest[0].isupper():
+        return False
+    if content[stop] != ".":
+        return True
+    word = content[:stop].rsplit(None, 1)[-1] if content[:stop].strip() else ""
+    if word.isdigit():
+        return len(word) >= 4  # a year ends a sentence; "1." may number a list item
+    return word.isalpha() and word.islower() and len(word) > 1 and word not in ABBREVIATIONS
+
+
+def _balanced(text: str) -> bool:
+    """No bracket or curly quote left open or closed: a sentence inside "(...)" is pySBD's to find."""
+    return all(text.count(a) == text.count(b) for a, b in ("()", "[]", "“”"))
 
 
 def _words(text: str) -> set[str]:

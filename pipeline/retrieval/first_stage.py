@@ -28,6 +28,7 @@ from graphiti_core.search.search_utils import node_distance_reranker, rrf
 
 from pipeline.graph.dialects.registry import for_driver
 from pipeline.retrieval.collector import collector_paused
+from pipeline.retrieval.held_facts import HeldDeal
 from pipeline.retrieval.recipes import Recipe
 
 T = TypeVar("T")
@@ -84,9 +85,10 @@ class MethodLists:
     """One query's method lists under one filter, each fetched once per (method, depth, floor / walk) and shared by
     every recipe and N that asks for it; concurrent asks for the same list wait for the one fetch. `similar(depth)`,
     when given, answers the cosine method instead of graphiti's exact scan (the vector index option, which has no
-    floor). The exact cosine scan is shared by every floor (see `cosine`). Each list comes with its fetch's wall
-    time, so a setting's first stage is timed as if it ran alone. The facts' stored vectors (MMR's fusion, the local
-    reranker) are loaded once per fact (`vectors`), for this query or, given a shared `FactVectors`, for every
+    floor). The exact cosine scan is shared by every floor (see `cosine`); given the deal's `held` facts, numpy
+    answers it and hands out their vectors without a read (`held_facts.py`). Each list comes with its fetch's wall
+    time, so a setting's first stage is timed as if it ran alone. Other facts' stored vectors (MMR's fusion, the
+    local reranker) are loaded once per fact (`vectors`), for this query or, given a shared `FactVectors`, for every
     query that shares it."""
 
     def __init__(
@@ -98,12 +100,14 @@ class MethodLists:
         search_filter: SearchFilters,
         similar: Callable[[int], Awaitable[list[EntityEdge]]] | None = None,
         known: FactVectors | None = None,
+        held: HeldDeal | None = None,
     ) -> None:
         self.driver, self.query, self.vector, self.group_id = driver, query, vector, group_id
         self.dialect = for_driver(driver)
         self.search_filter, self.similar = search_filter, similar
         self._fetches: dict[tuple[object, ...], asyncio.Future[Any]] = {}
         self.known = known if known is not None else FactVectors()
+        self.held = held
 
     async def _once(self, key: tuple[object, ...], fetch: Callable[[], Awaitable[T]]) -> tuple[T, float]:
         """What `fetch` returns and its wall time (ms), fetched once per key."""
@@ -122,7 +126,10 @@ class MethodLists:
         """The stored vectors of these facts (a fact without one left out) and what loading them alone would have
         taken (ms: each fact's share of the load that brought it). Only facts not looked up yet are read."""
         wanted = list(dict.fromkeys(uuids))
-        known = {u: self.known.get(u) for u in wanted}
+        started = time.perf_counter()
+        held = {u: v for u in wanted if self.held is not None and (v := self.held.vector(u)) is not None}
+        held_ms = (time.perf_counter() - started) * 1000
+        known = {u: self.known.get(u) for u in wanted if u not in held}
         missing = [u for u, found in known.items() if found is None]
         if missing:
             started = time.perf_counter()
@@ -133,7 +140,7 @@ class MethodLists:
                 self.known.put(u, loaded.get(u), share)
                 known[u] = self.known.get(u)
         vectors = {u: found[0] for u, found in known.items() if found is not None and found[0] is not None}
-        return vectors, sum(found[1] for found in known.values() if found is not None)
+        return held | vectors, held_ms + sum(found[1] for found in known.values() if found is not None)
 
     def bm25(self, depth: int) -> Awaitable[Timed]:
         words = fulltext_words(self.query)
@@ -149,13 +156,15 @@ class MethodLists:
         # one scan per depth for every floor: graphiti's statement keeps `score > floor`, sorts by score and takes
         # the first `depth`, so its list is the floorless list's hits above the floor (every hit above a floor ranks
         # before every hit below it)
-        hits, ms = await self._once(
-            ("cosine", depth),
-            lambda: self.dialect.edge_similarity_search(
-                self.driver, self.vector, self.search_filter, [self.group_id], depth, NO_FLOOR
-            ),
-        )
+        hits, ms = await self._once(("cosine", depth), lambda: self._exact_cosine(depth))
         return [edge for edge, score in hits if score > floor], ms
+
+    async def _exact_cosine(self, depth: int) -> list[tuple[EntityEdge, float]]:
+        if self.held is not None:
+            return self.held.similar(self.vector, self.search_filter, depth, NO_FLOOR)
+        return await self.dialect.edge_similarity_search(
+            self.driver, self.vector, self.search_filter, [self.group_id], depth, NO_FLOOR
+        )
 
     def walk(self, origins: tuple[str, ...], max_depth: int, depth: int) -> Awaitable[Timed]:
         return self._once(

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from pipeline.rerankers.base import LabReranker
 from pipeline.retrieval.first_stage import FactVectors
+from pipeline.retrieval.held_facts import HeldDeal
 from pipeline.retrieval.records import CandidatePool
 from pipeline.retrieval.setting import Setting
 from pipeline.timing import Phases
@@ -83,6 +84,10 @@ class RankHooks:
     rankers: Mapping[str, LabReranker | None] | None = None
     # facts' stored vectors, shared by the queries of a sweep (read once per fact)
     vectors: FactVectors = field(default_factory=FactVectors)
+    # the deal's facts, held for all the queries of a sweep (read once); None: what the process holds, if current
+    held: HeldDeal | None = None
+    # start holding the deal's facts for the queries to come, when they are not held (a long-lived process)
+    hold: bool = False
     # called before every first-stage search and reranker call: raises to stop the query in flight (a cancel)
     checkpoint: Callable[[], None] = never
     phases: Phases = field(default_factory=Phases)

@@ -20,26 +20,39 @@ from graphiti_core.edges import EntityEdge
 from pipeline.graph.dialects.registry import for_driver
 from pipeline.rerankers import LabReranker, RerankerFailed, RerankOutcome, searches_for, traits
 from pipeline.retrieval.first_stage import MethodLists
+from pipeline.retrieval.held_facts import HeldDeal
 from pipeline.retrieval.hooks import RankHooks, ScoreCall
 from pipeline.retrieval.records import CandidatePool, RankedCandidate
 from pipeline.timing import StageTimer
 
 
-async def stored_vectors(driver: GraphDriver, uuids: Sequence[str]) -> list[list[float]] | None:
-    """The facts' stored embeddings in `uuids` order, or None when one is missing: one round trip, an index
-    lookup per fact (graphiti's `get_embeddings_for_edges` scans every fact of the graph, and needs the edges
-    read first when only uuids are at hand)."""
-    stored = await for_driver(driver).fact_vectors(driver, list(dict.fromkeys(uuids)))
+async def stored_vectors(
+    driver: GraphDriver, uuids: Sequence[str], held: HeldDeal | None = None
+) -> list[Sequence[float]] | None:
+    """The facts' stored embeddings in `uuids` order, or None when one is missing: those of `held` facts from
+    memory, the others in one round trip, an index lookup per fact (graphiti's `get_embeddings_for_edges` scans
+    every fact of the graph, and needs the edges read first when only uuids are at hand)."""
+    stored: dict[str, Sequence[float]] = {}
+    if held is not None:
+        stored = {u: v for u in uuids if (v := held.vector(u)) is not None}
+    missing = [u for u in dict.fromkeys(uuids) if u not in stored]
+    if missing:
+        stored |= await for_driver(driver).fact_vectors(driver, missing)
     if not all(u in stored for u in uuids):
         return None
     return [stored[u] for u in uuids]
 
 
 async def score_pool(
-    driver: GraphDriver, ranker: LabReranker, query: str, uuids: Sequence[str], facts: Sequence[str]
+    driver: GraphDriver,
+    ranker: LabReranker,
+    query: str,
+    uuids: Sequence[str],
+    facts: Sequence[str],
+    held: HeldDeal | None = None,
 ) -> RerankOutcome:
     """One score per fact, in pool order; raises RerankerFailed (the caller keeps first-stage order)."""
-    vectors = await stored_vectors(driver, uuids) if ranker.uses_vectors else None
+    vectors = await stored_vectors(driver, uuids, held) if ranker.uses_vectors else None
     return await ranker.score(query, list(facts), vectors)
 
 
@@ -93,9 +106,10 @@ async def rerank_pool(
     pool: CandidatePool,
     hooks: RankHooks,
     shared: QueryVectors | None,
+    held: HeldDeal | None = None,
 ) -> Reranked:
     """The pool scored by `ranker` and ordered; first-stage order when there is no reranker or it fails.
-    `shared`: the query's vectors, for a pool searched just now."""
+    `shared`: the query's vectors, for a pool searched just now; `held`: the deal's facts held in memory."""
     candidates = pool.candidates
     first_order = tuple(RankedCandidate(c, c.first_stage_rank, None, None) for c in candidates)
     if ranker is None or not candidates:
@@ -107,7 +121,7 @@ async def rerank_pool(
     hooks.checkpoint()
     timer = StageTimer()
     try:
-        scores, ms, tokens, searches = await _scores(driver, ranker, model, query, pool, hooks, shared, timer)
+        scores, ms, tokens, searches = await _scores(driver, ranker, model, query, pool, hooks, shared, held, timer)
     except RerankerFailed as exc:
         ms = timer.ms.get("rerank", 0.0)
         if cache is not None:
@@ -128,6 +142,7 @@ async def _scores(
     pool: CandidatePool,
     hooks: RankHooks,
     shared: QueryVectors | None,
+    held: HeldDeal | None,
     timer: StageTimer,
 ) -> tuple[list[float], float, float, int]:
     """(scores, rerank ms, tokens, billed searches) for the pool, the cached part from `hooks.scores`."""
@@ -150,7 +165,7 @@ async def _scores(
         timer.ms["rerank"] += shared.ms
     else:
         with phases.time("rerank"), timer.stage("rerank"):
-            outcome = await score_pool(driver, ranker, query, part_uuids, part_facts)
+            outcome = await score_pool(driver, ranker, query, part_uuids, part_facts, held)
     ms = timer.ms["rerank"]
     if cache is not None:
         with phases.time("cache_write"):

@@ -9,6 +9,7 @@ is kept and the run says why (`fallback_reason`).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,9 +21,10 @@ from graphiti_core.edges import EntityEdge
 
 from pipeline.errors import InvalidInput
 from pipeline.rerankers import estimate_cost, make_reranker
-from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
+from pipeline.retrieval.citations import citation_fields, cited_snippet, fetch_episodes
 from pipeline.retrieval.filters import temporal_filter
 from pipeline.retrieval.first_stage import MethodLists, search_recipe
+from pipeline.retrieval.held_facts import HeldDeal
 from pipeline.retrieval.hooks import RankHooks
 from pipeline.retrieval.recipes import DEFAULT_RECIPE, Recipe
 from pipeline.retrieval.records import (
@@ -87,11 +89,21 @@ def _candidate(edge: EntityEdge, fused: float, rank: int, method_ranks: dict[str
 
 class _QueryLists:
     """The query's method lists per first stage, made when a first stage first searches: the query is embedded
-    then, once (a query whose pools all come from a cache is never embedded)."""
+    then, once (a query whose pools all come from a cache is never embedded). Whether the deal's held facts are
+    current (`held_facts.py`, one stamp read) is checked beside the embedding, inside its time."""
 
-    def __init__(self, lab: Lab, driver: Any, query: str, group_id: str, search_filter: Any, hooks: RankHooks) -> None:
+    def __init__(
+        self,
+        lab: Lab,
+        driver: Any,
+        query: str,
+        group_id: str,
+        search_filter: Any,
+        hooks: RankHooks,
+        held: asyncio.Future[HeldDeal | None],
+    ) -> None:
         self.lab, self.driver, self.query, self.group_id = lab, driver, query, group_id
-        self.search_filter, self.hooks = search_filter, hooks
+        self.search_filter, self.hooks, self.held = search_filter, hooks, held
         self.vector: list[float] | None = None
         self.embed_ms = 0.0
         self.lists: dict[str, MethodLists] = {}
@@ -102,13 +114,14 @@ class _QueryLists:
                 timer = StageTimer()
                 with self.hooks.phases.time("embed"), timer.stage("embed_query"):
                     self.vector = await self.lab.embedder.embed_query(self.query)
+                    await self.held
                 self.embed_ms = timer.ms["embed_query"]
-            similar = None
-            if first_stage == "vector_index":
-                backend, vector, where = self.lab.backend, self.vector, self.search_filter
+            similar, where = None, self.search_filter
+            if first_stage == "vector_index":  # the index answers the cosine method; held facts give their vectors
+                backend, vector = self.lab.backend, self.vector
                 similar = partial(indexed_similarity_search, backend, self.driver, self.group_id, vector, where)
             self.lists[first_stage] = MethodLists(
-                self.driver, self.query, self.vector, self.group_id, self.search_filter, similar, self.hooks.vectors
+                self.driver, self.query, self.vector, self.group_id, where, similar, self.hooks.vectors, await self.held
             )
         return self.lists[first_stage]
 
@@ -142,7 +155,9 @@ async def rank(
     as_of = as_utc(as_of) if as_of is not None else None
     created_at = now_iso()
     driver = lab.backend.driver(group_id)
-    lists = _QueryLists(lab, driver, query, group_id, temporal_filter(include_superseded, as_of), hooks)
+    held = asyncio.ensure_future(_held_facts(lab, group_id, hooks))
+    held.add_done_callback(lambda f: f.cancelled() or f.exception())  # a failure is raised where it is awaited
+    lists = _QueryLists(lab, driver, query, group_id, temporal_filter(include_superseded, as_of), hooks, held)
     pools: dict[tuple[object, ...], CandidatePool] = {}
     searched: dict[str, EntityEdge] = {}  # the facts of the pools searched just now
     fresh: set[tuple[object, ...]] = set()  # the pools searched just now
@@ -159,7 +174,7 @@ async def rank(
             ranker = rankers[s.reranker]
             model = (getattr(ranker, "model", "") or ranker.name) if ranker else ""
             vectors = shared if s.pool in fresh else None
-            reranked[key] = await rerank_pool(driver, ranker, model, query, pools[s.pool], hooks, vectors)
+            reranked[key] = await rerank_pool(driver, ranker, model, query, pools[s.pool], hooks, vectors, await held)
     cited: dict[tuple[object, ...], tuple[tuple[Result, ...], float]] = {}
     for s in settings:
         key = (s.pool, s.reranker)
@@ -176,6 +191,17 @@ async def rank(
     ]
     _WARM.update((group_id, s.reranker) for s in settings)
     return runs
+
+
+async def _held_facts(lab: Lab, group_id: str, hooks: RankHooks) -> HeldDeal | None:
+    """The deal's facts held in memory for this ranking: the caller's (a sweep's), else the process's if current;
+    a long-lived caller starts holding them for the queries to come."""
+    if hooks.held is not None:
+        return hooks.held
+    held = await lab.facts.fresh(group_id)
+    if held is None and hooks.hold:
+        lab.facts.prefetch(group_id)
+    return held
 
 
 async def _pool(
@@ -277,7 +303,7 @@ async def _cite(lab: Lab, group_id: str, top: Sequence[RankedCandidate], retriev
             citations=tuple(
                 Citation(
                     episode_uuid=u,
-                    snippet=best_snippet(r.candidate.fact, episodes[u].get("content") or ""),
+                    snippet=cited_snippet(r.candidate.fact, episodes[u].get("content") or ""),
                     episode_valid_at=str(episodes[u].get("valid_at") or "") or None,
                     relevance_score=r.rerank_score_norm if r.rerank_score_norm is not None else r.score,
                     retrieved_at=retrieved_at,

@@ -24,7 +24,7 @@ from pipeline.errors import InvalidInput
 from pipeline.history.records import RunFilter
 from pipeline.history.repo import list_runs, load_run
 from pipeline.query_sets import load_query_set
-from pipeline.retrieval.citations import best_snippet, citation_fields, fetch_episodes
+from pipeline.retrieval.citations import citation_fields, cited_snippet, fetch_episodes
 from pipeline.retrieval.records import Citation, Result
 from pipeline.retrieval.retrieve import retrieve
 from pipeline.retrieval.setting import MAX_CANDIDATES, MAX_TOP_K
@@ -124,7 +124,7 @@ async def fact_drafts(lab: Lab, group_id: str) -> list[ItemDraft]:
         citations = [
             Citation(
                 episode_uuid=u,
-                snippet=best_snippet(fact.fact, episodes[u].get("content") or ""),
+                snippet=cited_snippet(fact.fact, episodes[u].get("content") or ""),
                 episode_valid_at=str(episodes[u].get("valid_at") or "") or None,
                 relevance_score=0.0,
                 retrieved_at=now,

@@ -11,6 +11,7 @@ one (FalkorDB's: `falkordb_walk.py`).
 
 from __future__ import annotations
 
+import numpy as np
 from graphiti_core.driver.driver import GraphDriver
 from graphiti_core.edges import EntityEdge
 from graphiti_core.search.search_filters import SearchFilters
@@ -92,6 +93,30 @@ class SearchQueries:
         found = await rows(driver, cls.FACT_VECTORS, uuids=uuids)
         return {r["uuid"]: list(r["vector"]) for r in found if r["vector"] is not None}
 
+    @classmethod
+    async def fact_uuids(cls, driver: GraphDriver, group_id: str) -> list[str]:
+        """Every fact of the deal, by uuid (the first read of holding its facts: `held_facts.py`)."""
+        return [r["uuid"] for r in await rows(driver, cls.FACT_UUIDS, g=group_id)]
+
+    @classmethod
+    async def held_facts(cls, driver: GraphDriver, uuids: list[str]) -> list[tuple[EntityEdge, list[float] | None]]:
+        """These facts with their stored vectors (a fact gone since its uuid was read is left out)."""
+        found = await rows(driver, cls.HELD_FACTS, uuids=uuids)
+        return list(zip(edges_from(found, driver), (r["vector"] for r in found), strict=True))
+
+    @classmethod
+    async def facts_stamp(cls, driver: GraphDriver, group_id: str) -> tuple[object, ...]:
+        """What changes when graphiti writes the deal's facts: their count, the latest write, retirement and
+        invalidation, and how many episodes cite them (graphiti appends a re-stated fact's episode in place)."""
+        (found,) = await rows(driver, cls.FACTS_STAMP, g=group_id)
+        return tuple(found.values())
+
+    @staticmethod
+    def similarity(cosine: np.ndarray) -> np.ndarray:
+        """graphiti's cosine score from the plain cosine: FalkorDB's (2 - cosine distance) / 2 and Neo4j's
+        `vector.similarity.cosine`, both (1 + cosine) / 2."""
+        return (1.0 + cosine) / 2.0
+
     FACTS_BY_TEXT = f"""
         CALL db.index.fulltext.queryRelationships("edge_name_and_fact", $query, {{limit: $limit}})
         YIELD relationship AS rel, score
@@ -110,6 +135,20 @@ class SearchQueries:
         RETURN {EDGE_FIELDS}, score
         ORDER BY score DESC
         LIMIT $limit
+        """
+    FACT_UUIDS = "MATCH ()-[e:RELATES_TO]->() WHERE e.group_id = $g RETURN e.uuid AS uuid"
+    # an index lookup each; graphiti writes RELATES_TO between entities only, and asking for the labels here would
+    # make FalkorDB scan every fact for each uuid
+    HELD_FACTS = f"""
+        UNWIND $uuids AS u
+        MATCH ()-[e:RELATES_TO {{uuid: u}}]->()
+        RETURN {EDGE_FIELDS}, e.fact_embedding AS vector
+        """
+    # no labels on the endpoints: a label test on both ends of every fact is most of the cost of a fact scan
+    FACTS_STAMP = """
+        MATCH ()-[e:RELATES_TO]->() WHERE e.group_id = $g
+        RETURN count(e) AS facts, max(e.created_at) AS created, max(e.expired_at) AS expired,
+               max(e.invalid_at) AS invalid, sum(size(e.episodes)) AS cited
         """
     # the stored vectors of the facts a reranker re-scores, by uuid (an index lookup each)
     FACT_VECTORS = """
