@@ -1,12 +1,14 @@
 """`python -m benchmarks bench`: per-stage latency of the pipeline over a deal's labelled queries, beside
 stock `graphiti.search_()` with the same recipe's config, so the pipeline's overhead is a measured ratio.
 
-Each query runs once through the pipeline and once through stock graphiti, interleaved, after one
-warm-up query; figures are p50/p95 in milliseconds.
+The deal's facts are held in memory first, as the dashboard holds them (`--no-hold`: the graph answers every
+search, as a one-off CLI query does). Each query runs once through the pipeline and once through stock graphiti,
+interleaved, after one warm-up query; figures are p50/p95 in milliseconds.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,6 +19,13 @@ from pipeline.api.models import DEFAULT_RECIPE, FirstStageName, Recipe
 from pipeline.errors import InvalidInput
 
 DEFAULT_DEPTHS = (10, 25, 50, 100)
+
+
+@dataclass(frozen=True)
+class Held:
+    facts: int
+    megabytes: float
+    seconds: float  # the one read of the deal's facts
 
 
 @dataclass(frozen=True)
@@ -44,7 +53,8 @@ async def bench(
     stock_up_to: int | None = None,
     first_stage: FirstStageName = "exact",
     recipe: Recipe | None = None,
-) -> list[BenchRow]:
+    hold: bool = True,
+) -> tuple[list[BenchRow], Held | None]:
     """Per-stage percentiles per depth over `queries` (default: the deal's labelled set) for one recipe (default:
     the default recipe); each timed run is also recorded in the run history (source "bench") when `record`. Stock
     `search_()` runs only at N up to `stock_up_to` (graphiti's own BFS takes many seconds a query at N=100 on the
@@ -61,6 +71,11 @@ async def bench(
     make_reranker(reranker, lab.settings)  # reject an unknown name before any work
     queries = list(queries)[:limit_queries]
     top = min(top_k, max(depths))
+    held = None
+    if hold:
+        started = time.perf_counter()
+        found = await lab.retrieval.hold_facts(group_id)
+        held = Held(found[0], found[1], time.perf_counter() - started) if found else None
     await lab.retrieval.retrieve(
         queries[0], group_id, max(depths), top, reranker, first_stage=first_stage, recipe=recipe
     )
@@ -93,10 +108,10 @@ async def bench(
                 first_stage_ratio=float(np.percentile(first_ms, 50) / np.percentile(stock, 50)) if stock else None,
             )
         )
-    return rows
+    return rows, held
 
 
-def render_bench(rows: list[BenchRow], reranker: str, recipe: str = DEFAULT_RECIPE) -> str:
+def render_bench(rows: list[BenchRow], reranker: str, recipe: str = DEFAULT_RECIPE, held: Held | None = None) -> str:
     names = [
         "embed_query",
         "bm25",
@@ -109,7 +124,12 @@ def render_bench(rows: list[BenchRow], reranker: str, recipe: str = DEFAULT_RECI
         "total",
     ]
     header = f"{'N':>4} " + " ".join(f"{n[:13]:>14}" for n in names) + f" {'stock search_':>14} {'ratio':>6}"
-    lines = [f"p50 / p95 in ms, recipe={recipe}, reranker={reranker}", header]
+    memory = (
+        f"{held.facts:,} facts held in memory ({held.megabytes:.1f} MB, read in {held.seconds:.1f} s)"
+        if held
+        else "facts not held: the graph answers every search"
+    )
+    lines = [f"p50 / p95 in ms, recipe={recipe}, reranker={reranker}; {memory}", header]
     for row in rows:
         cells = [
             f"{row.stages[n]['p50']:>6.1f}/{row.stages[n]['p95']:<7.1f}" if n in row.stages else f"{'-':>14}"

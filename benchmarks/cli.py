@@ -59,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--limit-queries", type=whole(1), default=None, help="use only the first N queries")
     bench.add_argument("--stock-up-to", type=whole(1), default=None, help="run stock search_() only at N up to this")
     bench.add_argument("--first-stage", choices=FIRST_STAGES, default="exact", help="vector_index: needs the index")
+    bench.add_argument(
+        "--no-hold", dest="hold", action="store_false", help="do not hold the deal's facts in memory (as a CLI query)"
+    )
     bench.set_defaults(run=commands.run_bench)
 
     load = sub.add_parser("load", help="concurrent sessions querying one backend (loopback only, bounded)")

@@ -26,7 +26,7 @@ async def run_bench(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
     depths = parse_int_list(args.candidates_list, "--candidates")
     recipe = Recipe.parse(args.recipe)
-    rows = await bench(
+    rows, held = await bench(
         lab,
         args.group,
         depths,
@@ -36,14 +36,16 @@ async def run_bench(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         stock_up_to=args.stock_up_to,
         first_stage=args.first_stage,
         recipe=recipe,
+        hold=args.hold,
     )
     if not args.json:
-        print(render_bench(rows, args.reranker, recipe.key))
+        print(render_bench(rows, args.reranker, recipe.key, held))
     return {
         "group": args.group,
         "recipe": recipe.key,
         "reranker": args.reranker,
         "first_stage": args.first_stage,
+        "held": held.__dict__ if held else None,
         "rows": [row.__dict__ for row in rows],
     }
 

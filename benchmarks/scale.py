@@ -283,7 +283,7 @@ async def scale(
         created = await lab.retrieval.ensure_vector_index(GROUP)
         index = {"build_s": round(time.perf_counter() - started, 1) if created else None}
         index |= asdict(await lab.retrieval.check_vector_recall(GROUP, texts, 50))
-    rows = await bench(
+    rows, held = await bench(
         lab, GROUP, depths, 10, reranker, queries=texts, record=False, stock_up_to=stock_up_to, first_stage=first_stage
     )
     return {
@@ -294,12 +294,13 @@ async def scale(
         "data_dir": str(lab.settings.resolved_data_dir),
         "server_memory": await server_memory(lab),
         "reranker": reranker,
+        "held": held.__dict__ if held else None,
         "rows": [row.__dict__ for row in rows],
     }
 
 
 def render_scale(result: dict[str, Any]) -> str:
-    from benchmarks.bench import BenchRow, render_bench
+    from benchmarks.bench import BenchRow, Held, render_bench
 
     generated = (
         f"generated in {result['generation_s']:.1f} s" if result["generation_s"] is not None else "cached deal reused"
@@ -307,7 +308,11 @@ def render_scale(result: dict[str, Any]) -> str:
     memory = result["server_memory"]
     lines = [
         f"{result['facts']:,} facts ({generated}; {result['data_dir']})",
-        render_bench([BenchRow(**row) for row in result["rows"]], result["reranker"]),
+        render_bench(
+            [BenchRow(**row) for row in result["rows"]],
+            result["reranker"],
+            held=Held(**result["held"]) if result.get("held") else None,
+        ),
     ]
     if memory:
         lines.append(f"graph server memory: {memory['used_memory_human']} ({memory['used_memory']:,} bytes)")

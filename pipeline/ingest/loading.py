@@ -8,12 +8,14 @@ persist (document, page, chunk, channel, confidence) is set as extra properties 
 
 from __future__ import annotations
 
+import asyncio
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from graphiti_core.driver.driver import GraphDriver
 from graphiti_core.edges import EntityEdge, EpisodicEdge
 from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode
 from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
@@ -195,27 +197,70 @@ async def write_deal(
         )
         for ep, ent in sorted(mentions)
     ]
-    nodes = len(episode_nodes) + len(entity_nodes)
-    say(Step("writing", "episodes and entities", 0, nodes))
-    await add_nodes_and_edges_bulk(driver, episode_nodes, episodic_edges, entity_nodes, [], embedder)
-    for batch in _batches(content.episodes, WRITE_BATCH):
-        await backend.cypher.add_episode_properties(group_id, {ep_uuid(s.key): s.citation_props for s in batch})
-    say(Step("writing", "episodes and entities", nodes, nodes))
+    # each batch of facts is embedded while the one before it (at first, the episodes and entities) is written:
+    # the embedder computes in its own threads while the graph server writes
+    fact_batches = _batches(content.facts, WRITE_BATCH)
+    embedding = _FactVectors(embedder, fact_batches)
+    try:
+        nodes = len(episode_nodes) + len(entity_nodes)
+        say(Step("writing", "episodes and entities", 0, nodes))
+        await add_nodes_and_edges_bulk(driver, episode_nodes, episodic_edges, entity_nodes, [], embedder)
+        for batch in _batches(content.episodes, WRITE_BATCH):
+            await backend.cypher.add_episode_properties(group_id, {ep_uuid(s.key): s.citation_props for s in batch})
+        say(Step("writing", "episodes and entities", nodes, nodes))
+        await _write_facts(driver, group_id, fact_batches, embedding, embedder, created, say)
+    finally:
+        embedding.stop()
 
+
+class _FactVectors:
+    """The facts' vectors batch by batch, each batch's embedding started when the one before it is taken."""
+
+    def __init__(self, embedder: LabEmbedder, batches: Sequence[Sequence[FactSpec]]) -> None:
+        self.embedder, self.batches = embedder, batches
+        self.next: asyncio.Future[list[list[float]]] | None = self._start(0)
+
+    def _start(self, index: int) -> asyncio.Future[list[list[float]]] | None:
+        if index >= len(self.batches):
+            return None
+        return asyncio.ensure_future(self.embedder.embed_documents([f.fact for f in self.batches[index]]))
+
+    async def take(self, index: int) -> list[list[float]]:
+        assert self.next is not None
+        vectors = await self.next
+        self.next = self._start(index + 1)
+        return vectors
+
+    def stop(self) -> None:
+        """Drop the batch being embedded (the write failed): its result is never read."""
+        if self.next is not None and not self.next.done():
+            self.next.cancel()
+
+
+async def _write_facts(
+    driver: GraphDriver,
+    group_id: str,
+    batches: Sequence[Sequence[FactSpec]],
+    embedding: _FactVectors,
+    embedder: LabEmbedder,
+    created: datetime,
+    say: Callable[[Step], None],
+) -> None:
+    total = sum(len(b) for b in batches)
     done = 0
-    for batch in _batches(content.facts, WRITE_BATCH):
-        say(Step("embedding", "facts", done, len(content.facts)))
-        vectors = await embedder.embed_documents([f.fact for f in batch])
+    for index, batch in enumerate(batches):
+        say(Step("embedding", "facts", done, total))
+        vectors = await embedding.take(index)
         edges = [
             EntityEdge(
                 uuid=stable_uuid(group_id, "fact", spec.key),
                 group_id=group_id,
-                source_node_uuid=ent_uuid(spec.source),
-                target_node_uuid=ent_uuid(spec.target),
+                source_node_uuid=stable_uuid(group_id, "entity", spec.source),
+                target_node_uuid=stable_uuid(group_id, "entity", spec.target),
                 name=spec.relation,
                 fact=spec.fact,
                 fact_embedding=vector,
-                episodes=[ep_uuid(k) for k in spec.episodes],
+                episodes=[stable_uuid(group_id, "episode", k) for k in spec.episodes],
                 valid_at=spec.valid_at,
                 invalid_at=spec.invalid_at,
                 expired_at=spec.expired_at,
@@ -227,4 +272,4 @@ async def write_deal(
         ]
         await add_nodes_and_edges_bulk(driver, [], [], [], edges, embedder)
         done += len(batch)
-        say(Step("writing", "facts", done, len(content.facts)))
+        say(Step("writing", "facts", done, total))

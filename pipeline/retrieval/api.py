@@ -66,6 +66,12 @@ class Retrieval:
             recipe=recipe,
         )
 
+    async def hold_facts(self, group_id: str) -> tuple[int, float] | None:
+        """Hold the deal's facts and vectors in this process for the rankings to come (held_facts.py): (facts,
+        megabytes) held, or None when they do not fit `held_facts_mb`."""
+        held = await self.lab.facts.load(group_id)
+        return None if held is None else (len(held.edges), held.nbytes / 2**20)
+
     async def episodes(self, group_id: str, uuids: Iterable[str]) -> dict[str, dict[str, Any]]:
         """The cited episodes (source documents, Q&A answers, chat) by uuid."""
         return await citations.fetch_episodes(self.lab.backend, group_id, uuids)

@@ -50,7 +50,8 @@ def test_cli_query_records_its_run(demo: str, capsys: pytest.CaptureFixture[str]
 
 async def test_bench_writes_its_runs_to_the_store(lab: Lab, demo: str) -> None:
     before = {r.id for r in list_runs(lab.store, RunFilter(sources=("bench",)))}
-    rows = await bench(lab, demo, depths=(5, 10), top_k=3, reranker="none", limit_queries=2)
+    rows, held = await bench(lab, demo, depths=(5, 10), top_k=3, reranker="none", limit_queries=2)
+    assert held is not None and held.facts > 100  # the deal's facts held, as the dashboard holds them
     new = [r for r in list_runs(lab.store, RunFilter(sources=("bench",))) if r.id not in before]
     assert len(new) == 4 == sum(row.queries for row in rows)  # 2 queries x 2 depths; the warm-up is not kept
     assert sorted(r.candidates for r in new) == [5, 5, 10, 10]
@@ -61,7 +62,7 @@ async def test_bench_writes_its_runs_to_the_store(lab: Lab, demo: str) -> None:
 
 async def test_bench_times_the_recipe_it_is_given_beside_stock_search_with_that_recipe(lab: Lab, demo: str) -> None:
     before = {r.id for r in list_runs(lab.store, RunFilter(sources=("bench",)))}
-    (row,) = await bench(
+    (row,), _ = await bench(
         lab, demo, depths=(10,), top_k=3, reranker="none", limit_queries=2, recipe=Recipe.preset("vector")
     )
     new = [r for r in list_runs(lab.store, RunFilter(sources=("bench",))) if r.id not in before]
@@ -69,7 +70,7 @@ async def test_bench_times_the_recipe_it_is_given_beside_stock_search_with_that_
     assert "cosine" in row.stages and "bm25" not in row.stages and "bfs" not in row.stages
     assert row.stock_search is not None and row.first_stage_ratio is not None
     # graphiti's node distance needs a center: without one, stock search_() is not run
-    (row,) = await bench(
+    (row,), held = await bench(
         lab,
         demo,
         depths=(10,),
@@ -78,8 +79,9 @@ async def test_bench_times_the_recipe_it_is_given_beside_stock_search_with_that_
         limit_queries=1,
         record=False,
         recipe=Recipe.parse("node-distance"),
+        hold=False,
     )
-    assert row.stock_search is None and "fusion" in row.stages
+    assert row.stock_search is None and "fusion" in row.stages and held is None
 
 
 async def test_a_run_keeps_its_recipe_and_history_says_when_two_differ(lab: Lab, demo: str) -> None:
