@@ -54,16 +54,14 @@ class HeldDeal:
     uuids: np.ndarray = field(init=False)
     norms: np.ndarray = field(init=False)
     rows: dict[str, int] = field(init=False)
+    nbytes: int = field(init=False)  # what holding it takes, roughly
     _masks: OrderedDict[str, np.ndarray] = field(init=False, default_factory=OrderedDict)
 
     def __post_init__(self) -> None:
         self.uuids = np.array([e.uuid for e in self.edges], dtype=str)
         self.norms = np.linalg.norm(self.vectors.astype(np.float64), axis=1)
         self.rows = {e.uuid: i for i, e in enumerate(self.edges)}
-
-    @property
-    def nbytes(self) -> int:
-        return self.vectors.nbytes + self.norms.nbytes + sum(EDGE_BYTES + len(e.fact) for e in self.edges)
+        self.nbytes = self.vectors.nbytes + self.norms.nbytes + sum(EDGE_BYTES + len(e.fact) for e in self.edges)
 
     def similar(
         self, vector: list[float], search_filter: SearchFilters, limit: int, min_score: float

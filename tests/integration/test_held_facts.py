@@ -5,13 +5,16 @@ the memory budget is searched by the graph. On a deal of its own (never the shar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from datetime import date
 
 import pytest
 from graphiti_core.edges import EntityEdge
 
 from pipeline.corrections.actions import CorrectionRequest, correct_fact, undo_correction
+from pipeline.evaluation.records import SweepSpec
+from pipeline.evaluation.sweep import run_sweep
 from pipeline.graph.dialects.registry import for_driver
 from pipeline.ingest.demo.seed import seed_demo
 from pipeline.ingest.loading import parse_time, stable_uuid
@@ -50,6 +53,15 @@ Hits = Sequence[tuple[EntityEdge, float]]
 async def deal(lab: Lab) -> str:
     await seed_demo(lab.backend, lab.embedder, lab.settings.resolved_data_dir, group_id=DEAL)
     return DEAL
+
+
+@pytest.fixture(autouse=True)
+def holding(lab: Lab, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The session's Lab holds nothing (tests/conftest.py): here it holds, as the dashboard does, and lets go."""
+    monkeypatch.setattr(lab.settings, "held_facts_mb", 512)
+    yield
+    for group_id in (DEAL, "demo"):
+        lab.facts.release(group_id)
 
 
 def assert_same_modulo_ties(held: Hits, graph: Hits, what: object) -> None:
@@ -139,6 +151,21 @@ async def test_a_ranking_with_held_facts_reads_no_cosine_list_and_no_vector_from
     run, mmr_run = await rank(lab, query, deal, [Setting(Recipe.preset("graphiti-default"), 50, "local", 10), mmr])
     assert [r.candidate.uuid for r in run.reranked] == [r.candidate.uuid for r in expected.reranked]
     assert run.rerank_used and mmr_run.rerank_used and len(mmr_run.candidates) > 10
+
+
+async def test_a_sweep_holds_the_deals_facts_for_all_its_queries(
+    lab: Lab, demo: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dialect = for_driver(lab.backend.driver(demo))
+
+    async def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("read from the graph")
+
+    monkeypatch.setattr(dialect, "edge_similarity_search", refuse)
+    monkeypatch.setattr(dialect, "fact_vectors", refuse)
+    spec = SweepSpec(demo, candidates=(10, 25), top_ks=(3,), rerankers=("none", "local"), limit_queries=4)
+    result = await run_sweep(lab, replace(spec, use_cache=False))
+    assert result.stats.pools_retrieved > 0 and all(s.metrics for s in result.settings)
 
 
 async def test_a_write_is_seen_before_the_next_ranking(lab: Lab, deal: str) -> None:

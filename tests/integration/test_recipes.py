@@ -83,7 +83,6 @@ async def test_every_preset_is_exactly_graphiti_search(lab: Lab, demo: str, name
 
 
 async def test_retrieve_ranks_graphitis_candidates_for_its_recipe(lab: Lab, demo: str) -> None:
-    lab.facts.release(demo)  # held facts order near-ties by uuid (test_held_facts.py); the graph as graphiti does
     graphiti = graphiti_for(lab, demo, Failing())
     for name, (query, n, superseded, as_of) in zip(("graphiti-default", "hybrid-walk"), CASES[3:5], strict=True):
         recipe = Recipe.preset(name)
