@@ -27,12 +27,10 @@ ABBREVIATIONS = frozenset(
     "al approx avg cf ch co corp dept ed eds est etc fig ibid inc jr ltd max min misc mr mrs ms no nos pp resp sr st"  # noqa: SIM905
     " viz vol vs".split()
 )
-SCAN_CHARS = 100_000
+SCAN_CHARS = 100_000  # a snippet is sought in the episode's first characters only: a 50 MB episode stays cheap
 SNIPPETS_KEPT = 20_000  # snippets found, kept per process (each a few hundred characters)
 _SNIPPETS: OrderedDict[tuple[str, int, int], str] = OrderedDict()
-_SNIPPETS_LOCK = (
-    threading.Lock()
-)  # a snippet is sought in the episode's first characters only: a 50 MB episode stays cheap
+_SNIPPETS_LOCK = threading.Lock()
 
 
 async def fetch_episodes(backend: GraphBackend, group_id: str, uuids: Iterable[str]) -> dict[str, dict[str, Any]]:
