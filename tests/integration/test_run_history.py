@@ -48,10 +48,14 @@ def test_cli_query_records_its_run(demo: str, capsys: pytest.CaptureFixture[str]
     assert [r.uuid for r in stored.run.results] == [r["uuid"] for r in printed["results"]]
 
 
-async def test_bench_writes_its_runs_to_the_store(lab: Lab, demo: str) -> None:
+async def test_bench_writes_its_runs_to_the_store(lab: Lab, demo: str, monkeypatch: pytest.MonkeyPatch) -> None:
     before = {r.id for r in list_runs(lab.store, RunFilter(sources=("bench",)))}
-    rows, held = await bench(lab, demo, depths=(5, 10), top_k=3, reranker="none", limit_queries=2)
-    assert held is not None and held.facts > 100  # the deal's facts held, as the dashboard holds them
+    monkeypatch.setattr(lab.settings, "held_facts_mb", 512)  # the session's Lab holds none (tests/conftest.py)
+    try:
+        rows, held = await bench(lab, demo, depths=(5, 10), top_k=3, reranker="none", limit_queries=2)
+    finally:
+        lab.facts.release(demo)
+    assert held is not None and held.facts > 100  # the deal's facts held first, as the dashboard holds them
     new = [r for r in list_runs(lab.store, RunFilter(sources=("bench",))) if r.id not in before]
     assert len(new) == 4 == sum(row.queries for row in rows)  # 2 queries x 2 depths; the warm-up is not kept
     assert sorted(r.candidates for r in new) == [5, 5, 10, 10]
