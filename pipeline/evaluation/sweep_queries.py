@@ -21,6 +21,7 @@ from pipeline.evaluation.records import (
 )
 from pipeline.evaluation.sweep_scores import ranking_key
 from pipeline.graph.backend import GraphBackend
+from pipeline.journal import failpoint
 from pipeline.rerankers import (
     LabReranker,
 )
@@ -42,6 +43,7 @@ STATE_RETRIES = 3  # a query re-run on a graph that keeps changing this often is
 # on the demo (server and Python each keep a core busy) while every latency read 1.7-2.3x higher; a remote server
 # with cores to spare is where more pays (`python -m benchmarks sweep --concurrency 1,2,4` measures it)
 CONCURRENT_QUERIES = 1
+PAUSE_KIND = "sweep"  # TEST HOOK: `sweep:query_done:pause` holds a sweep after each query (journal/failpoint.py)
 
 
 @dataclass
@@ -286,7 +288,9 @@ async def rank_all(
             if not running:
                 break
             finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            stopped = keep(finished) or cancelled()
+            stopped = keep(finished)
+            await failpoint.paused(PAUSE_KIND, "query_done", r.lab.store.path.parent, released=cancelled)
+            stopped = stopped or cancelled()
     finally:
         if running:  # the queries in flight see the cancel at their next step
             await asyncio.wait(running)

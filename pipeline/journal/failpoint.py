@@ -1,19 +1,26 @@
-"""TEST HOOK: step-boundary fault injection for the journal's crash tests.
+"""TEST HOOK: step-boundary fault injection for the journal's crash tests, and a pause for tests that act on an
+action mid-run.
 
 With `RETRIEVAL_LAB_FAILPOINT=<kind>:<step>:<kill-self|kill-server>` set, the process reaching that step
 boundary of that kind of action SIGKILLs itself, or SIGKILLs the embedded graph server (the redis-server
 serving this data directory) and carries on, so the next graph write fails as it would in production.
-Unset (always, outside tests) it costs one dictionary lookup.
+With `<kind>:<step>:pause`, an action awaiting `paused` at that step waits there while the file `PAUSE_FILE` is in
+the data directory: a test holds it mid-run on a state it controls, not on how long the action happens to take.
+Unset (always, outside tests) each costs one dictionary lookup.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 ENV = "RETRIEVAL_LAB_FAILPOINT"
-KILL_SELF, KILL_SERVER = "kill-self", "kill-server"
+KILL_SELF, KILL_SERVER, PAUSE = "kill-self", "kill-server", "pause"
+PAUSE_FILE = "failpoint.pause"
+PAUSE_POLL_S = 0.05
 
 
 def server_pids(data_dir: Path) -> list[int]:
@@ -46,3 +53,13 @@ def reached(kind: str, step: str, data_dir: Path) -> None:
             os.kill(pid, signal.SIGKILL)
         return
     os.kill(os.getpid(), signal.SIGKILL)
+
+
+async def paused(kind: str, step: str, data_dir: Path, released: Callable[[], bool]) -> None:
+    """Called at a step boundary a test may hold: with `<kind>:<step>:pause` set, returns once `PAUSE_FILE` is gone
+    from the data directory or `released()` is true (a cancel, say), awaiting without holding the event loop."""
+    if os.environ.get(ENV) != f"{kind}:{step}:{PAUSE}":
+        return
+    gate = data_dir / PAUSE_FILE
+    while gate.exists() and not released():
+        await asyncio.sleep(PAUSE_POLL_S)

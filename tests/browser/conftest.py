@@ -17,6 +17,7 @@ import pytest
 from playwright.async_api import Browser, Locator, Page, async_playwright, expect
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from pipeline.journal import failpoint
 from tests.support.orphans import die_with_parent
 
 # every wait on a page's state is bounded for a stuck page only: a healthy page gets there sooner however loaded
@@ -39,6 +40,7 @@ CHROMIUM_FLAGS = [
 
 
 # one server per test worker (pytest-xdist names them gw0, gw1, ...), each with its own log
+SWEEP_PAUSE = "sweep:query_done:pause"  # the server's sweeps wait after a query while failpoint.PAUSE_FILE exists
 SERVER_LOG = (ROOT / "artifacts" / f"streamlit-browser-test{os.environ.get('PYTEST_XDIST_WORKER', '')}.log").resolve()
 
 
@@ -66,7 +68,8 @@ def app_url(demo: str) -> Iterator[str]:
                 "true",
             ],
             cwd=ROOT,
-            env=os.environ.copy(),
+            # a sweep test holds its job between two queries by a file (journal/failpoint.py)
+            env=os.environ | {failpoint.ENV: SWEEP_PAUSE},
             stdout=out,
             stderr=subprocess.STDOUT,
             preexec_fn=die_with_parent,

@@ -14,6 +14,7 @@ from playwright.async_api import Browser, Page
 from pipeline.evaluation.experiments import load_experiment
 from pipeline.evaluation.jobs.records import SweepJob
 from pipeline.evaluation.jobs.repo import get_job, list_jobs
+from pipeline.journal import failpoint
 from pipeline.lab import Lab
 from pipeline.store.db import Store
 from tests.browser.conftest import STUCK_MS, recommendation, screenshot, wait_for_app
@@ -21,7 +22,7 @@ from tests.browser.test_pages import assert_no_error
 
 
 async def add_candidates(page: Page, *values: int) -> None:
-    """Pick more N values in the sweep form's multiselect (deeper pools: a sweep long enough to be cancelled)."""
+    """Pick more N values in the sweep form's multiselect."""
     box = page.locator(".st-key-evaluate-candidates input")
     for value in values:
         await box.click()
@@ -67,8 +68,12 @@ async def test_a_sweep_job_seen_and_cancelled_from_another_session(
     app_url: str, browser: Browser, lab: Lab, demo: str
 ) -> None:
     store = Store(lab.store.path)
+    # the server's sweep waits after each query while this file exists, or until it is cancelled (SWEEP_PAUSE): the
+    # job is still running when the second session cancels it, however fast its queries are
+    pause = lab.store.path.parent / failpoint.PAUSE_FILE
     first_ctx, second_ctx = await browser.new_context(), await browser.new_context()
     try:
+        pause.touch()
         first = await first_ctx.new_page()
         await first.set_viewport_size({"width": 1400, "height": 1000})
         await first.goto(f"{app_url}/evaluate?sidebar.deal={demo}")
@@ -94,6 +99,8 @@ async def test_a_sweep_job_seen_and_cancelled_from_another_session(
         job = await job_ended(store, job_id)
         assert job.state == "cancelled"
         assert job.cancel_at_done is not None and job.done <= job.cancel_at_done + 1
+        assert job.done == 1  # held after its first query until the cancel
+        pause.unlink()
         # what it finished is kept: the first user's page opens it as a partial experiment, saying so
         assert job.experiment_id is not None
         said = f"Sweep cancelled after {job.done} of 54 queries: the finished queries are saved as partial experiment"
@@ -136,5 +143,6 @@ async def test_a_sweep_job_seen_and_cancelled_from_another_session(
         assert await result_text(first) == shown
         await assert_no_error(first)
     finally:
+        pause.unlink(missing_ok=True)
         await first_ctx.close()
         await second_ctx.close()
