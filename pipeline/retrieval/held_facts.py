@@ -40,6 +40,13 @@ log = logging.getLogger(__name__)
 
 CHUNK = 500  # facts per read: a page's request waiting on the shared event loop waits for one chunk at most
 EDGE_BYTES = 1_500  # a held edge's fields besides its text, roughly (a pydantic model with dates and lists)
+
+
+def held_bytes(fact: str, dims: int, itemsize: int = 4) -> int:
+    """What holding one fact takes, roughly: its edge, its vector (float32 unless said) and its norm."""
+    return EDGE_BYTES + len(fact) + itemsize * dims + 8
+
+
 MASKS = 8  # filters whose fact masks are kept per deal (current, all, a few as-of dates)
 
 
@@ -61,7 +68,8 @@ class HeldDeal:
         self.uuids = np.array([e.uuid for e in self.edges], dtype=str)
         self.norms = np.linalg.norm(self.vectors.astype(np.float64), axis=1)
         self.rows = {e.uuid: i for i, e in enumerate(self.edges)}
-        self.nbytes = self.vectors.nbytes + self.norms.nbytes + sum(EDGE_BYTES + len(e.fact) for e in self.edges)
+        dims, itemsize = self.vectors.shape[1], self.vectors.itemsize
+        self.nbytes = sum(held_bytes(e.fact, dims, itemsize) for e in self.edges)
 
     def similar(
         self, vector: list[float], search_filter: SearchFilters, limit: int, min_score: float
@@ -183,9 +191,11 @@ class HeldFacts:
         found: list[tuple[EntityEdge, list[float] | None]] = []
         for start in range(0, len(uuids), CHUNK):
             found.extend(await dialect.held_facts(driver, uuids[start : start + CHUNK]))
-            if start == 0 and self._estimate(found) * len(uuids) > self.budget_bytes * max(len(found), 1):
-                found = []  # the first chunk's facts, as many times as the deal has, would not fit
-                break
+            if start == 0:  # the first chunk's facts, as many times as the deal has, would not fit: stop there
+                first = sum(held_bytes(e.fact, len(v or ())) for e, v in found)
+                if first * len(uuids) > self.budget_bytes * max(len(found), 1):
+                    found = []
+                    break
         held = held_deal(stamp, dialect.similarity, found) if found else None
         if held is None or held.nbytes > self.budget_bytes:
             self._declined[group_id] = stamp
@@ -195,8 +205,3 @@ class HeldFacts:
         while sum(h.nbytes for h in self._held.values()) > self.budget_bytes:
             self._held.popitem(last=False)
         return held
-
-    @staticmethod
-    def _estimate(found: list[tuple[EntityEdge, list[float] | None]]) -> int:
-        """The bytes these facts take held (vectors as float32)."""
-        return sum(EDGE_BYTES + len(e.fact) + 4 * len(v or ()) for e, v in found)
