@@ -15,10 +15,12 @@ def _segmenter() -> pysbd.Segmenter:
 
 def sentence_spans(content: str) -> list[tuple[int, int]]:
     """[start, end) of each sentence of `content`, surrounding whitespace left out. The spans are found by
-    walking the text in order (pySBD's own `char_span` mislocates a sentence that occurs twice)."""
+    walking the text in order: pySBD's own `segment` locates each sentence with a regex compiled from its text,
+    which cost a third of its time and mislocates a sentence that occurs twice, so its processor is asked for the
+    sentences alone."""
     spans = []
     cursor = 0
-    for sentence in _segmenter().segment(content):
+    for sentence in _segmenter().processor(content).process() if content else ():
         text = sentence.strip()
         if not text:
             continue

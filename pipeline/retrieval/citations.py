@@ -12,6 +12,8 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
+from pysbd.lang.english import English
+
 from pipeline.graph.backend import GraphBackend
 from pipeline.ingest.loading import CHANNEL_CONFIDENCE
 from pipeline.sentences import sentence_spans
@@ -20,6 +22,8 @@ from pipeline.text import clip
 WORD = re.compile(r"[A-Za-z0-9$%.,]+")
 PIECE = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.MULTILINE)  # up to every stop: where the best sentence is
 HIDDEN_END = re.compile(r"[.!?][\"'”’)\]]")  # a stop inside a quote or bracket, which the quick split keeps going past
+LETTER_DOT = re.compile(r"[^\W\d_]\.|\.[^\W\d_]")
+LIST_ITEM = re.compile(r"\s\(?(?:[a-z]|[ivx]{1,4}|\d{1,2})\)\s")  # "(a) ", "ii) ": pySBD starts a sentence there
 SENTENCE_WINDOW = 600  # characters either side of that piece in which pySBD finds the sentence's true ends
 SNIPPET_CHARS = 280
 # lower-case words that end with a full stop without ending a sentence
@@ -27,6 +31,8 @@ ABBREVIATIONS = frozenset(
     "al approx avg cf ch co corp dept ed eds est etc fig ibid inc jr ltd max min misc mr mrs ms no nos pp resp sr st"  # noqa: SIM905
     " viz vol vs".split()
 )
+# titles pySBD keeps going past even before a capital ("Mr. Smith"), and numbering words ("No. 5")
+PREPOSITIVE = frozenset(English.Abbreviation.PREPOSITIVE_ABBREVIATIONS + English.Abbreviation.NUMBER_ABBREVIATIONS)
 SCAN_CHARS = 100_000  # a snippet is sought in the episode's first characters only: a 50 MB episode stays cheap
 SNIPPETS_KEPT = 20_000  # snippets found, kept per process (each a few hundred characters)
 _SNIPPETS: OrderedDict[tuple[str, int, int], str] = OrderedDict()
@@ -77,39 +83,48 @@ def cited_snippet(fact: str, content: str) -> str:
 
 def best_snippet(fact: str, content: str) -> str:
     """The sentence of the episode that shares most words with the fact (cut to SNIPPET_CHARS). A quick split at
-    every stop finds where it is. When both its ends are plain sentence ends (`_plain_end`), it is the sentence;
-    otherwise pySBD finds that sentence's true ends within a window around it, so "U.S.", "Inc." or "D. Colo."
-    never cut it short (pySBD costs milliseconds even on a window: it is asked only when needed)."""
+    every stop and line end finds where it is. When both its ends are plain sentence ends (a line's end, which
+    pySBD always splits at, or `_plain_end`), it is the sentence; otherwise pySBD finds that sentence's true ends
+    within its line(s) around it, so "U.S.", "Inc." or "D. Colo." never cut it short (pySBD costs milliseconds
+    even on a window: it is asked only when needed)."""
     fact_words = _words(fact[:SCAN_CHARS])
     content = content[:SCAN_CHARS]
     pieces = [(m.start(), m.end()) for m in PIECE.finditer(content)] or [(0, len(content))]
     start, end = max(pieces, key=lambda p: len(fact_words & _words(content[p[0] : p[1]])))
+    line_start = content.rfind("\n", 0, start) + 1
+    line_end = content.find("\n", end)
+    line_end = len(content) if line_end < 0 else line_end
     before = len(content[:start].rstrip())
-    plain = (before == 0 or _plain_end(content, before - 1)) and end > 0 and _plain_end(content, end - 1)
-    if plain and not HIDDEN_END.search(content, start, end - 1) and _balanced(content[start:end]):
+    starts = before == 0 or before < line_start or _plain_end(content, before - 1)
+    ends = not content[end:line_end].strip() or _plain_end(content, end - 1)
+    inside = content[start:end]
+    if starts and ends and not HIDDEN_END.search(inside[:-1]) and not LIST_ITEM.search(inside) and _balanced(inside):
         return clip(content[start:end].strip(), SNIPPET_CHARS)
-    low = max(0, start - SENTENCE_WINDOW)
-    window = content[low : end + SENTENCE_WINDOW]
+    low = max(line_start, start - SENTENCE_WINDOW)
+    window = content[low : min(line_end, end + SENTENCE_WINDOW)]
     sentences = [window[a:b] for a, b in sentence_spans(window) if a < end - low and b > start - low]
     best = max(sentences, key=lambda s: len(fact_words & _words(s)), default=content[start:end])
     return clip(best.strip(), SNIPPET_CHARS)
 
 
 def _plain_end(content: str, stop: int) -> bool:
-    """Whether the character at `stop` ends a sentence beyond doubt: a stop after a lower-case word (not a known
-    abbreviation) or a whole number, followed by the end of the text or, after spaces, a capital letter. Anything
-    else ("U.S.", "Inc.", "No. 5", "approx. 40", a line without a stop) is left to pySBD."""
+    """Whether the character at `stop` ends a sentence as pySBD would end it: a stop followed by the end of the
+    text or, after spaces, a capital letter, after a word pySBD does not keep going past before a capital ("Mr.",
+    "Dr.", an initial, "U.S.", "1." before a list item; a year or "$4.9M" ends a sentence). A lower-case word
+    that abbreviates ("approx.", "etc.") is left to pySBD, as is any stop followed by anything else."""
     if content[stop] not in ".!?":
         return False
-    rest = content[stop + 1 :].lstrip()
+    rest = content[stop + 1 : stop + 80].lstrip()
     if rest and not rest[0].isupper():
         return False
     if content[stop] != ".":
         return True
-    word = content[:stop].rsplit(None, 1)[-1] if content[:stop].strip() else ""
+    word = (content[max(0, stop - 80) : stop].rsplit(None, 1) or [""])[-1].lstrip("([{\"'“‘")
     if word.isdigit():
         return len(word) >= 4  # a year ends a sentence; "1." may number a list item
-    return word.isalpha() and word.islower() and len(word) > 1 and word not in ABBREVIATIONS
+    lower = word.lower()
+    dotted = LETTER_DOT.search(word)  # "U.S", "e.g", "p.m": the decimal point of "$4.9M" is no abbreviation
+    return len(word) > 1 and not dotted and lower not in ABBREVIATIONS and lower not in PREPOSITIVE
 
 
 def _balanced(text: str) -> bool:

@@ -61,10 +61,47 @@ def sentences_by_pysbd(fact: str, content: str) -> str:
         ),
         # a lower-case abbreviation: whatever pySBD makes of it
         ("halcyon employs approx", "Halcyon employs approx. 40 staff. Growth is flat.", "Halcyon employs approx."),
+        # a title before a capital does not end the sentence
+        ("the board named Smith chair", "Revenue rose. The board named Mr. Smith chair. Costs fell.", None),
+        # a list item inside a line starts a sentence
+        ("limitations depreciation", "Some limitations are: (a) depreciation is non-cash, and (b) taxes vary.", None),
     ],
 )
-def test_a_snippet_is_the_sentence_pysbd_finds(fact: str, content: str, sentence: str) -> None:
-    assert best_snippet(fact, content) == sentence == sentences_by_pysbd(fact, content)
+def test_a_snippet_is_the_sentence_pysbd_finds(fact: str, content: str, sentence: str | None) -> None:
+    assert best_snippet(fact, content) == sentences_by_pysbd(fact, content)
+    assert sentence is None or best_snippet(fact, content) == sentence
+
+
+@pytest.mark.parametrize(
+    ("fact", "content", "sentence"),
+    [
+        # a line is a sentence to pySBD: a table row without a stop
+        (
+            "fintech revenue 101,355",
+            "Segment | 2019 | 2018\nFinTech and Business Services | 101,355 | 27%\nOnline | 5 | 1%",
+            "FinTech and Business Services | 101,355 | 27%",
+        ),
+        # a figure, an acronym or a capitalised word before the stop ends the sentence
+        ("growth was 27%", "Revenue was $4.9M. Growth was 27%. Net revenue rose.", "Growth was 27%."),
+        (
+            "the board met",
+            "Present: Dana Whitfield (CFO). The board met in February. Cash fell.",
+            "The board met in February.",
+        ),
+        ("subscription revenue rose", "Results in FY2025. Subscription revenue rose in the CIM. It fell.", None),
+    ],
+)
+def test_plain_ends_need_no_pysbd(
+    fact: str, content: str, sentence: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = sentences_by_pysbd(fact, content)
+
+    def never(window: str) -> list[tuple[int, int]]:
+        raise AssertionError("pySBD asked")
+
+    monkeypatch.setattr(citations, "sentence_spans", never)
+    assert best_snippet(fact, content) == expected
+    assert sentence is None or expected == sentence
 
 
 def test_a_snippet_is_found_once_per_fact_and_episode_text(monkeypatch: pytest.MonkeyPatch) -> None:
