@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from pipeline.spotcheck.api import Spotcheck
     from pipeline.temporal.api import Temporal
     from pipeline.warm_up import WarmUp
+    from pipeline.why.api import Why
 
 log = logging.getLogger(__name__)
 
@@ -276,6 +277,13 @@ class Lab(StoreFeatures):
         from pipeline.judge.api import Judge
 
         return Judge(self)
+
+    @cached_property
+    def why(self) -> Why:
+        """The loss X-ray: where each judged-relevant fact was lost under a setting, and what-ifs."""
+        from pipeline.why.api import Why
+
+        return Why(self)
 
     @cached_property
     def ingest(self) -> Ingest:

@@ -111,5 +111,14 @@ VALUES: dict[str, tuple[str, ...]] = {
     "pipeline.timing": ("PHASES", "StageTimer"),
     "pipeline.utc": ("MISSING",),
     "pipeline.warm_up": ("WarmUp",),
+    "pipeline.why.records": (
+        "LOSS_LABELS",
+        "LOSS_STAGES",
+        "FactLoss",
+        "LossReport",
+        "QueryLosses",
+        "SettingLosses",
+        "WhatIf",
+    ),
 }
 __all__, __getattr__ = lazy(__name__, VALUES)

@@ -47,6 +47,9 @@ COMMANDS: dict[str, CommandRow] = {
         "gate",
         "a regression gate for CI: a candidate setting against a baseline on the same queries; exit 1 on a regression",
     ),
+    "why": CommandRow(
+        "why", "where each judged-relevant fact was lost under a setting (floor, fusion, N, k...), with what-ifs"
+    ),
     "pool": CommandRow("pool", "build judging pools, list them, draw calibration samples"),
     "judge": CommandRow("judge", "grade a judging pool's pairs with an LLM judge (OPENAI_API_KEY)"),
     "vector-index": CommandRow("vector_index", "create the facts' vector index on a deal and measure its recall"),

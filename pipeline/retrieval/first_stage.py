@@ -156,8 +156,12 @@ class MethodLists:
         # one scan per depth for every floor: graphiti's statement keeps `score > floor`, sorts by score and takes
         # the first `depth`, so its list is the floorless list's hits above the floor (every hit above a floor ranks
         # before every hit below it)
-        hits, ms = await self._once(("cosine", depth), lambda: self._exact_cosine(depth))
+        hits, ms = await self.similarities(depth)
         return [edge for edge, score in hits if score > floor], ms
+
+    def similarities(self, depth: int) -> Awaitable[tuple[list[tuple[EntityEdge, float]], float]]:
+        """The exact cosine list without a floor, with each hit's similarity (best first, at most `depth`)."""
+        return self._once(("cosine", depth), lambda: self._exact_cosine(depth))
 
     async def _exact_cosine(self, depth: int) -> list[tuple[EntityEdge, float]]:
         if self.held is not None:
@@ -179,6 +183,7 @@ class MethodLists:
 class FirstStage:
     edges: tuple[EntityEdge, ...]  # fused order, at most `limit`
     fused_scores: tuple[float, ...]  # the recipe's fusion score of each (RRF, MMR, 1 / node distance)
+    fused: tuple[str, ...]  # every fact the fusion kept (above `reranker_min_score`), in order, before the cut at N
     method_ranks: dict[str, dict[str, int]]  # method -> edge uuid -> 1-based rank
     stages_ms: dict[str, float]  # each method's fetch and the fusion
     alone_ms: float  # the first stage's time had it fetched its lists itself: BM25 and cosine at once, walk, fusion
@@ -235,6 +240,7 @@ async def search_recipe(lists: MethodLists, recipe: Recipe, limit: int) -> First
     return FirstStage(
         edges=tuple(by_uuid[u] for u in uuids[:limit]),
         fused_scores=tuple(scores[:limit]),
+        fused=tuple(uuids),
         method_ranks=_ranks(results),
         stages_ms=ms,
         alone_ms=side_by_side + ms.get("bfs", 0.0) + ms["fusion"],

@@ -13,12 +13,12 @@ ranking is computed the same way whichever cache serves its parts:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from pipeline.rerankers.base import LabReranker
-from pipeline.retrieval.first_stage import FactVectors
+from pipeline.retrieval.first_stage import FactVectors, FirstStage, MethodLists
 from pipeline.retrieval.held_facts import HeldDeal
 from pipeline.retrieval.records import CandidatePool
 from pipeline.retrieval.setting import Setting
@@ -92,4 +92,7 @@ class RankHooks:
     checkpoint: Callable[[], None] = never
     phases: Phases = field(default_factory=Phases)
     cite: bool = True  # False: results carry no citations (a sweep scores rankings, not cited answers)
+    # told of each pool searched, with the first stage before its cut at N and the query's method lists, from which
+    # it may ask for more (the loss X-ray, pipeline/why: where each relevant fact was lost)
+    trace: Callable[[Setting, FirstStage, MethodLists], Awaitable[None]] | None = None
     deal_checked: bool = False  # the caller checked the deal once for all its queries (a sweep)

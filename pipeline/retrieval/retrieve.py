@@ -217,6 +217,8 @@ async def _pool(
     method_lists = await lists.of(s.first_stage)
     with hooks.phases.time("first_stage"):
         first = await search_recipe(method_lists, s.recipe, s.candidates)
+    if hooks.trace is not None:
+        await hooks.trace(s, first, method_lists)
     candidates = tuple(
         _candidate(edge, score, i, first.method_ranks)
         for i, (edge, score) in enumerate(zip(first.edges, first.fused_scores, strict=True), start=1)

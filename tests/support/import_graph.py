@@ -73,7 +73,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("evaluation", ("pipeline/evaluation/", "pipeline/pools/")),
-    ("decisions", ("pipeline/gate/", "pipeline/comparison/")),
+    ("decisions", ("pipeline/gate/", "pipeline/comparison/", "pipeline/why/")),
     # what loads whole deals with their labels through the features (the demo deal, a BEIR import), warming one up;
     # the loaders' handle on Lab (`lab.ingest`) with them
     ("loaders", ("pipeline/ingest/demo/", "pipeline/ingest/beir.py", "pipeline/ingest/api.py", "pipeline/warm_up.py")),

@@ -128,6 +128,7 @@ THROUGH_THE_API = (
     "pipeline/evaluation/",
     "pipeline/gate/",
     "pipeline/comparison/",
+    "pipeline/why/",
     "pipeline/history/",
     "pipeline/temporal/",
     "pipeline/corrections/",

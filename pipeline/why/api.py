@@ -1,0 +1,84 @@
+"""The loss X-ray as pages and the CLI use it: `lab.why`. Every ranking goes through the one `rank()`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pipeline.errors import InvalidInput
+from pipeline.evaluation.judgments import load_eval_set
+from pipeline.rerankers import make_reranker
+from pipeline.retrieval.hooks import RankHooks
+from pipeline.retrieval.records import iso
+from pipeline.retrieval.setting import Setting
+from pipeline.why.records import LossReport, QueryLosses
+from pipeline.why.xray import query_losses, summarise
+
+if TYPE_CHECKING:
+    from pipeline.lab import Lab
+
+Progress = Callable[[int, int, str], None]
+
+
+class Why:
+    def __init__(self, lab: Lab) -> None:
+        self.lab = lab
+
+    async def report(
+        self,
+        group_id: str,
+        settings: Sequence[Setting],
+        source: str = "labelled",
+        include_superseded: bool = False,
+        as_of: datetime | None = None,
+        query_ids: Sequence[str] | None = None,
+        limit_queries: int | None = None,
+        progress: Progress | None = None,
+    ) -> LossReport:
+        """Where each judged-relevant fact of the set (`source`, as the sweep reads it) was lost under each
+        setting; `query_ids` or `limit_queries` narrow the queries (in the set's order)."""
+        if not settings:
+            raise InvalidInput("Give at least one setting to X-ray.")
+        settings = [s.validate() for s in dict.fromkeys(settings)]
+        await self.lab.deal(group_id)
+        eval_set = await load_eval_set(self.lab, group_id, source)
+        relevant = {q.id: {u: g for u, g in eval_set.qrels.get(q.id, {}).items() if g >= 1} for q in eval_set.queries}
+        queries = [q for q in eval_set.queries if relevant[q.id]]
+        if query_ids:
+            unknown = [i for i in query_ids if i not in {q.id for q in queries}]
+            if unknown:
+                raise InvalidInput(f"No judged query {unknown[0]!r} with a relevant fact in {eval_set.label}.")
+            queries = [q for q in queries if q.id in set(query_ids)]
+        if limit_queries is not None:
+            queries = queries[:limit_queries]
+        if not queries:
+            raise InvalidInput(f"{eval_set.label} has no judged query with a relevant fact to X-ray.")
+        rankers = {s.reranker: make_reranker(s.reranker, self.lab.settings) for s in settings}
+        held = await self.lab.facts.load(group_id)
+        per_query: list[QueryLosses] = []
+        what_ifs: dict[str, list[dict[str, frozenset[str]]]] = {s.key: [] for s in settings}
+        for done, q in enumerate(queries):
+            if progress:
+                progress(done, len(queries), q.text)
+            hooks = RankHooks(rankers=rankers, held=held, cite=False, deal_checked=True)
+            losses, what_if = await query_losses(
+                self.lab, group_id, q.id, q.text, relevant[q.id], settings, include_superseded, as_of, hooks
+            )
+            per_query.extend(losses)
+            for key, found in what_if.items():
+                what_ifs[key].append(found)
+        if progress:
+            progress(len(queries), len(queries), "")
+        return LossReport(
+            group_id=group_id,
+            source=eval_set.source,
+            set_label=eval_set.label,
+            queries=len(queries),
+            include_superseded=include_superseded,
+            as_of=iso(as_of),
+            settings=tuple(
+                summarise(s, [q for q in per_query if q.setting == s.key], what_ifs[s.key]) for s in settings
+            ),
+            per_query=tuple(per_query),
+        )
