@@ -30,6 +30,8 @@ SECTIONS: dict[str, list[PageSpec]] = {
     "Evaluate": [
         PageSpec("app_pages/evaluate.py", "Evaluate & tune", ":material/tune:", "evaluate",
                  "metrics on labelled query sets; sweep candidates, top-k and rerankers"),
+        PageSpec("app_pages/why.py", "Loss X-ray", ":material/troubleshoot:", "why",
+                 "where each judged-relevant fact was lost: no list, a floor, N, k; what-ifs"),
         PageSpec("app_pages/spotcheck.py", "Citation spot-check", ":material/fact_check:", "spotcheck",
                  "review what the agent would cite and record verdicts"),
         PageSpec("app_pages/latency.py", "Latency & cost", ":material/speed:", "latency",

@@ -1,0 +1,50 @@
+"""The Loss X-ray page on the demo deal: from the first start it shows where the judged-relevant facts were lost
+under graphiti's default and pure vector search, a table whose rows add up to the relevant facts (the same figures
+as `lab.why`), what-ifs, example queries linked to Scores and Compare, and one query fact by fact."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from dashboard.why.view import HEADERS
+from pipeline.lab import Lab
+from pipeline.retrieval.setting import setting
+from pipeline.why.records import LOSS_STAGES
+from tests.app.conftest import no_errors, open_page
+
+
+async def test_the_demo_x_ray_adds_up_and_matches_the_engine(app: AppTest, lab: Lab, demo: str) -> None:
+    open_page(app, "app_pages/why.py", demo)
+    app.run(timeout=300)
+    no_errors(app)
+    counts_table, facts_table = app.dataframe  # the counts per setting, then one query's facts
+    shown = counts_table.value
+    chosen = [setting("graphiti-default", 50, "none", 10), setting("vector", 50, "none", 10)]
+    report = await lab.why.report(demo, chosen)
+    assert list(shown.iloc[:, 0]) == [*(HEADERS[stage] for stage in LOSS_STAGES), "All judged-relevant facts"]
+    for column, figures in zip(shown.columns[1:], report.settings, strict=True):
+        assert column == figures.label
+        counts = [int(n) for n in shown[column]]
+        assert counts[:-1] == [figures.counts[stage] for stage in LOSS_STAGES]
+        assert sum(counts[:-1]) == counts[-1] == figures.relevant
+    said = " ".join(m.value for m in app.markdown)
+    assert "What if N=100:" in said
+    # example queries link to Scores and Compare under the setting
+    links = [link for link in app.get("page_link")]
+    assert any("scores.q" in str(link.proto) for link in links) and any(
+        "compare.q" in str(link.proto) for link in links
+    )
+    # one query, fact by fact: every relevant fact of the chosen query under both settings
+    facts = facts_table.value
+    first = report.per_query[0]
+    assert len(facts) == 2 * len(first.facts)
+
+
+def test_the_controls_are_in_the_url_and_k_over_n_is_one_line(app: AppTest, demo: str) -> None:
+    app.query_params["why.recipes"] = ["bm25"]
+    app.query_params["why.n"] = "10"
+    app.query_params["why.k"] = "20"
+    open_page(app, "app_pages/why.py", demo)
+    no_errors(app)
+    assert app.multiselect(key="why.recipes").value == ["bm25"]
+    assert any("Top-k (20) cannot exceed N (10)." in i.value for i in app.info)
