@@ -19,7 +19,6 @@ from dashboard.common.runtime import run
 from dashboard.common.shared_cache import shared_cache
 from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, label, md, plain
-from dashboard.evaluate.sweep_form import eval_sets
 from dashboard.why.charts import losses_figure
 from pipeline.api import Lab
 from pipeline.api.models import LOSS_LABELS, LOSS_STAGES, RECIPE_NAMES, DealInfo, EvalSet, LossReport, Setting
@@ -48,7 +47,7 @@ def loss_report(
 def controls(lab: Lab, group_id: str) -> tuple[EvalSet, list[Setting]] | None:
     """The query set and the settings to X-ray (every chosen recipe at one reranker, N and k); None when the deal
     has no judged set or no recipe is chosen."""
-    sets = {s.source: s for s in eval_sets(lab, group_id) if s.scorable}
+    sets = {s.source: s for s in run(lab.evaluation.available_eval_sets(group_id)) if s.scorable}
     if not sets:
         st.info(
             "This deal has no judged queries yet: import a query set (`python -m pipeline import-queries DIR --group "
