@@ -129,10 +129,14 @@ class Recipe:
         found = []
         if "cosine" in self.methods and edge.sim_min_score > 0 and first_stage == "exact":
             found.append(f"cosine floor {edge.sim_min_score:g}")
-        min_score = self.config.reranker_min_score
-        if self.fusion == "mmr" or min_score > 0:
-            found.append(f"{self.fusion_label} floor {min_score:g}")
+        if self.fusion_floor:
+            found.append(f"{self.fusion_label} floor {self.config.reranker_min_score:g}")
         return found
+
+    @property
+    def fusion_floor(self) -> bool:
+        """Whether `reranker_min_score` can drop a fused fact: above 0, or MMR's (whose scores go below 0)."""
+        return self.config.reranker_min_score > 0 or self.fusion == "mmr"
 
     def describe(self) -> str:
         """One line from the recipe's own config, e.g. "BM25 + cosine, RRF, cosine floor 0.6"."""

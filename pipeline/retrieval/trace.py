@@ -56,15 +56,10 @@ def what_ifs(setting: Setting) -> dict[str, tuple[Recipe, int]]:
     floor = recipe.edge_config.sim_min_score
     if "cosine" in recipe.methods and floor > 0 and setting.first_stage == "exact":
         out[f"no cosine floor (now {floor:g})"] = (_variant(recipe, cosine_floor=False), n)
-    if has_fusion_floor(recipe):
+    if recipe.fusion_floor:
         label = f"no {recipe.fusion_label} floor (now {recipe.config.reranker_min_score:g})"
         out[label] = (_variant(recipe, fusion_floor=False), n)
     return out
-
-
-def has_fusion_floor(recipe: Recipe) -> bool:
-    """Whether `reranker_min_score` can drop a fused fact: above 0, or MMR's (whose scores go below 0)."""
-    return recipe.config.reranker_min_score > 0 or recipe.fusion == "mmr"
 
 
 def _variant(recipe: Recipe, cosine_floor: bool = True, fusion_floor: bool = True) -> Recipe:
@@ -92,7 +87,7 @@ class Tracer:
         depth = 2 * setting.candidates
         recipe = setting.recipe
         unfloored: frozenset[str] = frozenset()
-        if has_fusion_floor(recipe):
+        if recipe.fusion_floor:
             lifted = await search_recipe(lists, _variant(recipe, fusion_floor=False), setting.candidates)
             unfloored = frozenset(lifted.fused) - frozenset(first.fused)
         similar = {}
