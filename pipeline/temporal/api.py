@@ -7,13 +7,15 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pipeline.temporal import timeline
+from pipeline.temporal import neighbourhood, timeline
+from pipeline.temporal.neighbourhood import NEIGHBOURHOOD_FACTS
 from pipeline.temporal.records import (
     AsOfAnswer,
     CandidateShare,
     EntityMatch,
     FactRow,
     FactSelection,
+    Neighbourhood,
     Supersession,
     SupersessionCounts,
     Timeline,
@@ -63,3 +65,18 @@ class Temporal:
     ) -> CandidateShare | None:
         """Share of first-stage candidates that are superseded when they are not filtered out."""
         return await timeline.superseded_candidate_share(self.lab, group_id, candidates, top_k)
+
+    # --- a fact's or an entity's neighbourhood (neighbourhood.py) ---
+
+    async def neighbourhood(
+        self, group_id: str, uuid: str, facts: Sequence[FactRow] | None = None, limit: int = NEIGHBOURHOOD_FACTS
+    ) -> Neighbourhood:
+        """The fact or entity `uuid` with what surrounds it: entities, facts current and superseded, the fact's
+        supersession chain and citing episodes (`facts`: the deal's facts, if already loaded)."""
+        facts = await timeline.deal_facts(self.lab, group_id, facts)
+        return await neighbourhood.neighbourhood(self.lab, group_id, uuid, facts, limit)
+
+    async def default_focus(self, group_id: str, facts: Sequence[FactRow] | None = None) -> str | None:
+        """The fact or entity the evidence view opens on: the newest fact that replaced another, else the entity
+        with most facts."""
+        return neighbourhood.default_focus(await timeline.deal_facts(self.lab, group_id, facts))

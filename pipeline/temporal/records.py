@@ -150,7 +150,8 @@ class CandidateShare:
         return self.superseded_results / self.results if self.results else 0.0
 
 
-def _citation_line(props: dict[str, Any]) -> str:
+def citation_line(props: dict[str, Any]) -> str:
+    """One line: document, page, chunk · channel · author."""
     fields = citation_fields(props)
     where = [fields["document_name"]]
     if fields["page"] is not None:
@@ -182,6 +183,51 @@ def fact_row(row: dict[str, Any], episodes: dict[str, dict[str, Any]]) -> FactRo
         supersedes=row.get("supersedes") or None,
         superseded_by=row.get("superseded_by") or None,
         channel=citation_fields(latest)["channel"] if latest else "document",
-        citation=_citation_line(latest) if latest else "no source episode",
+        citation=citation_line(latest) if latest else "no source episode",
         episode_at=first_at,
     )
+
+
+@dataclass(frozen=True)
+class NeighbourEntity:
+    """An entity as the evidence view draws it: `facts` touch it in the deal, `current` of them are current."""
+
+    uuid: str
+    name: str
+    facts: int
+    current: int
+
+
+@dataclass(frozen=True)
+class CitingEpisode:
+    """An episode a fact was extracted from: its citation line, and the sentence of its text nearest the fact."""
+
+    uuid: str
+    document: str
+    page: Any
+    chunk: Any
+    channel: str
+    citation: str
+    valid_at: datetime | None
+    snippet: str
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """What surrounds a fact (its two entities) or an entity (itself): the facts touching them, current first, at most
+    a limit (`left_out` more exist); for a fact, its whole supersession chain oldest first and the episodes citing
+    it. `links` are the supersession links between the facts shown."""
+
+    kind: Literal["fact", "entity"]
+    fact: FactRow | None
+    entities: tuple[NeighbourEntity, ...]  # the focus: the fact's source and target, or the entity
+    facts: tuple[FactRow, ...]
+    left_out: int
+    neighbours: tuple[NeighbourEntity, ...]  # the other ends of the facts shown, most facts shown first
+    chain: tuple[FactRow, ...]
+    links: tuple[Link, ...]
+    citing: tuple[CitingEpisode, ...]
+
+    @property
+    def focus(self) -> str:
+        return self.fact.uuid if self.fact is not None else self.entities[0].uuid

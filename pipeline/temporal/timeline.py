@@ -90,7 +90,7 @@ def _withchains(chosen: Iterable[str], facts: Sequence[FactRow], links: Sequence
     )
 
 
-async def _facts(lab: Lab, group_id: str, facts: Sequence[FactRow] | None) -> Sequence[FactRow]:
+async def deal_facts(lab: Lab, group_id: str, facts: Sequence[FactRow] | None) -> Sequence[FactRow]:
     """The deal's facts: those given (a caller that already loaded them for this state of the deal), else read."""
     await lab.deal(group_id)
     return await load_facts(lab, group_id) if facts is None else facts
@@ -101,7 +101,7 @@ async def timeline(
 ) -> Timeline:
     """The facts of an entity, a relation or a topic query, with their whole supersession chains (`facts`:
     the deal's facts if already loaded; reading them is most of the time on a big deal)."""
-    facts = await _facts(lab, group_id, facts)
+    facts = await deal_facts(lab, group_id, facts)
     links = supersession_links(facts)
     if selection.kind == "query":
         chosen = await _query_uuids(lab, group_id, selection.value)
@@ -121,7 +121,7 @@ async def as_of(
     classifies every fact true then or now by its own dates, so ranking noise cannot fake a change.
     """
     when = as_utc(when)
-    facts = await _facts(lab, group_id, facts)
+    facts = await deal_facts(lab, group_id, facts)
     by_uuid = {f.uuid: f for f in facts}
     links = supersession_links(facts)
     if selection.kind == "query":
@@ -160,7 +160,7 @@ async def supersession_report(
     lab: Lab, group_id: str, facts: Sequence[FactRow] | None = None
 ) -> tuple[list[Supersession], SupersessionCounts]:
     """Every superseded fact of the deal with what replaced it, and the deal's counts."""
-    facts = await _facts(lab, group_id, facts)
+    facts = await deal_facts(lab, group_id, facts)
     links = supersession_links(facts)
     return supersessions(facts, links), counts(facts, links)
 

@@ -12,7 +12,7 @@ from pipeline.rerankers import make_reranker
 from pipeline.retrieval.hooks import RankHooks
 from pipeline.retrieval.records import iso
 from pipeline.retrieval.setting import Setting
-from pipeline.why.records import LossReport, QueryLosses
+from pipeline.why.records import FactLoss, LossReport, QueryLosses
 from pipeline.why.xray import query_losses, summarise
 
 if TYPE_CHECKING:
@@ -82,3 +82,19 @@ class Why:
             ),
             per_query=tuple(per_query),
         )
+
+    async def fact(self, group_id: str, query: str, setting: Setting, uuid: str) -> FactLoss:
+        """Where one fact stands for `query` under `setting`: which methods found it at which rank, its fused and
+        final rank, or the stage that lost it (the X-ray of one fact, through the one `rank()`)."""
+        setting = setting.validate()
+        if not query.strip():
+            raise InvalidInput("Type a query to see where the fact ranks for it.")
+        await self.lab.deal(group_id)
+        hooks = RankHooks(
+            rankers={setting.reranker: make_reranker(setting.reranker, self.lab.settings)},
+            held=await self.lab.facts.load(group_id),
+            cite=False,
+            deal_checked=True,
+        )
+        losses, _ = await query_losses(self.lab, group_id, "", query, {uuid: 0}, [setting], hooks=hooks)
+        return losses[0].facts[0]
