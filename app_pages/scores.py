@@ -1,6 +1,6 @@
 import streamlit as st
 
-from dashboard.common.links import scores_to_compare
+from dashboard.common.links import evidence_params, scores_to_compare
 from dashboard.common.query_form import query_form, setting_runs
 from dashboard.common.recipes import pool_note
 from dashboard.common.sidebar import page_context
@@ -49,7 +49,14 @@ if deal is not None:
             icon=":material/download:",
             on_click="ignore",
         )
-        render_path(run, setting.recipe)
+        picked = render_path(run, setting.recipe)
+        if picked is not None:
+            st.page_link(
+                "app_pages/evidence.py",
+                label="This candidate's evidence: its entities, versions and sources",
+                icon=":material/hub:",
+                query_params=evidence_params(deal.group_id, picked.candidate.uuid, query=request.query, side=setting),
+            )
         if view.charts is not None:
             scatter, slope, histogram = view.charts
             st.plotly_chart(slope, key="scores.slope")  # full width: its facts label both sides

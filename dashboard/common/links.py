@@ -56,3 +56,16 @@ def scores_params(group_id: str, query: str, side: Setting) -> dict[str, str]:
     if side.first_stage != "exact":
         params["scores.first"] = side.first_stage
     return params
+
+
+def evidence_params(
+    group_id: str, uuid: str, kind: str = "fact", query: str | None = None, side: Setting | None = None
+) -> dict[str, str]:
+    """The Evidence page's URL parameters: a fact's (or an entity's) neighbourhood; with `query`, where the fact
+    ranks for it under `side` (the page's default setting when none is given)."""
+    params = {DEAL_KEY: group_id, f"evidence.{kind}": uuid}
+    if query:
+        params["evidence.q"] = query
+        if side is not None:
+            params["evidence.setting"] = side.text
+    return params

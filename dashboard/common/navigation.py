@@ -26,6 +26,8 @@ SECTIONS: dict[str, list[PageSpec]] = {
                  "every candidate's fused score and BM25 / cosine / BFS ranks beside its reranker score"),
         PageSpec("app_pages/timeline.py", "Timeline", ":material/timeline:", "timeline",
                  "superseded facts on a timeline, what was true as of any date, fact corrections"),
+        PageSpec("app_pages/evidence.py", "Evidence", ":material/hub:", "evidence",
+                 "a fact's neighbourhood: its entities, versions, sources, and where a query found it"),
     ],
     "Evaluate": [
         PageSpec("app_pages/evaluate.py", "Evaluate & tune", ":material/tune:", "evaluate",

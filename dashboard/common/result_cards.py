@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import streamlit as st
@@ -66,10 +66,12 @@ def result_card(
     low_confidence: bool = False,
     below: Callable[[], None] | None = None,
     in_row: bool = False,
+    evidence: Mapping[str, str] | None = None,
 ) -> None:
     """One result; with `grades` (the query is judged) its judged grade is shown beside its movement; `below`
     draws more in the card, under its citations (Compare's grade buttons); `in_row`: the card is as tall as the
-    row of columns it sits in (Compare's rank i of A beside rank i of B)."""
+    row of columns it sits in (Compare's rank i of A beside rank i of B); `evidence`: the Evidence page's parameters
+    for this result (a link to its neighbourhood and where it ranks)."""
     ranked = result.ranked
     with st.container(border=True, key=key, height="stretch" if in_row else "content"):
         head = st.columns([1, 9])
@@ -94,5 +96,12 @@ def result_card(
                     episode = episodes.get(citation.episode_uuid, {})
                     st.markdown(f"**{md(citation.source_description)}**")
                     st.text(plain(episode.get("content", citation.snippet)))
+        if evidence is not None:
+            st.page_link(
+                "app_pages/evidence.py",
+                label="Evidence: entities, versions, sources",
+                icon=":material/hub:",
+                query_params=dict(evidence),
+            )
         if below is not None:
             below()

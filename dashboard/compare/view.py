@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.common.links import scores_params
+from dashboard.common.links import evidence_params, scores_params
 from dashboard.common.page_state.memo import SessionMemo
 from dashboard.common.query_form import setting_runs
 from dashboard.common.recipes import pool_note
@@ -153,7 +153,7 @@ def _cards(
         with column:
             _side_heading(request, name, title, setting, side)
     for i in range(max(len(a.results), len(b.results))):
-        for column, (name, _, side, other, other_run, kind) in zip(st.columns(2), sides, strict=True):
+        for column, (name, setting, side, other, other_run, kind) in zip(st.columns(2), sides, strict=True):
             if i >= len(side.results):
                 continue
             result = side.results[i]
@@ -170,6 +170,7 @@ def _cards(
                     grades=grades,
                     low_confidence=low,
                     in_row=True,
+                    evidence=evidence_params(request.group_id, result.uuid, query=a.query, side=setting),
                     below=lambda r=result, k=key: grade_row(
                         lab,
                         request.group_id,

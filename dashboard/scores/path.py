@@ -110,11 +110,12 @@ def rrf_waterfall(picked: RankedCandidate, methods: tuple[str, ...] = METHODS) -
     return fig
 
 
-def render_path(run: RetrievalRun, recipe: Recipe) -> None:
-    """A picked candidate's path (the top result unless another is picked); `recipe` is the run's."""
+def render_path(run: RetrievalRun, recipe: Recipe) -> RankedCandidate | None:
+    """A picked candidate's path (the top result unless another is picked); `recipe` is the run's. The candidate
+    picked, if any."""
     by_uuid = {r.candidate.uuid: r for r in run.reranked}
     if not by_uuid:
-        return
+        return None
     st.subheader("Where a rank came from")
     picked_uuid = st.selectbox(
         "Candidate",
@@ -131,3 +132,4 @@ def render_path(run: RetrievalRun, recipe: Recipe) -> None:
         right.plotly_chart(rrf_waterfall(picked, recipe.methods), key="scores.waterfall")
     else:
         right.caption(md(f"No waterfall: the {recipe.fusion_label} score is not a sum of the lists' 1/rank."))
+    return picked

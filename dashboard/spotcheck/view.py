@@ -17,6 +17,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.common.grading import button_label, grade_help, grade_label, reviewer_input, rubric_line
+from dashboard.common.links import evidence_params
 from dashboard.common.page_state.memo import SessionMemo
 from dashboard.common.page_state.url import linked_id, publish_id, restore_id
 from dashboard.common.tables import stamp
@@ -188,6 +189,12 @@ def render_card(lab: Lab, queue: Queue, reviewer: str) -> None:
             badges.badge("superseded", color="orange", icon=":material/history:")
         for signal in item.signals:
             badges.badge(md(SIGNALS.get(signal, signal)), color="violet")
+        st.page_link(
+            "app_pages/evidence.py",
+            label="Evidence: the fact's entities, versions and sources",
+            icon=":material/hub:",
+            query_params=evidence_params(queue.group_id, item.fact_uuid, query=item.query or None),
+        )
         render_source(lab, queue.group_id, item)
 
     current = mine.get(item.id)

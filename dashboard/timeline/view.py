@@ -10,6 +10,7 @@ from streamlit.delta_generator import DeltaGenerator
 from dashboard.common.dates import enter_commits_dates
 from dashboard.common.deal_state import DealState
 from dashboard.common.exports import csv_bytes
+from dashboard.common.links import evidence_params
 from dashboard.common.page_state.flash import show_flash
 from dashboard.common.page_state.memo import SessionMemo
 from dashboard.common.page_state.url import linked_date, publish_id, restore_text
@@ -173,9 +174,32 @@ def render_timeline(lab: Lab, group_id: str, state: DealState, selection: FactSe
         picking = {"on_select": pick_on_chart(tl), "selection_mode": "points"} if admin else {}
         st.plotly_chart(figure, key=CHART_KEY, width="stretch", **picking)
         show_flash(PICK_FLASH)
+        _evidence_picker(group_id, part)
     else:
         st.info("The filters hide every fact: widen the date range or pick more channels.")
     return tl
+
+
+def _evidence_picker(group_id: str, part: Timeline) -> None:
+    """A fact of the chart opens its evidence (entities, versions, sources) on the Evidence page."""
+    facts = {f.uuid: f for f in part.facts}
+    key = f"{NS}.evidence"
+
+    def picked() -> None:
+        st.session_state[f"{key}.go"] = st.session_state.get(key)
+        st.session_state[key] = None
+
+    st.selectbox(
+        "A fact's evidence",
+        list(facts),
+        index=None,
+        key=key,
+        placeholder="Pick a fact of the chart to see its entities, versions and sources…",
+        format_func=lambda u: plain(f"{facts[u].relation} · {facts[u].fact}", OPTION_CHARS),
+        on_change=picked,
+    )
+    if (uuid := st.session_state.pop(f"{key}.go", None)) is not None:
+        st.switch_page("app_pages/evidence.py", query_params=evidence_params(group_id, uuid))
 
 
 def _as_of_control(col: DeltaGenerator, tl: Timeline, selection: FactSelection, today: date) -> date | None:

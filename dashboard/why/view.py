@@ -103,7 +103,7 @@ def render(lab: Lab, deal: DealInfo, eval_set: EvalSet, chosen: list[Setting]) -
         for what_if in figures.what_ifs:
             st.markdown(f"- What if {md(what_if.sentence(figures.relevant))}")
         _examples(group_id, setting, figures.examples)
-    _one_query(report, chosen)
+    _one_query(report)
 
 
 def _examples(group_id: str, setting: Setting, examples: dict[str, tuple[tuple[str, str], ...]]) -> None:
@@ -129,7 +129,7 @@ def _examples(group_id: str, setting: Setting, examples: dict[str, tuple[tuple[s
             )
 
 
-def _one_query(report: LossReport, chosen: list[Setting]) -> None:
+def _one_query(report: LossReport) -> None:
     """One judged query, fact by fact: where each relevant fact was lost under each setting, with the evidence."""
     st.subheader("One query, fact by fact")
     texts = {q.query_id: q.text for q in report.per_query}
@@ -140,7 +140,7 @@ def _one_query(report: LossReport, chosen: list[Setting]) -> None:
         format_func=lambda q: plain(f"{q}: {texts[q]}", OPTION_CHARS),
         bind="query-params",
     )
-    names = {s.key: s.label for s in chosen}
+    names = {s.setting: s.label for s in report.settings}
     rows = [
         {
             "setting": names[q.setting],

@@ -1,5 +1,6 @@
 """The pages on groups that share one FalkorDB graph (tests/support/shared_graph.py): the sidebar offers each
-group, and Home's counts, the Timeline and Compare's results show that group's facts and nothing of another's."""
+group, and Home's counts, the Timeline, Evidence and Compare's results show that group's facts and nothing of
+another's."""
 
 from __future__ import annotations
 
@@ -44,6 +45,10 @@ def test_each_group_sharing_a_graph_has_its_own_pages(
 
     timeline = page("timeline", company.group_id)
     shown = texts(timeline)
+    assert company.name in shown and not any(name in shown for name in others(company))
+
+    evidence = page("evidence", company.group_id)  # its default focus, read through the same dialect
+    shown = texts(evidence)
     assert company.name in shown and not any(name in shown for name in others(company))
 
     compare = page("compare", company.group_id)
