@@ -88,9 +88,11 @@ def test_picking_an_entity_moves_the_focus_into_the_url(app: AppTest, demo: str)
     no_errors(app)
     assert app.query_params[ENTITY] == old.target_uuid and FACT not in app.query_params
     assert app.subheader[0].value == old.target_name
-    assert all(old.target_uuid in (f.source_uuid, f.target_uuid) for f in deal_facts(demo) if f.fact in set(
-        tables(app)["Relation"]["Fact"]
-    ))
+    assert all(
+        old.target_uuid in (f.source_uuid, f.target_uuid)
+        for f in deal_facts(demo)
+        if f.fact in set(tables(app)["Relation"]["Fact"])
+    )
 
 
 def test_a_bad_link_is_one_line_and_the_page_still_shows(app: AppTest, demo: str) -> None:
