@@ -1,7 +1,7 @@
 import streamlit as st
 
 from dashboard.common.sidebar import page_context
-from dashboard.why.view import controls, render
+from dashboard.why.view import SWEPT, controls, render, render_swept, source_control, sweep_control
 
 st.title("Loss X-ray")
 st.caption(
@@ -11,6 +11,11 @@ st.caption(
 
 lab, deal = page_context()
 if deal is not None:
-    chosen = controls(lab, deal.group_id)
-    if chosen is not None:
-        render(lab, deal, *chosen)
+    if source_control() == SWEPT:
+        experiment = sweep_control(lab, deal.group_id)
+        if experiment is not None:
+            render_swept(lab, deal, experiment)
+    else:
+        chosen = controls(lab, deal.group_id)
+        if chosen is not None:
+            render(lab, deal, *chosen)

@@ -1,4 +1,7 @@
-"""Every page of the app, in its section, with a one-line description (the home page lists them)."""
+"""Every page of the app, in its section, with a one-line description (the home page lists them).
+
+The sidebar lists every page but the views of one record that other pages link to (Evidence, a fact's): past twelve
+entries Streamlit folds the rest under "View more", which would hide the Admin section."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ class PageSpec:
     icon: str
     url_path: str
     blurb: str
+    listed: bool = True  # in the sidebar; else reached through links (and Home's list), as a view of a record
 
 
 # Kept as a table (fmt: skip below): one page per entry reads better than ruff spreading each over 7 lines.
@@ -27,7 +31,8 @@ SECTIONS: dict[str, list[PageSpec]] = {
         PageSpec("app_pages/timeline.py", "Timeline", ":material/timeline:", "timeline",
                  "superseded facts on a timeline, what was true as of any date, fact corrections"),
         PageSpec("app_pages/evidence.py", "Evidence", ":material/hub:", "evidence",
-                 "a fact's neighbourhood: its entities, versions, sources, and where a query found it"),
+                 "a fact's neighbourhood: its entities, versions, sources, and where a query found it (open it "
+                 "from any fact)", listed=False),
     ],
     "Evaluate": [
         PageSpec("app_pages/evaluate.py", "Evaluate & tune", ":material/tune:", "evaluate",
@@ -61,5 +66,10 @@ def all_pages() -> list[PageSpec]:
 def navigation() -> StreamlitPage:
     pages = {"": [st.Page(HOME.path, title=HOME.title, icon=HOME.icon, default=True)]}
     for section, specs in SECTIONS.items():
-        pages[section] = [st.Page(p.path, title=p.title, icon=p.icon, url_path=p.url_path) for p in specs]
+        pages[section] = [
+            st.Page(
+                p.path, title=p.title, icon=p.icon, url_path=p.url_path, visibility="visible" if p.listed else "hidden"
+            )
+            for p in specs
+        ]
     return st.navigation(pages)

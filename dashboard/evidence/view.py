@@ -16,7 +16,7 @@ from dashboard.common.links import evidence_params, scores_params, scores_to_com
 from dashboard.common.page_state.url import drop_param, mirror, url_value
 from dashboard.common.sidebar import DEAL_KEY
 from dashboard.common.tables import show_table
-from dashboard.common.text import OPTION_CHARS, md, plain
+from dashboard.common.text import OPTION_CHARS, label, md, plain
 from dashboard.evidence import data
 from pipeline.api import Lab, day
 from pipeline.api.models import LOSS_LABELS, FactRow, Neighbourhood, Setting
@@ -123,7 +123,7 @@ def render(lab: Lab, group_id: str, state: DealState, uuid: str) -> None:
 def _headline(nb: Neighbourhood) -> None:
     if nb.fact is None:
         entity = nb.entities[0]
-        st.subheader(plain(entity.name, OPTION_CHARS))
+        st.subheader(label(entity.name))
         st.caption(f"Entity · {entity.facts} facts, {entity.current} current")
         return
     fact = nb.fact

@@ -15,18 +15,32 @@ import streamlit as st
 
 from dashboard.common.deal_state import DealState, deal_state
 from dashboard.common.links import scores_params, scores_to_compare
+from dashboard.common.page_state.url import publish_id, restore_id
 from dashboard.common.runtime import run
 from dashboard.common.shared_cache import shared_cache
 from dashboard.common.tables import show_table
 from dashboard.common.text import OPTION_CHARS, label, md, plain
 from dashboard.why.charts import losses_figure
 from pipeline.api import Lab
-from pipeline.api.models import LOSS_LABELS, LOSS_STAGES, RECIPE_NAMES, DealInfo, EvalSet, LossReport, Setting
+from pipeline.api.models import (
+    LOSS_LABELS,
+    LOSS_STAGES,
+    RECIPE_NAMES,
+    SWEPT_SETTINGS,
+    DealInfo,
+    EvalSet,
+    LossReport,
+    Setting,
+    SweptReport,
+)
 
 NS = "why"
 DEFAULT_RECIPES = ["graphiti-default", "vector"]
 RERANKERS = ("none", "local")  # offline rerankers only: an X-ray reranks every judged query of the set
 RUN_TIMEOUT_S = 900.0
+EXPERIMENT = f"{NS}.experiment"
+# what to X-ray; a button group's URL value is the option as shown (`why.from=A+saved+sweep`)
+CHOSEN, SWEPT = "Settings chosen here", "A saved sweep"
 HEADERS = {stage: text[:1].upper() + text[1:] for stage, text in LOSS_LABELS.items()}
 
 
@@ -36,12 +50,24 @@ def _fingerprint(eval_set: EvalSet) -> str:
     return hashlib.sha256(repr((eval_set.queries, items)).encode()).hexdigest()[:16]
 
 
+@shared_cache(max_entries=8)
+def swept_report(_lab: Lab, group_id: str, state: DealState, exp_id: int, judgments: str) -> SweptReport:
+    """A saved sweep's X-ray (an experiment never changes: the deal's state and its set's judgments key it)."""
+    return run(_lab.why.experiment_report(exp_id), timeout=RUN_TIMEOUT_S)
+
+
 @shared_cache(max_entries=16)
 def loss_report(
     _lab: Lab, group_id: str, state: DealState, source: str, judgments: str, settings: tuple[str, ...]
 ) -> LossReport:
     chosen = [Setting.parse(text, "setting") for text in settings]
     return run(_lab.why.report(group_id, chosen, source), timeout=RUN_TIMEOUT_S)
+
+
+def source_control() -> str:
+    """What to X-ray: settings chosen on the page (CHOSEN), or a saved sweep's (SWEPT); in the URL (`why.from`)."""
+    picked = st.segmented_control("X-ray", [CHOSEN, SWEPT], key=f"{NS}.from", default=CHOSEN, bind="query-params")
+    return picked or CHOSEN
 
 
 def controls(lab: Lab, group_id: str) -> tuple[EvalSet, list[Setting]] | None:
@@ -82,23 +108,60 @@ def controls(lab: Lab, group_id: str) -> tuple[EvalSet, list[Setting]] | None:
 
 
 def render(lab: Lab, deal: DealInfo, eval_set: EvalSet, chosen: list[Setting]) -> None:
-    group_id = deal.group_id
+    """The X-ray of the settings chosen on the page."""
     state = deal_state(lab, deal)
     with st.spinner(f"X-raying {len(eval_set.scorable)} judged queries under {len(chosen)} settings…"):
         report = loss_report(
-            lab, group_id, state, eval_set.source, _fingerprint(eval_set), tuple(s.text for s in chosen)
+            lab, deal.group_id, state, eval_set.source, _fingerprint(eval_set), tuple(s.text for s in chosen)
         )
+    _draw(deal.group_id, report, chosen)
+
+
+def sweep_control(lab: Lab, group_id: str) -> int | None:
+    """A saved sweep of the deal to X-ray (its id is in the URL: `why.experiment`); None when the deal has none."""
+    labels = {e.id: lab.evaluation.experiment_label(e) for e in lab.evaluation.list_experiments(group_id)}
+    if not labels:
+        st.info("This deal has no saved sweep yet: run one on Evaluate & tune, then X-ray it here.")
+        return None
+    restore_id(EXPERIMENT, labels, "experiment", "an experiment of this deal")
+    picked = st.selectbox(
+        "Saved sweep",
+        list(labels),
+        key=EXPERIMENT,
+        format_func=lambda i: plain(labels[i], OPTION_CHARS),
+        help=f"Its recommended setting, its baseline and its best by the sweep's metric (at most {SWEPT_SETTINGS}), "
+        "on the queries it ran.",
+    )
+    publish_id(EXPERIMENT, picked)
+    return picked
+
+
+def render_swept(lab: Lab, deal: DealInfo, exp_id: int) -> None:
+    """The X-ray of a saved sweep's settings."""
+    state = deal_state(lab, deal)
+    sets = {s.source: s for s in run(lab.evaluation.available_eval_sets(deal.group_id))}
+    info = next(e for e in lab.evaluation.list_experiments(deal.group_id) if e.id == exp_id)
+    judged = _fingerprint(sets[info.judgments]) if info.judgments in sets else ""
+    with st.spinner(f"X-raying the sweep's {info.queries} queries…"):
+        swept = swept_report(lab, deal.group_id, state, exp_id, judged)
+    for note in swept.notes:
+        st.caption(md(note))
+    _draw(deal.group_id, swept.report, list(swept.settings))
+
+
+def _draw(group_id: str, report: LossReport, chosen: list[Setting]) -> None:
+    """The report's chart and table, each setting's what-ifs and examples, and one query fact by fact; `chosen` are
+    the report's settings in its order."""
+    facts = f"facts valid on {report.as_of[:10]}" if report.as_of else "all facts" if report.include_superseded else ""
     st.caption(
-        f"{report.queries} judged queries of {md(report.set_label)}, current facts. Each judged-relevant fact (grade "
-        "1 or more) is counted once, at the first stage that lost it; the bars add up to all of them."
+        f"{report.queries} judged queries of {md(report.set_label)}, {facts or 'current facts'}. Each judged-relevant "
+        "fact (grade 1 or more) is counted once, at the first stage that lost it; the bars add up to all of them."
     )
     st.plotly_chart(losses_figure(report.settings), key=f"{NS}.chart", config={"displayModeBar": False})
     rows = [{"where": HEADERS[stage], **{f.label: f.counts[stage] for f in report.settings}} for stage in LOSS_STAGES]
     rows.append({"where": "All judged-relevant facts", **{f.label: f.relevant for f in report.settings}})
     show_table(rows, f"{NS}.counts", names={f.label: f.label for f in report.settings})  # recipe names as written
-    by_key = {s.key: s for s in chosen}
-    for figures in report.settings:
-        setting = by_key[figures.setting]
+    for figures, setting in zip(report.settings, chosen, strict=True):
         st.markdown(f"**{label(figures.label)}**")
         for what_if in figures.what_ifs:
             st.markdown(f"- What if {md(what_if.sentence(figures.relevant))}")

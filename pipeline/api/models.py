@@ -115,6 +115,7 @@ VALUES: dict[str, tuple[str, ...]] = {
     "pipeline.timing": ("PHASES", "StageTimer"),
     "pipeline.utc": ("MISSING",),
     "pipeline.warm_up": ("WarmUp",),
+    "pipeline.why.swept": ("SWEPT_SETTINGS",),
     "pipeline.why.records": (
         "LOSS_LABELS",
         "LOSS_STAGES",
@@ -122,6 +123,7 @@ VALUES: dict[str, tuple[str, ...]] = {
         "LossReport",
         "QueryLosses",
         "SettingLosses",
+        "SweptReport",
         "WhatIf",
     ),
 }

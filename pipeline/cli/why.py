@@ -5,6 +5,7 @@ adding up to the set's relevant facts, example queries per stage, and what a lar
     python -m pipeline why --group demo --setting graphiti-default:none:50:10 --setting vector:local:50:10
     python -m pipeline why --group tatqa --set tatqa --limit-queries 50 --json
     python -m pipeline why --group demo --query-id q07 --facts     # one query, fact by fact
+    python -m pipeline why --experiment 3                          # a saved sweep: its winner, baseline and best
 """
 
 from __future__ import annotations
@@ -35,6 +36,13 @@ def add_arguments(why: argparse.ArgumentParser) -> None:
     why.add_argument("--limit-queries", type=integer, default=None, help="only the first N judged queries")
     why.add_argument("--include-superseded", action="store_true")
     why.add_argument("--as-of", default=None, help="search the facts valid on this date (YYYY-MM-DD)")
+    why.add_argument(
+        "--experiment",
+        type=integer,
+        default=None,
+        metavar="ID",
+        help="X-ray a saved sweep: its recommended setting, baseline and best, on the queries it ran",
+    )
     why.add_argument("--facts", action="store_true", help="also list every relevant fact with where it was lost")
     why.set_defaults(run=run)
 
@@ -45,6 +53,15 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
     if args.set and args.judgments:
         raise InvalidInput("Give --set or --judgments, not both.")
+    progress = _progress if not args.json and sys.stderr.isatty() else None
+    if args.experiment is not None:
+        given = (args.setting, args.set, args.judgments, args.query_id, args.as_of, args.limit_queries)
+        if any(v is not None for v in given) or args.include_superseded:
+            raise InvalidInput("--experiment X-rays the sweep's own settings, queries and dates: give it alone.")
+        swept = await lab.why.experiment_report(args.experiment, progress=progress)
+        if not args.json:
+            print("\n".join([*report_lines(swept.report, args.facts), *(f"note: {line}" for line in swept.notes)]))
+        return {**swept.report.to_dict(), "experiment": swept.experiment, "notes": list(swept.notes)}
     source = f"set:{args.set}" if args.set else (args.judgments or "labelled")
     settings = [Setting.parse(text, "--setting") for text in args.setting or ["graphiti-default:none:50:10"]]
     report = await lab.why.report(
@@ -55,7 +72,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
         as_of=parse_date(args.as_of),
         query_ids=args.query_id,
         limit_queries=args.limit_queries,
-        progress=_progress if not args.json and sys.stderr.isatty() else None,
+        progress=progress,
     )
     if not args.json:
         print("\n".join(report_lines(report, args.facts)))

@@ -12,7 +12,8 @@ from pipeline.rerankers import make_reranker
 from pipeline.retrieval.hooks import RankHooks
 from pipeline.retrieval.records import iso
 from pipeline.retrieval.setting import Setting
-from pipeline.why.records import FactLoss, LossReport, QueryLosses
+from pipeline.why.records import FactLoss, LossReport, QueryLosses, SweptReport
+from pipeline.why.swept import SWEPT_SETTINGS, swept_settings
 from pipeline.why.xray import query_losses, summarise
 
 if TYPE_CHECKING:
@@ -46,10 +47,11 @@ class Why:
         relevant = {q.id: {u: g for u, g in eval_set.qrels.get(q.id, {}).items() if g >= 1} for q in eval_set.queries}
         queries = [q for q in eval_set.queries if relevant[q.id]]
         if query_ids:
-            unknown = [i for i in query_ids if i not in {q.id for q in queries}]
+            wanted, known = set(query_ids), {q.id for q in queries}
+            unknown = [i for i in query_ids if i not in known]
             if unknown:
                 raise InvalidInput(f"No judged query {unknown[0]!r} with a relevant fact in {eval_set.label}.")
-            queries = [q for q in queries if q.id in set(query_ids)]
+            queries = [q for q in queries if q.id in wanted]
         if limit_queries is not None:
             queries = queries[:limit_queries]
         if not queries:
@@ -82,6 +84,37 @@ class Why:
             ),
             per_query=tuple(per_query),
         )
+
+    async def experiment_report(
+        self, exp_id: int, most: int = SWEPT_SETTINGS, progress: Progress | None = None
+    ) -> SweptReport:
+        """The X-ray of a saved sweep: its recommended setting, its baseline and its best (`swept_settings`) over the
+        queries it ran that still have a relevant judgment, under its date filter; and one line per thing left out."""
+        _info, result = self.lab.evaluation.load_experiment(exp_id, rankings=False)
+        settings, notes = swept_settings(result, most)
+        if not settings:
+            raise InvalidInput(f"Experiment #{exp_id} has no setting an X-ray can run: each uses a hosted reranker.")
+        spec = result.spec
+        eval_set = await load_eval_set(self.lab, spec.group_id, spec.judgments)
+        relevant = {q for q, judged in eval_set.qrels.items() if any(g >= 1 for g in judged.values())}
+        query_ids = [q for q in result.queries if q in relevant]
+        if not query_ids:
+            raise InvalidInput(f"None of the queries experiment #{exp_id} ran has a relevant judgment now.")
+        if len(query_ids) < len(result.queries):
+            notes.append(
+                f"{len(result.queries) - len(query_ids)} of the sweep's {len(result.queries)} queries have no "
+                "relevant judgment now: left out."
+            )
+        report = await self.report(
+            spec.group_id,
+            settings,
+            spec.judgments,
+            include_superseded=spec.include_superseded,
+            as_of=spec.as_of_datetime(),
+            query_ids=query_ids,
+            progress=progress,
+        )
+        return SweptReport(exp_id, report, tuple(settings), tuple(notes))
 
     async def fact(self, group_id: str, query: str, setting: Setting, uuid: str) -> FactLoss:
         """Where one fact stands for `query` under `setting`: which methods found it at which rank, its fused and

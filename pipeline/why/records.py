@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipeline.retrieval.setting import Setting
 
 # the stages in the order a fact meets them on its way to the top k; the last is where the kept ones end
 LOSS_STAGES = ("gone", "filtered", "unfound", "floor", "fusion", "min_score", "cut_by_n", "reranked_out", "kept")
@@ -95,3 +98,14 @@ class LossReport:
         data["settings"] = [s.to_dict() for s in self.settings]
         data["stages"] = dict(LOSS_LABELS)
         return data
+
+
+@dataclass(frozen=True)
+class SweptReport:
+    """The X-ray of a saved sweep (`lab.why.experiment_report`): the settings it chose, in the report's order, and
+    one line for each thing it left out."""
+
+    experiment: int
+    report: LossReport
+    settings: tuple[Setting, ...]
+    notes: tuple[str, ...]

@@ -120,7 +120,7 @@ def test_compare_scores_and_the_timeline_link_each_fact_here(app: AppTest, demo:
 
     old = fact_with(demo, OLD_REVENUE)
     timeline = AppTest.from_file(app._script_path, default_timeout=60)
-    timeline.query_params.update({"timeline.mode": "relation", "timeline.relation": old.relation})
+    timeline.query_params.update({"timeline.mode": "Relation", "timeline.relation": old.relation})
     open_page(timeline, "app_pages/timeline.py", demo)
     timeline.selectbox(key="timeline.evidence").set_value(old.uuid).run()
     no_errors(timeline)

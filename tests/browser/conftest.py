@@ -17,6 +17,7 @@ import pytest
 from playwright.async_api import Browser, Locator, Page, async_playwright, expect
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from dashboard.common.navigation import PageSpec
 from pipeline.journal import failpoint
 from tests.support.orphans import die_with_parent
 
@@ -152,6 +153,18 @@ async def screenshot(page: Page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     await page.screenshot(path=str(path), full_page=True)
     return path
+
+
+async def open_as_user(page: Page, spec: PageSpec) -> None:
+    """`spec`'s page in the same browser session, as a person moves: its sidebar link, or for a page the sidebar
+    does not list (Evidence: facts link to it) its link on Home."""
+    nav = page.locator("[data-testid='stSidebarNav'] a")
+    if spec.listed:
+        await nav.filter(has_text=spec.title).first.click()
+        return
+    await nav.filter(has_text="Home").first.click()
+    await wait_for_app(page)
+    await page.locator("[data-testid='stMain'] a").filter(has_text=f"{spec.title} — ").first.click()
 
 
 def key(name: str) -> str:

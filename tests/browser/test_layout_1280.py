@@ -21,7 +21,7 @@ from pipeline.deals.records import DealRecord
 from pipeline.deals.repo import save_deal
 from pipeline.ingest.loading import write_deal
 from pipeline.lab import Lab
-from tests.browser.conftest import STUCK_MS, screenshot, wait_for_app
+from tests.browser.conftest import STUCK_MS, open_as_user, screenshot, wait_for_app
 from tests.support.wide_deal import tiny_deal
 
 LONG_NAME = "Project Northwind — carve-out of the European logistics business, phase 2 (vendor due diligence)"
@@ -124,7 +124,7 @@ async def walk(page: Page, start: str) -> dict[str, list[dict[str, str]]]:
     found: dict[str, list[dict[str, str]]] = {}
     await look(page, "home", found)
     for spec in all_pages()[1:]:
-        await page.locator("[data-testid='stSidebarNav'] a", has_text=spec.title).first.click()
+        await open_as_user(page, spec)
         await page.wait_for_url(f"**/{spec.url_path}*")
         await wait_for_app(page)
         await look(page, spec.url_path, found)

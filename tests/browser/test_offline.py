@@ -8,7 +8,7 @@ import pytest
 from playwright.async_api import Page
 
 from dashboard.common.navigation import all_pages
-from tests.browser.conftest import STUCK_MS, wait_for_app
+from tests.browser.conftest import STUCK_MS, open_as_user, wait_for_app
 from tests.support.outbound import leaves_the_machine, watch
 
 
@@ -27,7 +27,7 @@ async def test_a_walk_of_every_page_stays_on_this_machine(app_url: str, page: Pa
     await wait_for_app(page)
     icons = await favicons(page)
     for spec in all_pages()[1:]:  # through the sidebar's links, as a user moves between pages
-        await page.locator("[data-testid='stSidebarNav'] a", has_text=spec.title).first.click()
+        await open_as_user(page, spec)
         await page.wait_for_url(f"**/{spec.url_path}*")
         await wait_for_app(page)
         icons += await favicons(page)

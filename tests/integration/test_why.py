@@ -14,6 +14,7 @@ from graphiti_core.search.search_config import EdgeReranker, EdgeSearchConfig, E
 
 from pipeline.cli import main
 from pipeline.errors import InvalidInput
+from pipeline.evaluation.sweep import SweepSpec
 from pipeline.ingest.loading import DealContent, EntitySpec, EpisodeSpec, FactSpec, stable_uuid, write_deal
 from pipeline.lab import Lab
 from pipeline.query_sets.records import LabelledQuery, QuerySet
@@ -214,3 +215,31 @@ async def test_the_demo_deal_x_ray_adds_up_to_its_judged_relevant_facts(lab: Lab
     assert figures.relevant == relevant == sum(figures.counts.values())
     # the demo shows several kinds of loss from the first start
     assert sum(1 for stage, n in figures.counts.items() if n and stage != "kept") >= 3
+
+
+async def test_a_saved_sweep_is_x_rayed_on_its_own_settings_and_queries(
+    lab: Lab, demo: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = SweepSpec(demo, (10, 50), (10,), ("none", "local"), limit_queries=8)
+    result = await lab.evaluation.run_sweep(spec)
+    experiment = lab.evaluation.save_experiment(result, "why this sweep")
+    swept = await lab.why.experiment_report(experiment, most=3)
+    assert len(swept.settings) == 3 and swept.settings[0].key == result.recommendation().key
+    assert result.baseline in {s.key for s in swept.settings}
+    assert any("1 more setting of the sweep left out" in note for note in swept.notes), swept.notes
+    # the sweep's queries with a relevant fact, each setting's counts adding up
+    assert {q.query_id for q in swept.report.per_query} <= set(result.queries)
+    assert all(sum(s.counts.values()) == s.relevant for s in swept.report.settings)
+    # the same through the CLI, and bad input in one line
+    assert await cli("why", "--experiment", str(experiment), "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["experiment"] == experiment
+    shown = [s["setting"] for s in data["settings"]]  # at most SWEPT_SETTINGS (4): the whole grid of 4 here
+    assert shown[0] == swept.settings[0].key and sorted(shown) == sorted(s.key for s in result.settings)
+    for argv, said in (
+        (("--experiment", "999999"), "No experiment #999999."),
+        (("--experiment", str(experiment), "--setting", "vector:none:50:10"), "give it alone"),
+    ):
+        assert await cli("why", *argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert said in err and len(err.splitlines()) == 1, err
