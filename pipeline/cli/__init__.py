@@ -50,6 +50,9 @@ COMMANDS: dict[str, CommandRow] = {
     "why": CommandRow(
         "why", "where each judged-relevant fact was lost under a setting (floor, fusion, N, k...), with what-ifs"
     ),
+    "invalidations": CommandRow(
+        "invalidations", "every fact a write retired, what most likely retired it, suspicious retirements first"
+    ),
     "pool": CommandRow("pool", "build judging pools, list them, draw calibration samples"),
     "judge": CommandRow("judge", "grade a judging pool's pairs with an LLM judge (OPENAI_API_KEY)"),
     "vector-index": CommandRow("vector_index", "create the facts' vector index on a deal and measure its recall"),

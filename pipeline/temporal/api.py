@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pipeline.temporal import neighbourhood, timeline
+from pipeline.temporal import invalidations, neighbourhood, timeline
 from pipeline.temporal.neighbourhood import NEIGHBOURHOOD_FACTS
 from pipeline.temporal.records import (
     AsOfAnswer,
@@ -15,6 +15,7 @@ from pipeline.temporal.records import (
     EntityMatch,
     FactRow,
     FactSelection,
+    InvalidationAudit,
     Neighbourhood,
     Supersession,
     SupersessionCounts,
@@ -80,3 +81,11 @@ class Temporal:
         """The fact or entity the evidence view opens on: the newest fact that replaced another, else the entity
         with most facts."""
         return neighbourhood.default_focus(await timeline.deal_facts(self.lab, group_id, facts))
+
+    # --- the invalidation audit (invalidations.py) ---
+
+    async def invalidation_audit(self, group_id: str, facts: Sequence[FactRow] | None = None) -> InvalidationAudit:
+        """Every fact a write retired, with the fact that most likely retired it and the warning signs of a
+        collateral retirement, the most suspicious first."""
+        facts = await timeline.deal_facts(self.lab, group_id, facts)
+        return await invalidations.invalidation_audit(self.lab, group_id, facts)

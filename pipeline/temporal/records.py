@@ -231,3 +231,38 @@ class Neighbourhood:
     @property
     def focus(self) -> str:
         return self.fact.uuid if self.fact is not None else self.entities[0].uuid
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """A fact a write retired (its `expired_at` set), with the fact that most likely retired it and the evidence.
+
+    `found` says how that fact was found: "recorded" (a correction's link), "episode" (a fact the retiring write
+    extracted: graphiti records no link, so the episode written last before the retirement), "dates" (graphiti's date
+    rule: same entities, valid_at equal to the retired fact's invalid_at), or "none"."""
+
+    fact: FactRow
+    retired_at: datetime | None
+    by: FactRow | None
+    found: str
+    replaceable: bool | None  # the new fact could replace it by graphiti #1729's rule
+    similarity: float | None  # the two texts' words in common (Jaccard, 0-1)
+    older: bool | None  # the retiring fact is older by valid_at than the one it retired
+    batch: int  # facts retired at the same instant, this one included
+    signs: tuple[str, ...]  # the warning signs, in words: the more, the more suspicious
+
+    @property
+    def suspicion(self) -> int:
+        return len(self.signs)
+
+
+@dataclass(frozen=True)
+class InvalidationAudit:
+    group_id: str
+    facts: int
+    retirements: tuple[Retirement, ...]  # the most suspicious first
+
+    @property
+    def suspicious(self) -> tuple[Retirement, ...]:
+        """Retirements with a warning sign."""
+        return tuple(r for r in self.retirements if r.suspicion)

@@ -101,6 +101,12 @@ class GraphQueries(SearchQueries, MergeQueries):
         RETURN e.uuid AS uuid, properties(e) AS props
         """
 
+    EPISODE_TIMES = "MATCH (e:Episodic {group_id: $g}) RETURN e.uuid AS uuid, e.created_at AS created_at"
+
+    async def episode_times(self, group_id: str) -> dict[str, Any]:
+        """uuid -> when graphiti wrote it (`created_at`), for every episode of the deal."""
+        return {r["uuid"]: r["created_at"] for r in await self._rows(group_id, self.EPISODE_TIMES, g=group_id)}
+
     async def episodes(self, group_id: str, uuids: list[str]) -> dict[str, dict[str, Any]]:
         """uuid -> every property of those episodes of the deal (our citation fields included)."""
         rows = await self._rows(group_id, self.EPISODES, uuids=uuids, g=group_id)
