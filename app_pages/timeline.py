@@ -10,6 +10,7 @@ from dashboard.timeline.admin import (
     restore_selection,
     take_linked_correction,
 )
+from dashboard.timeline.audit import render_invalidations
 from dashboard.timeline.view import render_as_of, render_supersessions, render_timeline, selection_controls
 
 st.title("Timeline")
@@ -26,13 +27,18 @@ if deal is not None:
     if tl is None:
         st.info("Pick an entity or a relation, or type a topic query, to draw its timeline.")
     # keyed and in the URL, so the open tab is kept across an admin action's rerun and a reload
-    as_of_tab, list_tab, fix_tab = st.tabs(
-        ["As of a date", "Supersession list", FIX_TAB], key=TAB_KEY, on_change="rerun", bind="query-params"
+    as_of_tab, list_tab, audit_tab, fix_tab = st.tabs(
+        ["As of a date", "Supersession list", "Invalidation audit", FIX_TAB],
+        key=TAB_KEY,
+        on_change="rerun",
+        bind="query-params",
     )
     with as_of_tab:
         if selection and tl:
             render_as_of(lab, deal.group_id, state, selection, tl)
     with list_tab:
         render_supersessions(lab, deal.group_id, state)
+    with audit_tab:
+        render_invalidations(lab, deal.group_id, state)
     with fix_tab:
         render_correction(lab, deal.group_id, tl, actor)

@@ -24,6 +24,7 @@ from pipeline.api.models import (
     AsOfAnswer,
     EntityMatch,
     FactSelection,
+    InvalidationAudit,
     SelectionKind,
     Supersession,
     SupersessionCounts,
@@ -61,6 +62,11 @@ def supersessions(_lab: Lab, group_id: str, state: DealState) -> tuple[tuple[Sup
     return tuple(rows), counts
 
 
+@CACHED
+def invalidation_audit(_lab: Lab, group_id: str, state: DealState) -> InvalidationAudit:
+    return run(_lab.temporal.invalidation_audit(group_id, deal_facts(_lab, group_id, state)))
+
+
 @shared_cache(max_entries=8)
 def supersession_table(_lab: Lab, group_id: str, state: DealState) -> tuple[pd.DataFrame, SupersessionCounts]:
     """The supersession list as shown (tens of ms to build for thousands of rows). Pages only read it."""
@@ -94,6 +100,7 @@ def clear() -> None:
         timeline_of,
         as_of_answer,
         supersessions,
+        invalidation_audit,
         supersession_table,
         as_of_tables,
         figure,

@@ -1,5 +1,6 @@
 """Every page on the deal graphiti itself wrote (tests/support/graphiti_deal.py), through AppTest: with the
-deal selected in the sidebar each page renders with no exception and no error, and shows the deal's content;
+deal selected in the sidebar each page renders with no exception and no error, and shows the deal's content (the
+Timeline's invalidation audit finds what retired each of graphiti's two retirements);
 then the same walk with the graph attached read-only (RETRIEVAL_LAB_READ_ONLY), the graph byte-for-byte unchanged."""
 
 from __future__ import annotations
@@ -91,6 +92,12 @@ def walk_explore(group: str) -> None:
         (REVOLVER, UPSIZED_REVOLVER),
     }
     assert set(changes["Link"]) == {"inferred"}  # from graphiti's dates, no attribute of ours
+    audit = frame_with(timeline, "Retired fact")  # the invalidation audit: each retirement's retiring fact
+    assert set(zip(audit["Retired fact"], audit["Most likely retired by"], strict=True)) == {
+        (CIM_REVENUE, RESTATED_REVENUE),
+        (REVOLVER, UPSIZED_REVOLVER),
+    }
+    assert set(audit["Warning signs"]) == {"none"} and set(audit["Found from"]) == {"the retiring write's facts"}
     timeline.segmented_control(key="timeline.mode").set_value("relation").run()
     timeline.selectbox(key="timeline.relation").set_value("REPORTED_REVENUE").run()
     timeline.date_input(key="timeline.as_of").set_value(date(2026, 2, 1)).run()
