@@ -53,6 +53,9 @@ COMMANDS: dict[str, CommandRow] = {
     "invalidations": CommandRow(
         "invalidations", "every fact a write retired, what most likely retired it, suspicious retirements first"
     ),
+    "duplicates": CommandRow(
+        "duplicates", "entity pairs that look like one entity, exact names first, with their evidence"
+    ),
     "pool": CommandRow("pool", "build judging pools, list them, draw calibration samples"),
     "judge": CommandRow("judge", "grade a judging pool's pairs with an LLM judge (OPENAI_API_KEY)"),
     "vector-index": CommandRow("vector_index", "create the facts' vector index on a deal and measure its recall"),

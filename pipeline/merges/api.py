@@ -34,6 +34,12 @@ class Merges:
         """Pairs that look like the same entity, best first."""
         return await candidates.find_candidates(self.lab, group_id, min_score, limit)
 
+    async def shared_neighbours(
+        self, group_id: str, pairs: list[candidates.CandidatePair]
+    ) -> dict[tuple[str, str], int]:
+        """(canonical uuid, alias uuid) -> the entities a fact links to both, for each candidate pair."""
+        return await candidates.shared_neighbours(self.lab, group_id, pairs)
+
     async def score_entities(self, group_id: str, uuid_a: str, uuid_b: str) -> PairSignals:
         """The signals of a pair the admin picked."""
         return await actions.score_entities(self.lab, group_id, uuid_a, uuid_b)

@@ -193,3 +193,16 @@ async def find_candidates(
         blocked=blocked,
         capped=capped,
     )
+
+
+async def shared_neighbours(lab: Lab, group_id: str, pairs: Sequence[CandidatePair]) -> dict[tuple[str, str], int]:
+    """(canonical uuid, alias uuid) -> how many entities a fact links to both: two names of one company share
+    its people, products and figures, two neighbours in meaning ("Revenue", "Net Revenue") share few."""
+    uuids = sorted({e.uuid for p in pairs for e in (p.canonical, p.alias)})
+    linked = await lab.backend.cypher.entity_neighbours(group_id, uuids) if uuids else {}
+    return {
+        (p.canonical.uuid, p.alias.uuid): len(
+            (linked.get(p.canonical.uuid, set()) & linked.get(p.alias.uuid, set())) - {p.canonical.uuid, p.alias.uuid}
+        )
+        for p in pairs
+    }

@@ -101,6 +101,16 @@ class GraphQueries(SearchQueries, MergeQueries):
         RETURN e.uuid AS uuid, properties(e) AS props
         """
 
+    ENTITY_NEIGHBOURS = """
+        MATCH (a:Entity {group_id: $g})-[:RELATES_TO]-(b:Entity {group_id: $g}) WHERE a.uuid IN $uuids
+        RETURN a.uuid AS uuid, collect(DISTINCT b.uuid) AS neighbours
+        """
+
+    async def entity_neighbours(self, group_id: str, uuids: list[str]) -> dict[str, set[str]]:
+        """uuid -> the entities a fact links it to, for those entities of the deal."""
+        rows = await self._rows(group_id, self.ENTITY_NEIGHBOURS, g=group_id, uuids=uuids)
+        return {r["uuid"]: set(r["neighbours"]) for r in rows}
+
     EPISODE_TIMES = "MATCH (e:Episodic {group_id: $g}) RETURN e.uuid AS uuid, e.created_at AS created_at"
 
     async def episode_times(self, group_id: str) -> dict[str, Any]:
