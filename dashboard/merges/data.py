@@ -33,6 +33,12 @@ def candidates(_lab: Lab, group_id: str, state: DealState) -> CandidateReport:
 
 
 @CACHED
+def shared_neighbours(_lab: Lab, group_id: str, state: DealState) -> dict[tuple[str, str], int]:
+    """Per candidate pair (canonical uuid, alias uuid): the entities a fact links to both."""
+    return run(_lab.merges.shared_neighbours(group_id, list(candidates(_lab, group_id, state).candidates)))
+
+
+@CACHED
 def labelled(_lab: Lab, group_id: str, state: DealState) -> LabelledEvaluation | None:
     return run(_lab.ingest.labelled_evaluation(group_id))
 
@@ -58,5 +64,5 @@ def undone(_lab: Lab, group_id: str, state: DealState) -> list[dict[str, Any]]:
 
 
 def clear() -> None:
-    for cached in (merges, candidates, labelled, entities, pair_signals, rejections, undone):
+    for cached in (merges, candidates, shared_neighbours, labelled, entities, pair_signals, rejections, undone):
         cached.clear()

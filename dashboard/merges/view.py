@@ -43,7 +43,12 @@ MERGE_NAMES = {
     "rejected_by": "Rejected by",
     "rejected_at": "Rejected",
 }
-SIGNAL_NAMES = {"name_match": "Name match", "shingle_jaccard": "Shingle Jaccard", "name_cosine": "Name cosine"}
+SIGNAL_NAMES = {
+    "name_match": "Name match",
+    "shingle_jaccard": "Shingle Jaccard",
+    "name_cosine": "Name cosine",
+    "shared_neighbours": "Shared neighbours",
+}
 
 
 def render_merges_page(lab: Lab, deal: DealInfo, actor: str | None) -> None:
@@ -161,10 +166,13 @@ CANDIDATE_COLUMNS = [
     "name_match",
     "shingle_jaccard",
     "name_cosine",
+    "shared_neighbours",
 ]
 
 
-def candidates_frame(report: CandidateReport, threshold: float) -> pd.DataFrame:
+def candidates_frame(
+    report: CandidateReport, threshold: float, shared: dict[tuple[str, str], int] | None = None
+) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
@@ -175,6 +183,7 @@ def candidates_frame(report: CandidateReport, threshold: float) -> pd.DataFrame:
                 "name_match": c.signals.name_match,
                 "shingle_jaccard": c.signals.shingle,
                 "name_cosine": c.signals.cosine,
+                "shared_neighbours": (shared or {}).get((c.canonical.uuid, c.alias.uuid)),
             }
             for c in report.candidates
         ],
@@ -203,7 +212,8 @@ def render_candidates(lab: Lab, group_id: str, state: DealState, report: Candida
         "Pairs that look like the same entity. Signals: **name match** (graphiti's exact normalised name = 1.0; "
         "same name without punctuation, spaces and legal forms like Inc/LLC = 0.9), **shingle Jaccard** "
         "(graphiti's 3-character shingles), **name cosine** (stored `name_embedding`). "
-        f"**score = max(name match, {W_SHINGLE} × shingle + {W_COSINE} × cosine)**. "
+        f"**score = max(name match, {W_SHINGLE} × shingle + {W_COSINE} × cosine)**. Beside it, **shared neighbours**: "
+        "the entities a fact links to both (two names of one company share its people and figures). "
         "Already-merged aliases and rejected pairs are left out."
     )
     threshold = st.slider(
@@ -216,7 +226,7 @@ def render_candidates(lab: Lab, group_id: str, state: DealState, report: Candida
         help="Pairs scoring at or above it would be merged automatically.",
         bind="query-params",
     )
-    frame = candidates_frame(report, threshold)
+    frame = candidates_frame(report, threshold, data.shared_neighbours(lab, group_id, state))
     left, mid, right = st.columns(3)
     left.metric(f"Would auto-merge at {threshold:.2f}", f"{int(frame['auto_merge'].sum())} / {len(frame)}")
     mid.metric("Pairs scored", f"{report.pairs_scored:,}")

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.common import runtime
 from dashboard.merges import data as merges_data
 from pipeline.audit import audit_log
 from pipeline.ingest.demo.seed import seed_demo
@@ -67,6 +68,12 @@ def test_page_lists_the_demo_merges_candidates_and_pr_chart(app: AppTest) -> Non
     assert len(candidates) > 5 and candidates["Score"].is_monotonic_decreasing
     assert set(candidates["Auto merge"]) == {True, False}
     assert not set(candidates["Alias"]) & {"HFS", "Halcyon Freight Corp."}  # merged aliases are left out
+    # shared neighbours: the engine's count for each pair ("Revenue" and "Net Revenue" share two)
+    report = runtime.run(runtime.get_lab().merges.find_candidates("demo"))
+    shared = runtime.run(runtime.get_lab().merges.shared_neighbours("demo", list(report.candidates)))
+    assert list(candidates["Shared neighbours"]) == [
+        shared[(c.canonical.uuid, c.alias.uuid)] for c in report.candidates
+    ]
     for frame in (merges, brought, candidates):
         assert_tidy(frame)
     assert len(app.get("plotly_chart")) == 1
