@@ -9,6 +9,7 @@ Evaluate links a per-query win or loss here, Scores and Compare link each other.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 from urllib.parse import urlencode
 
 from dashboard.common.sidebar import DEAL_KEY
@@ -69,3 +70,20 @@ def evidence_params(
         if side is not None:
             params["evidence.setting"] = side.text
     return params
+
+
+def query_links(group_id: str, query: str, side: Setting, scores_box: Any, compare_box: Any) -> None:
+    """Links to `query` under `side` on Scores and on Compare (beside the same setting reranked or not), each in its
+    column or container."""
+    scores_box.page_link(
+        "app_pages/scores.py",
+        label="Scores",
+        icon=":material/table_chart:",
+        query_params=scores_params(group_id, query, side),
+    )
+    compare_box.page_link(
+        "app_pages/compare.py",
+        label="Compare",
+        icon=":material/compare_arrows:",
+        query_params=scores_to_compare(group_id, query, side),
+    )

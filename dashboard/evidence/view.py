@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.common.deal_state import DealState
-from dashboard.common.links import evidence_params, scores_params, scores_to_compare
+from dashboard.common.links import evidence_params, query_links
 from dashboard.common.page_state.url import drop_param, mirror, url_value
 from dashboard.common.sidebar import DEAL_KEY
 from dashboard.common.tables import show_table
@@ -67,10 +67,9 @@ def _query_setting() -> tuple[str, Setting] | None:
         return query, Setting.parse(DEFAULT_SETTING, "setting")
 
 
-def _entity_picker(lab: Lab, group_id: str, state: DealState, nb: Neighbourhood) -> None:
-    """Go to any entity of the deal (most facts first), for a keyboard or a focus the picture does not show."""
+def _entity_picker(nb: Neighbourhood) -> None:
+    """Go to an entity of the picture (the focus first, then the most linked) from the keyboard: each node's click."""
     entities = {e.uuid: e for e in (*nb.entities, *nb.neighbours)}
-    options = list(entities)
 
     def go() -> None:
         if (picked := st.session_state.get(f"{NS}.go")) is not None:
@@ -79,7 +78,7 @@ def _entity_picker(lab: Lab, group_id: str, state: DealState, nb: Neighbourhood)
 
     st.selectbox(
         "Go to an entity of this picture",
-        options,
+        list(entities),
         index=None,
         key=f"{NS}.go",
         placeholder="Pick an entity to see its neighbourhood…",
@@ -95,7 +94,7 @@ def render(lab: Lab, group_id: str, state: DealState, uuid: str) -> None:
     if linked is not None and nb.fact is not None:
         _sighting(lab, group_id, state, nb.fact, *linked)
     drawn = len(nb.facts)
-    more = f" ({nb.left_out} more facts touch them; the newest current ones are drawn)" if nb.left_out else ""
+    more = f" ({nb.left_out} more, older or superseded, are left out: the Timeline has them all)" if nb.left_out else ""
     st.caption(
         f"{drawn} facts around {' and '.join(md(e.name) for e in nb.entities)}{more}. Diamonds are facts (open orange: "
         "superseded), circles entities; the pink line joins a fact to the version that replaced it. Click a node "
@@ -112,7 +111,7 @@ def render(lab: Lab, group_id: str, state: DealState, uuid: str) -> None:
     if points and (clicked := points[0].get("customdata")) and clicked[1] != uuid:
         move(clicked[0], clicked[1])
         st.rerun()
-    _entity_picker(lab, group_id, state, nb)
+    _entity_picker(nb)
     _entities(group_id, nb)
     if nb.fact is not None:
         _versions(nb)
@@ -154,18 +153,7 @@ def _sighting(lab: Lab, group_id: str, state: DealState, fact: FactRow, query: s
         rows.append({"step": "Fused (first-stage) rank", "rank": f"#{seen.fused_rank}" if seen.fused_rank else "—"})
         rows.append({"step": "Final rank", "rank": f"#{seen.rank}" if seen.rank else "—"})
         show_table(rows, f"{NS}.ranks", where=left, export=False)
-    mid.page_link(
-        "app_pages/scores.py",
-        label="Scores",
-        icon=":material/table_chart:",
-        query_params=scores_params(group_id, query, setting),
-    )
-    right.page_link(
-        "app_pages/compare.py",
-        label="Compare",
-        icon=":material/compare_arrows:",
-        query_params=scores_to_compare(group_id, query, setting),
-    )
+    query_links(group_id, query, setting, mid, right)
 
 
 def _entities(group_id: str, nb: Neighbourhood) -> None:

@@ -14,7 +14,7 @@ import hashlib
 import streamlit as st
 
 from dashboard.common.deal_state import DealState, deal_state
-from dashboard.common.links import scores_params, scores_to_compare
+from dashboard.common.links import query_links
 from dashboard.common.page_state.url import publish_id, restore_id
 from dashboard.common.runtime import run
 from dashboard.common.shared_cache import shared_cache
@@ -178,18 +178,7 @@ def _examples(group_id: str, setting: Setting, examples: dict[str, tuple[tuple[s
         for query_id, text in examples[stage]:
             left, mid, right = st.columns([6, 1, 1])
             left.text(plain(f"{query_id}: {text}", 200))
-            mid.page_link(
-                "app_pages/scores.py",
-                label="Scores",
-                icon=":material/table_chart:",
-                query_params=scores_params(group_id, text, setting),
-            )
-            right.page_link(
-                "app_pages/compare.py",
-                label="Compare",
-                icon=":material/compare_arrows:",
-                query_params=scores_to_compare(group_id, text, setting),
-            )
+            query_links(group_id, text, setting, mid, right)
 
 
 def _one_query(report: LossReport) -> None:
