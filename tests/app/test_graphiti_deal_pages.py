@@ -1,6 +1,7 @@
 """Every page on the deal graphiti itself wrote (tests/support/graphiti_deal.py), through AppTest: with the
 deal selected in the sidebar each page renders with no exception and no error, and shows the deal's content (the
-Timeline's invalidation audit finds what retired each of graphiti's two retirements);
+Timeline's invalidation audit finds what retired each of graphiti's two retirements, Evidence shows a restatement
+with its superseded version);
 then the same walk with the graph attached read-only (RETRIEVAL_LAB_READ_ONLY), the graph byte-for-byte unchanged."""
 
 from __future__ import annotations
@@ -84,6 +85,12 @@ def walk_explore(group: str) -> None:
     table = frame_with(scores, "BM25 rank")
     assert table["BM25 rank"].notna().any()  # BM25 finds facts in a group whose id has a hyphen
     assert table["Reranker score"].notna().all()
+
+    evidence = page("evidence", group)  # opens on the newest fact that replaced another: a restatement
+    versions = frame_with(evidence, "Valid until")
+    assert [v for v in versions["Fact"]][-1] in (RESTATED_REVENUE, UPSIZED_REVOLVER)
+    assert list(versions["Status"]) == ["superseded", "this fact · current"]
+    assert "Acme Analytics" in texts(evidence, "markdown")  # an entity of it, named
 
     timeline = page("timeline", group)
     changes = frame_with(timeline, "Old fact")
