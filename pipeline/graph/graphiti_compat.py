@@ -15,7 +15,9 @@ from graphiti_core.driver.falkordb_driver import FalkorDriver
 from graphiti_core.driver.neo4j_driver import Neo4jDriver, _Neo4jTransaction
 from graphiti_core.driver.query_executor import Transaction
 from graphiti_core.utils.maintenance.dedup_helpers import (
+    _FUZZY_JACCARD_THRESHOLD,
     _cached_shingles,
+    _has_high_entropy,
     _jaccard_similarity,
     _lsh_bands,
     _minhash_signature,
@@ -33,6 +35,8 @@ shingles = _cached_shingles  # 3-character shingles of the fuzzy form
 jaccard = _jaccard_similarity
 minhash_signature = _minhash_signature
 lsh_bands = _lsh_bands
+high_entropy = _has_high_entropy  # the gate before graphiti's fuzzy match: short or repetitive names go to its LLM
+FUZZY_THRESHOLD = _FUZZY_JACCARD_THRESHOLD  # shingle Jaccard at which graphiti merges two names without its LLM
 
 
 def skip_index_creation(driver: GraphDriver) -> GraphDriver:

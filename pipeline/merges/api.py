@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pipeline.merges import actions, candidates, records, repo
+from pipeline.merges import actions, candidates, operating, records, repo
 from pipeline.merges.candidates import CandidateReport, EntityRef
+from pipeline.merges.labelled import LabelledPair
 from pipeline.merges.records import MergeView
 from pipeline.merges.repo import Rejection
 from pipeline.merges.scoring import PairSignals
@@ -39,6 +40,13 @@ class Merges:
     ) -> dict[tuple[str, str], int]:
         """(canonical uuid, alias uuid) -> the entities a fact links to both, for each candidate pair."""
         return await candidates.shared_neighbours(self.lab, group_id, pairs)
+
+    async def reviewed_pairs(self, group_id: str) -> list[LabelledPair]:
+        """Every pair an admin decided on the deal (a recorded merge: one entity; a rejection: two), scored."""
+        return await operating.reviewed_pairs(self.lab, group_id)
+
+    operating_points = staticmethod(operating.operating_points)
+    graphiti_setting = staticmethod(operating.graphiti_setting)
 
     async def score_entities(self, group_id: str, uuid_a: str, uuid_b: str) -> PairSignals:
         """The signals of a pair the admin picked."""
