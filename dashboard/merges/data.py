@@ -16,7 +16,15 @@ from dashboard.common.deal_state import DealState
 from dashboard.common.runtime import run
 from dashboard.common.shared_cache import shared_cache
 from pipeline.api import Lab
-from pipeline.api.models import CandidateReport, EntityRef, LabelledEvaluation, MergeView, PairSignals, Rejection
+from pipeline.api.models import (
+    CandidateReport,
+    EntityRef,
+    LabelledEvaluation,
+    MergeView,
+    OperatingPoints,
+    PairSignals,
+    Rejection,
+)
 
 CACHED = shared_cache(max_entries=32)  # frozen records: shared, not copied on every hit
 STORE_READS = st.cache_data(show_spinner=False, max_entries=32)  # small rows from the store (dicts: copied)
@@ -44,6 +52,14 @@ def labelled(_lab: Lab, group_id: str, state: DealState) -> LabelledEvaluation |
 
 
 @CACHED
+def operating(_lab: Lab, group_id: str, state: DealState) -> OperatingPoints | None:
+    """Both merge rules on the demo's labels and every pair decided on the deal (a decision is an admin action: it
+    changes the state)."""
+    bundled = labelled(_lab, group_id, state)
+    return run(_lab.merges.operating_points(group_id, bundled.pairs if bundled else ()))
+
+
+@CACHED
 def entities(_lab: Lab, group_id: str, state: DealState) -> tuple[EntityRef, ...]:
     return tuple(run(_lab.merges.list_entities(group_id)))
 
@@ -64,5 +80,15 @@ def undone(_lab: Lab, group_id: str, state: DealState) -> list[dict[str, Any]]:
 
 
 def clear() -> None:
-    for cached in (merges, candidates, shared_neighbours, labelled, entities, pair_signals, rejections, undone):
+    for cached in (
+        merges,
+        candidates,
+        shared_neighbours,
+        labelled,
+        operating,
+        entities,
+        pair_signals,
+        rejections,
+        undone,
+    ):
         cached.clear()

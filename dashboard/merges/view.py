@@ -18,6 +18,7 @@ from dashboard.common.text import LABEL_CHARS, md
 from dashboard.merges import data
 from dashboard.merges.admin import LINKED, MERGE_PARAM, NS, render_admin
 from dashboard.merges.charts import precision_recall_chart
+from dashboard.merges.operating import render_operating_point
 from pipeline.api import Lab
 from pipeline.api.models import (
     DEFAULT_THRESHOLD,
@@ -59,6 +60,7 @@ def render_merges_page(lab: Lab, deal: DealInfo, actor: str | None) -> None:
     render_recorded(lab, group_id, state, merges)
     threshold = render_candidates(lab, group_id, state, report)
     render_precision_recall(lab, group_id, state, threshold)
+    render_operating_point(lab, group_id, state)
     render_admin(lab, group_id, state, actor, merges, report)
 
 

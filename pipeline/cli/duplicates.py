@@ -80,14 +80,11 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _operating_point(lab: Lab, group_id: str, target: float, say: bool) -> dict[str, Any]:
-    from pipeline.api.models import RULES, graphiti_default
+    from pipeline.api.models import GRAPHITI_DEFAULT, RULES
     from pipeline.errors import InvalidInput
 
     demo = await lab.ingest.labelled_evaluation(group_id)
-    pairs = {frozenset((p.name_a, p.name_b)): p for p in (demo.pairs if demo else ())}
-    for p in await lab.merges.reviewed_pairs(group_id):  # a decision made here outranks a bundled label
-        pairs[frozenset((p.name_a, p.name_b))] = p
-    points = lab.merges.operating_points(list(pairs.values()))
+    points = await lab.merges.operating_points(group_id, demo.pairs if demo else ())
     if points is None:
         raise InvalidInput(
             f"Deal {group_id!r} has no labelled entity pair: merge or reject candidate pairs on Entity merges first."
@@ -105,7 +102,7 @@ async def _operating_point(lab: Lab, group_id: str, target: float, say: bool) ->
             f"  {what}: threshold {point.threshold:.2f}, precision {point.precision:.0%}, recall "
             f"{point.recall:.0%} ({point.true_positives} of {same} merged, {point.false_positives} wrongly)"
         )
-    default = next(p for p in points.points["graphiti"] if p.threshold >= graphiti_default())
+    default = next(p for p in points.points["graphiti"] if p.threshold >= GRAPHITI_DEFAULT)
     out["graphiti_default"] = asdict(default)
     lines.append(
         f"  graphiti's default {default.threshold:.2f}: precision "

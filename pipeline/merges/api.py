@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pipeline.merges import actions, candidates, operating, records, repo
@@ -45,7 +46,13 @@ class Merges:
         """Every pair an admin decided on the deal (a recorded merge: one entity; a rejection: two), scored."""
         return await operating.reviewed_pairs(self.lab, group_id)
 
-    operating_points = staticmethod(operating.operating_points)
+    async def operating_points(
+        self, group_id: str, bundled: Sequence[LabelledPair] = ()
+    ) -> operating.OperatingPoints | None:
+        """Precision and recall of graphiti's deterministic merge and of the score on the deal's labels (`bundled`
+        ones, and every pair decided here); None without a label."""
+        return await operating.labelled_points(self.lab, group_id, bundled)
+
     graphiti_setting = staticmethod(operating.graphiti_setting)
 
     async def score_entities(self, group_id: str, uuid_a: str, uuid_b: str) -> PairSignals:

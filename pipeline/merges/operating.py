@@ -24,6 +24,7 @@ from pipeline.merges.scoring import PRPoint, precision_recall, score_pair
 if TYPE_CHECKING:
     from pipeline.lab import Lab
 
+GRAPHITI_DEFAULT = float(graphiti.FUZZY_THRESHOLD)  # graphiti's own threshold, as pinned
 Rule = Literal["graphiti", "score"]
 RULES: dict[Rule, str] = {
     "graphiti": "graphiti's deterministic merge (exact key, else shingle Jaccard)",
@@ -62,19 +63,23 @@ def operating_points(pairs: Sequence[LabelledPair]) -> OperatingPoints | None:
     return OperatingPoints(tuple(pairs), {"graphiti": tuple(graphiti_points), "score": tuple(score_points)})
 
 
-def graphiti_default() -> float:
-    """graphiti's own threshold, as pinned."""
-    return float(graphiti.FUZZY_THRESHOLD)
-
-
 def graphiti_setting(threshold: float) -> str:
     """The code a team runs before ingesting, so graphiti auto-merges at the chosen operating point."""
     return (
         "from graphiti_core.utils.maintenance import dedup_helpers\n\n"
         f"# merge two entity names without the LLM when their shingle Jaccard reaches {threshold:.2f} "
-        f"(graphiti's default: {graphiti.FUZZY_THRESHOLD})\n"
+        f"(graphiti's default: {GRAPHITI_DEFAULT})\n"
         f"dedup_helpers._FUZZY_JACCARD_THRESHOLD = {threshold:.2f}\n"
     )
+
+
+async def labelled_points(lab: Lab, group_id: str, bundled: Sequence[LabelledPair] = ()) -> OperatingPoints | None:
+    """Both rules' points on the deal's labels: `bundled` ones (the demo's) and every pair decided on the deal, a
+    decision made here outranking a bundled label of the same two names; None without a label."""
+    pairs = {frozenset((p.name_a, p.name_b)): p for p in bundled}
+    for p in await reviewed_pairs(lab, group_id):
+        pairs[frozenset((p.name_a, p.name_b))] = p
+    return operating_points(list(pairs.values()))
 
 
 async def reviewed_pairs(lab: Lab, group_id: str) -> list[LabelledPair]:

@@ -15,6 +15,7 @@ from pipeline.ingest.demo.seed import seed_demo
 from pipeline.lab import Lab
 from pipeline.merges import candidates as merge_candidates
 from pipeline.merges.candidates import CandidateReport
+from pipeline.merges.operating import RULES
 from pipeline.merges.records import read_merge_records
 from tests.app.conftest import no_errors, open_page
 from tests.conftest import ADMIN_SECRET
@@ -205,3 +206,23 @@ async def test_widget_changes_reuse_the_candidates_and_admin_actions_refresh_the
     no_errors(app)
     assert scored.count(own_deal) == 3
     assert "Greyfield Venture Partners" in set(table(app, "merges.candidates")["Alias"])
+
+
+def test_the_operating_point_keeps_the_precision_asked_and_hands_over_graphiti_s_threshold(app: AppTest) -> None:
+    open_page(app, PAGE)
+    lab = runtime.get_lab()
+    bundled = runtime.run(lab.ingest.labelled_evaluation("demo"))
+    assert bundled is not None
+    points = runtime.run(lab.merges.operating_points("demo", bundled.pairs))
+    assert points is not None
+    for target in (0.95, 0.8):
+        app.number_input(key="merges.precision").set_value(target).run()
+        no_errors(app)
+        metrics = {m.label: m.value for m in app.metric}
+        for rule, what in RULES.items():
+            point = points.at_precision(rule, target)
+            assert metrics[what] == ("—" if point is None else f"{point.threshold:.2f}")
+        chosen = points.at_precision("graphiti", target)
+        assert chosen is not None
+        (code,) = app.code
+        assert f"dedup_helpers._FUZZY_JACCARD_THRESHOLD = {chosen.threshold:.2f}" in code.value
