@@ -122,7 +122,10 @@ def _retirement(fact: FactRow, by: FactRow | None, found: str, batch: int) -> Re
     older = by.valid_at is not None and fact.valid_at is not None and by.valid_at < fact.valid_at
     signs = []
     if not could:
-        signs.append("the new fact links other entities: not a replacement by graphiti #1729's rule")
+        signs.append(
+            "not a replacement by graphiti #1729's rule: neither the same two entities, nor one of them in the same "
+            "place under the same relation"
+        )
     if older:
         signs.append(
             f"the retiring fact is older: valid from {as_utc(by.valid_at).date()}, the retired one from "
