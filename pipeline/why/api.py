@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pipeline.errors import InvalidInput
-from pipeline.evaluation.judgments import load_eval_set
+from pipeline.evaluation.judgments import EvalSet, load_eval_set
 from pipeline.rerankers import make_reranker
 from pipeline.retrieval.hooks import RankHooks
 from pipeline.retrieval.records import iso
@@ -41,10 +41,26 @@ class Why:
         setting; `query_ids` or `limit_queries` narrow the queries (in the set's order)."""
         if not settings:
             raise InvalidInput("Give at least one setting to X-ray.")
-        settings = [s.validate() for s in dict.fromkeys(settings)]
         await self.lab.deal(group_id)
         eval_set = await load_eval_set(self.lab, group_id, source)
-        relevant = {q.id: {u: g for u, g in eval_set.qrels.get(q.id, {}).items() if g >= 1} for q in eval_set.queries}
+        return await self._report(
+            group_id, eval_set, settings, include_superseded, as_of, query_ids, limit_queries, progress
+        )
+
+    async def _report(
+        self,
+        group_id: str,
+        eval_set: EvalSet,
+        settings: Sequence[Setting],
+        include_superseded: bool,
+        as_of: datetime | None,
+        query_ids: Sequence[str] | None,
+        limit_queries: int | None,
+        progress: Progress | None,
+    ) -> LossReport:
+        """`report` on a set already loaded."""
+        settings = [s.validate() for s in dict.fromkeys(settings)]
+        relevant = _relevant(eval_set)
         queries = [q for q in eval_set.queries if relevant[q.id]]
         if query_ids:
             wanted, known = set(query_ids), {q.id for q in queries}
@@ -95,9 +111,10 @@ class Why:
         if not settings:
             raise InvalidInput(f"Experiment #{exp_id} has no setting an X-ray can run: each uses a hosted reranker.")
         spec = result.spec
+        await self.lab.deal(spec.group_id)
         eval_set = await load_eval_set(self.lab, spec.group_id, spec.judgments)
-        relevant = {q for q, judged in eval_set.qrels.items() if any(g >= 1 for g in judged.values())}
-        query_ids = [q for q in result.queries if q in relevant]
+        relevant = _relevant(eval_set)
+        query_ids = [q for q in result.queries if relevant.get(q)]
         if not query_ids:
             raise InvalidInput(f"None of the queries experiment #{exp_id} ran has a relevant judgment now.")
         if len(query_ids) < len(result.queries):
@@ -105,14 +122,15 @@ class Why:
                 f"{len(result.queries) - len(query_ids)} of the sweep's {len(result.queries)} queries have no "
                 "relevant judgment now: left out."
             )
-        report = await self.report(
+        report = await self._report(
             spec.group_id,
+            eval_set,
             settings,
-            spec.judgments,
-            include_superseded=spec.include_superseded,
-            as_of=spec.as_of_datetime(),
-            query_ids=query_ids,
-            progress=progress,
+            spec.include_superseded,
+            spec.as_of_datetime(),
+            query_ids,
+            None,
+            progress,
         )
         return SweptReport(exp_id, report, tuple(settings), tuple(notes))
 
@@ -131,3 +149,8 @@ class Why:
         )
         losses, _ = await query_losses(self.lab, group_id, "", query, {uuid: 0}, [setting], hooks=hooks)
         return losses[0].facts[0]
+
+
+def _relevant(eval_set: EvalSet) -> dict[str, dict[str, int]]:
+    """Query id -> its judged-relevant facts (grade 1 or more), uuid -> grade."""
+    return {q.id: {u: g for u, g in eval_set.qrels.get(q.id, {}).items() if g >= 1} for q in eval_set.queries}
