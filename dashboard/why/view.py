@@ -29,6 +29,7 @@ from pipeline.api.models import (
     SWEPT_SETTINGS,
     DealInfo,
     EvalSet,
+    ExperimentInfo,
     LossReport,
     Setting,
     SweptReport,
@@ -117,9 +118,10 @@ def render(lab: Lab, deal: DealInfo, eval_set: EvalSet, chosen: list[Setting]) -
     _draw(deal.group_id, report, chosen)
 
 
-def sweep_control(lab: Lab, group_id: str) -> int | None:
+def sweep_control(lab: Lab, group_id: str) -> ExperimentInfo | None:
     """A saved sweep of the deal to X-ray (its id is in the URL: `why.experiment`); None when the deal has none."""
-    labels = {e.id: lab.evaluation.experiment_label(e) for e in lab.evaluation.list_experiments(group_id)}
+    saved = {e.id: e for e in lab.evaluation.list_experiments(group_id)}
+    labels = {i: lab.evaluation.experiment_label(e) for i, e in saved.items()}
     if not labels:
         st.info("This deal has no saved sweep yet: run one on Evaluate & tune, then X-ray it here.")
         return None
@@ -133,17 +135,16 @@ def sweep_control(lab: Lab, group_id: str) -> int | None:
         "on the queries it ran.",
     )
     publish_id(EXPERIMENT, picked)
-    return picked
+    return saved[picked]
 
 
-def render_swept(lab: Lab, deal: DealInfo, exp_id: int) -> None:
+def render_swept(lab: Lab, deal: DealInfo, info: ExperimentInfo) -> None:
     """The X-ray of a saved sweep's settings."""
     state = deal_state(lab, deal)
     sets = {s.source: s for s in run(lab.evaluation.available_eval_sets(deal.group_id))}
-    info = next(e for e in lab.evaluation.list_experiments(deal.group_id) if e.id == exp_id)
     judged = _fingerprint(sets[info.judgments]) if info.judgments in sets else ""
     with st.spinner(f"X-raying the sweep's {info.queries} queries…"):
-        swept = swept_report(lab, deal.group_id, state, exp_id, judged)
+        swept = swept_report(lab, deal.group_id, state, info.id, judged)
     for note in swept.notes:
         st.caption(md(note))
     _draw(deal.group_id, swept.report, list(swept.settings))

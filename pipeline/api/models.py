@@ -18,6 +18,7 @@ VALUES: dict[str, tuple[str, ...]] = {
     "pipeline.comparison.judged": ("QueryJudgments",),
     "pipeline.corrections.records": ("CORRECTION_CHANNELS", "CorrectionRequest"),
     "pipeline.deals.records": ("DealInfo", "DealRecord"),
+    "pipeline.evaluation.experiments": ("ExperimentInfo",),
     "pipeline.evaluation.jobs.records": ("SweepJob",),
     "pipeline.evaluation.judgments": ("EvalSet",),
     "pipeline.evaluation.recommend": ("Recommendation",),
