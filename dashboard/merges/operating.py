@@ -10,7 +10,7 @@ from dashboard.common.deal_state import DealState
 from dashboard.merges import data
 from dashboard.merges.admin import NS
 from pipeline.api import Lab
-from pipeline.api.models import GRAPHITI_DEFAULT, RULES, PRPoint
+from pipeline.api.models import RULES, PRPoint
 
 PRECISION = f"{NS}.precision"
 
@@ -44,7 +44,7 @@ def render_operating_point(lab: Lab, group_id: str, state: DealState) -> None:
         point = points.at_precision(rule, target)
         column.metric(what, "—" if point is None else f"{point.threshold:.2f}", help="The lowest threshold keeping it")
         column.caption(_point_line(point, same))
-    default = next(p for p in points.points["graphiti"] if p.threshold >= GRAPHITI_DEFAULT)
+    default = points.graphiti_default
     st.caption(f"graphiti's default {default.threshold:.2f}: {_point_line(default, same)}.")
     chosen = points.at_precision("graphiti", target)
     if chosen is not None:

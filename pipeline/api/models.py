@@ -57,7 +57,7 @@ VALUES: dict[str, tuple[str, ...]] = {
     "pipeline.judge.prompt": ("PROMPT_VERSION",),
     "pipeline.merges.candidates": ("CandidateReport", "EntityRef"),
     "pipeline.merges.labelled": ("LabelledEvaluation", "LabelledPair"),
-    "pipeline.merges.operating": ("GRAPHITI_DEFAULT", "RULES", "OperatingPoints"),
+    "pipeline.merges.operating": ("RULES", "OperatingPoints"),
     "pipeline.merges.records": ("MergeView",),
     "pipeline.merges.repo": ("Rejection",),
     "pipeline.merges.scoring": ("DEFAULT_THRESHOLD", "W_COSINE", "W_SHINGLE", "PRPoint", "PairSignals"),

@@ -80,7 +80,7 @@ async def run(lab: Lab, args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _operating_point(lab: Lab, group_id: str, target: float, say: bool) -> dict[str, Any]:
-    from pipeline.api.models import GRAPHITI_DEFAULT, RULES
+    from pipeline.api.models import RULES
     from pipeline.errors import InvalidInput
 
     demo = await lab.ingest.labelled_evaluation(group_id)
@@ -102,7 +102,7 @@ async def _operating_point(lab: Lab, group_id: str, target: float, say: bool) ->
             f"  {what}: threshold {point.threshold:.2f}, precision {point.precision:.0%}, recall "
             f"{point.recall:.0%} ({point.true_positives} of {same} merged, {point.false_positives} wrongly)"
         )
-    default = next(p for p in points.points["graphiti"] if p.threshold >= GRAPHITI_DEFAULT)
+    default = points.graphiti_default
     out["graphiti_default"] = asdict(default)
     lines.append(
         f"  graphiti's default {default.threshold:.2f}: precision "

@@ -53,6 +53,11 @@ class OperatingPoints:
         meeting = [p for p in self.points[rule] if p.precision is not None and p.precision >= target]
         return min(meeting, key=lambda p: p.threshold) if meeting else None
 
+    @property
+    def graphiti_default(self) -> PRPoint:
+        """What graphiti's own rule does at its default threshold."""
+        return next(p for p in self.points["graphiti"] if p.threshold >= GRAPHITI_DEFAULT)
+
 
 def operating_points(pairs: Sequence[LabelledPair]) -> OperatingPoints | None:
     """Both rules' precision and recall on the labelled pairs; None without a pair."""
