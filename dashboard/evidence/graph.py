@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from dashboard.common.text import HOVER_CHARS, chart
+from pipeline.api import day
 from pipeline.api.models import FactRow, NeighbourEntity, Neighbourhood
 
 Point = tuple[float, float]
@@ -113,8 +114,8 @@ def _fact_points(facts: Sequence[FactRow], entities: dict[str, Point], ends: set
 def _day(fact: FactRow) -> str:
     start = fact.valid_at or fact.episode_at
     until = fact.invalid_at or fact.expired_at
-    since = f"valid from {start.date()}" if start else "valid from an unknown date"
-    return f"{since} · superseded since {until.date()}" if until else f"{since} · current"
+    since = f"valid from {day(start)}" if start else "valid from an unknown date"
+    return f"{since} · superseded since {day(until)}" if until else f"{since} · current"
 
 
 def _fact_hover(fact: FactRow) -> str:

@@ -91,10 +91,10 @@ async def reviewed_pairs(lab: Lab, group_id: str) -> list[LabelledPair]:
     """Every pair an admin decided on the deal: its recorded merges (one entity) and rejected pairs (two), scored."""
     decided = [(m.alias_uuid, m.canonical_uuid, True) for m in await read_merge_records(lab.backend, group_id)]
     decided += [(r.uuid_a, r.uuid_b, False) for r in rejections(lab.store, group_id)]
+    rows = {u: await lab.backend.cypher.entity_in_deal(group_id, u) for u in {u for a, b, _ in decided for u in (a, b)}}
     out = []
     for a, b, same in decided:
-        row_a = await lab.backend.cypher.entity_in_deal(group_id, a)
-        row_b = await lab.backend.cypher.entity_in_deal(group_id, b)
+        row_a, row_b = rows[a], rows[b]
         if row_a is None or row_b is None:
             continue  # an entity no longer in the graph: its pair cannot be scored
         signals = score_pair(row_a["name"], row_b["name"], row_a.get("vector"), row_b.get("vector"))
